@@ -1,0 +1,39 @@
+package dev.baton.confignode;
+
+import java.io.PrintStream;
+import java.util.List;
+
+/**
+ * Entry point of the ConfigNode simulation jar. The commands of API.md are being built; until they
+ * land, every command says so clearly and exits with {@link #EXIT_UNAVAILABLE}.
+ */
+public final class ConfigNodeMain {
+  /** Exit code for a command that is not available in this build. */
+  public static final int EXIT_UNAVAILABLE = 3;
+
+  /** Exit code for a usage error. */
+  public static final int EXIT_USAGE = 2;
+
+  static final List<String> COMMANDS =
+      List.of("node", "datanode", "drill", "bench", "submit", "get", "list", "abort", "resume");
+
+  private ConfigNodeMain() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
+      out.println("usage: confignode-sim <command> [options]");
+      out.println("commands: " + String.join(", ", COMMANDS));
+      return args.length == 0 ? EXIT_USAGE : 0;
+    }
+    if (!COMMANDS.contains(args[0])) {
+      err.println("unknown command '" + args[0] + "'; commands: " + String.join(", ", COMMANDS));
+      return EXIT_USAGE;
+    }
+    err.println("command '" + args[0] + "' is not available in this build yet");
+    return EXIT_UNAVAILABLE;
+  }
+}

@@ -1,0 +1,62 @@
+package dev.baton.procedure;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Finished root procedures (and the members of their trees) kept queryable for the retention
+ * period. Pure bookkeeping over times passed in by the caller; the executor's cleaner asks for the
+ * expired roots and deletes them from the store.
+ */
+final class CompletedProcedureRetainer {
+
+  /** A finished tree: its root's info, the ids of the other members, when it expires. */
+  record Completed(ProcedureInfo root, List<Long> memberIds, NonceKey nonce, long expiresAt) {}
+
+  private final Map<Long, Completed> roots = new ConcurrentHashMap<>();
+  private final Map<Long, ProcedureInfo> infos = new ConcurrentHashMap<>();
+
+  void add(ProcedureInfo root, Collection<ProcedureInfo> members, NonceKey nonce, long expiresAt) {
+    List<Long> ids = new ArrayList<>(members.size());
+    for (ProcedureInfo m : members) {
+      ids.add(m.procId());
+      infos.put(m.procId(), m);
+    }
+    infos.put(root.procId(), root);
+    roots.put(root.procId(), new Completed(root, ids, nonce, expiresAt));
+  }
+
+  ProcedureInfo get(long procId) {
+    return infos.get(procId);
+  }
+
+  Collection<ProcedureInfo> all() {
+    return infos.values();
+  }
+
+  int rootCount() {
+    return roots.size();
+  }
+
+  /** The roots whose retention ended at {@code now}; they stay until {@link #remove}. */
+  List<Completed> expired(long now) {
+    List<Completed> out = new ArrayList<>();
+    for (Completed c : roots.values()) {
+      if (c.expiresAt() <= now) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  void remove(Completed c) {
+    roots.remove(c.root().procId());
+    infos.remove(c.root().procId());
+    for (long id : c.memberIds()) {
+      infos.remove(id);
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.baton.procedure;
+
+import java.time.Duration;
+
+/**
+ * Typed settings of a {@link ProcedureExecutor}, each with its default. Built through {@link
+ * ProcedureExecutor.Builder}; validated there.
+ *
+ * @param coreWorkers workers that always run
+ * @param maxWorkers upper bound including temporary keep-alive workers
+ * @param stuckThreshold a worker running one step longer than this counts as stuck
+ * @param stuckCheckInterval how often the monitor looks for stuck workers
+ * @param keepAlive idle time after which a temporary worker retires
+ * @param pollInterval how long an idle worker blocks on the scheduler before re-checking
+ * @param completedRetention how long finished roots stay queryable before the cleaner removes them
+ * @param cleanerInterval how often the cleaner runs
+ * @param retryBackoffInitial first wait before retrying a step or rollback step that failed
+ * @param retryBackoffMax the cap of the exponential retry backoff
+ * @param stopJoinTimeout how long {@code stop()} waits for each worker to exit
+ * @param term the term stamped on every record written (fencing token); 0 for local stores
+ */
+public record ExecutorConfig(
+    int coreWorkers,
+    int maxWorkers,
+    Duration stuckThreshold,
+    Duration stuckCheckInterval,
+    Duration keepAlive,
+    Duration pollInterval,
+    Duration completedRetention,
+    Duration cleanerInterval,
+    Duration retryBackoffInitial,
+    Duration retryBackoffMax,
+    Duration stopJoinTimeout,
+    long term) {
+
+  public static final int DEFAULT_CORE_WORKERS =
+      Math.max(2, Runtime.getRuntime().availableProcessors());
+  public static final int DEFAULT_MAX_WORKERS_FACTOR = 4;
+  public static final Duration DEFAULT_STUCK_THRESHOLD = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_STUCK_CHECK_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
+  public static final Duration DEFAULT_COMPLETED_RETENTION = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_CLEANER_INTERVAL = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_RETRY_BACKOFF_INITIAL = Duration.ofMillis(100);
+  public static final Duration DEFAULT_RETRY_BACKOFF_MAX = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_STOP_JOIN_TIMEOUT = Duration.ofSeconds(10);
+
+  /** The defaults. */
+  public static ExecutorConfig defaults() {
+    return new ExecutorConfig(
+        DEFAULT_CORE_WORKERS,
+        DEFAULT_CORE_WORKERS * DEFAULT_MAX_WORKERS_FACTOR,
+        DEFAULT_STUCK_THRESHOLD,
+        DEFAULT_STUCK_CHECK_INTERVAL,
+        DEFAULT_KEEP_ALIVE,
+        DEFAULT_POLL_INTERVAL,
+        DEFAULT_COMPLETED_RETENTION,
+        DEFAULT_CLEANER_INTERVAL,
+        DEFAULT_RETRY_BACKOFF_INITIAL,
+        DEFAULT_RETRY_BACKOFF_MAX,
+        DEFAULT_STOP_JOIN_TIMEOUT,
+        0);
+  }
+
+  /** Checks every setting; the message says what was wrong and what is allowed. */
+  public ExecutorConfig {
+    if (coreWorkers < 1) {
+      throw new IllegalArgumentException("coreWorkers must be >= 1, got " + coreWorkers);
+    }
+    if (maxWorkers < coreWorkers) {
+      throw new IllegalArgumentException(
+          "maxWorkers must be >= coreWorkers (" + coreWorkers + "), got " + maxWorkers);
+    }
+    requirePositive("stuckThreshold", stuckThreshold);
+    requirePositive("stuckCheckInterval", stuckCheckInterval);
+    requirePositive("keepAlive", keepAlive);
+    requirePositive("pollInterval", pollInterval);
+    requirePositive("cleanerInterval", cleanerInterval);
+    requirePositive("retryBackoffInitial", retryBackoffInitial);
+    requirePositive("stopJoinTimeout", stopJoinTimeout);
+    if (completedRetention == null || completedRetention.isNegative()) {
+      throw new IllegalArgumentException(
+          "completedRetention must be >= 0, got " + completedRetention);
+    }
+    if (retryBackoffMax == null || retryBackoffMax.compareTo(retryBackoffInitial) < 0) {
+      throw new IllegalArgumentException(
+          "retryBackoffMax must be >= retryBackoffInitial ("
+              + retryBackoffInitial
+              + "), got "
+              + retryBackoffMax);
+    }
+    if (term < 0) {
+      throw new IllegalArgumentException("term must be >= 0, got " + term);
+    }
+  }
+
+  private static void requirePositive(String name, Duration d) {
+    if (d == null || d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(name + " must be a positive duration, got " + d);
+    }
+  }
+
+  /** The retry wait after {@code attempt} failures (1-based): doubling, capped. */
+  public long retryBackoffMillis(int attempt) {
+    long initial = retryBackoffInitial.toMillis();
+    int shift = Math.min(Math.max(attempt - 1, 0), Long.SIZE - 2);
+    long wait = shift >= Long.numberOfLeadingZeros(initial) - 1 ? Long.MAX_VALUE : initial << shift;
+    return Math.min(wait, retryBackoffMax.toMillis());
+  }
+}

@@ -1,0 +1,449 @@
+package dev.baton.procedure;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * A durable, rollback-able operation run by a {@link ProcedureExecutor}.
+ *
+ * <p>{@link #execute} runs one step; the executor persists the outcome before the next step starts.
+ * A step may run again after a crash or a restart (at-least-once), so steps must be idempotent.
+ * {@link #rollback} is called once for every executed step, newest first, when the procedure's root
+ * fails. Returning children from {@code execute} makes this procedure WAIT until every child
+ * finished; returning {@code this} alone asks for another step.
+ *
+ * <p>Fields of this class are changed only by the executor, on the one worker that runs the
+ * procedure at a time (the executor's id lock guarantees that).
+ *
+ * @param <Env> the environment procedures act on
+ */
+public abstract class Procedure<Env> {
+  /** Parent id of a root procedure. */
+  public static final long NO_PARENT = -1;
+
+  private static final int[] NO_INDEXES = new int[0];
+
+  private volatile long procId;
+  private long parentProcId = NO_PARENT;
+  private long rootProcId;
+  private volatile ProcedureState state = ProcedureState.INITIALIZING;
+  private String type;
+  private int[] stackIndexes = NO_INDEXES;
+  private long submittedTime;
+  private volatile long lastUpdate;
+  private long timeoutMillis;
+  private long waitDeadline;
+  private long requestedWaitMillis = -1;
+  private volatile ProcedureFailure failure;
+  private byte[] result;
+  private NonceKey nonceKey;
+  private boolean lockHeld;
+  private volatile boolean abortRequested;
+  private int pendingChildren;
+  // FAILED with nothing to undo: a record that could not be read back (reported as corrupt).
+  private boolean failedTerminal;
+  // Executor-only: one worker at a time runs this procedure (the seed's id lock).
+  final java.util.concurrent.locks.ReentrantLock execLock =
+      new java.util.concurrent.locks.ReentrantLock();
+  // Executor-only: the client view as of the last persisted update.
+  private volatile ProcedureInfo snapshot;
+  // Executor-only, not persisted: failed attempts of the current non-rollback-able step.
+  private int retryAttempts;
+  // Executor-only, not persisted: set by wake() or an expired wait; consumed by the worker.
+  private volatile boolean wakeRequested;
+  private volatile boolean timeoutFired;
+
+  // ---------------------------------------------------------------- to implement
+
+  /**
+   * Runs one step.
+   *
+   * @return null when this procedure is done, {@code this} alone to run another step, or children
+   *     to run before this procedure runs again
+   */
+  protected abstract Procedure<Env>[] execute(Env env)
+      throws ProcedureYieldException, ProcedureSuspendedException, InterruptedException;
+
+  /** Undoes one executed step. Called once per executed step, newest first. */
+  protected abstract void rollback(Env env) throws IOException, InterruptedException;
+
+  /** Asked by an abort request; return true to fail the procedure with an abort cause. */
+  protected abstract boolean abort(Env env);
+
+  /** Writes the procedure's own state. Default: none. */
+  protected void serializeStateData(DataOutputStream out) throws IOException {}
+
+  /** Reads what {@link #serializeStateData} wrote. Default: none. */
+  protected void deserializeStateData(DataInputStream in) throws IOException {}
+
+  // ---------------------------------------------------------------- optional hooks
+
+  /** Takes the procedure's resource locks before a step. Default: no locks, always acquired. */
+  protected LockState acquireLock(Env env) {
+    return LockState.LOCK_ACQUIRED;
+  }
+
+  /** Releases what {@link #acquireLock} took. Default: nothing. */
+  protected void releaseLock(Env env) {}
+
+  /** Whether to keep the lock between steps (and across recovery) until finished. Default false. */
+  protected boolean holdLock(Env env) {
+    return false;
+  }
+
+  /** Called after the procedure was read back from the store, before recovery wires it. */
+  protected void beforeRecover(Env env) {}
+
+  /** Called once recovery has placed the procedure in the scheduler or a wait list. */
+  protected void afterRecover(Env env) {}
+
+  /** Called once when the procedure reached a terminal state. */
+  protected void completionCleanup(Env env) {}
+
+  /** Whether to go to the back of the queue after each step (round-robin). Default false. */
+  protected boolean isYieldAfterExecution(Env env) {
+    return false;
+  }
+
+  /**
+   * Called when a WAITING_TIMEOUT wait or the procedure-level timeout expires. Return true to fail
+   * the procedure with a timeout cause and roll back (the default); false to become runnable again.
+   */
+  protected boolean setTimeoutFailure(Env env) {
+    return true;
+  }
+
+  // ---------------------------------------------------------------- for the procedure itself
+
+  /** Marks the current step as failed; the root's rollback follows. */
+  protected final void setFailure(String source, Throwable cause) {
+    this.failure = ProcedureFailure.of(source, cause);
+  }
+
+  /** Sets the bytes returned to clients with {@link ProcedureInfo#result()}. */
+  protected final void setResult(byte[] result) {
+    this.result = result == null ? null : result.clone();
+  }
+
+  /** Procedure-level timeout, measured from submission. 0 means none. */
+  protected final void setTimeout(long timeoutMillis) {
+    if (timeoutMillis < 0) {
+      throw new IllegalArgumentException("timeout must be >= 0 ms, got " + timeoutMillis);
+    }
+    this.timeoutMillis = timeoutMillis;
+  }
+
+  /**
+   * After the current step, park in WAITING_TIMEOUT for {@code millis}; when it expires, {@link
+   * #setTimeoutFailure} decides whether the procedure fails or runs again. {@link
+   * ProcedureExecutor#wake} ends the wait early.
+   */
+  protected final void waitTimeout(long millis) {
+    if (millis < 0) {
+      throw new IllegalArgumentException("wait must be >= 0 ms, got " + millis);
+    }
+    this.requestedWaitMillis = millis;
+  }
+
+  /** The failure recorded for this procedure, or null. */
+  protected final ProcedureFailure getFailure() {
+    return failure;
+  }
+
+  /** The procedure-level timeout in milliseconds, 0 if none. */
+  protected final long getTimeout() {
+    return timeoutMillis;
+  }
+
+  /** Whether an abort was requested and accepted. */
+  protected final boolean isAbortRequested() {
+    return abortRequested;
+  }
+
+  // ---------------------------------------------------------------- read-only view
+
+  public final long getProcId() {
+    return procId;
+  }
+
+  public final long getParentProcId() {
+    return parentProcId;
+  }
+
+  public final long getRootProcId() {
+    return rootProcId;
+  }
+
+  public final ProcedureState getState() {
+    return state;
+  }
+
+  /** SUCCESS, ROLLEDBACK, or FAILED with nothing left to undo. */
+  public final boolean isFinished() {
+    return state == ProcedureState.SUCCESS
+        || state == ProcedureState.ROLLEDBACK
+        || (state == ProcedureState.FAILED && failedTerminal);
+  }
+
+  public final boolean isSuccess() {
+    return state == ProcedureState.SUCCESS;
+  }
+
+  public final boolean isFailed() {
+    return failure != null;
+  }
+
+  public final boolean hasParent() {
+    return parentProcId != NO_PARENT;
+  }
+
+  /** The registered type name, set when submitted or loaded. */
+  public final String getType() {
+    return type;
+  }
+
+  public final long getSubmittedTime() {
+    return submittedTime;
+  }
+
+  public final long getLastUpdate() {
+    return lastUpdate;
+  }
+
+  /** The user-facing name of the current step, or null. */
+  public String getStepName() {
+    return null;
+  }
+
+  @Override
+  public String toString() {
+    return type + "(pid=" + procId + ", state=" + state + ")";
+  }
+
+  // ---------------------------------------------------------------- executor side
+
+  /** Runs one step through the subclass; overridden by {@link StateMachineProcedure}. */
+  Procedure<Env>[] doExecute(Env env)
+      throws ProcedureYieldException, ProcedureSuspendedException, InterruptedException {
+    return execute(env);
+  }
+
+  /** Undoes the newest executed step. */
+  void doRollbackStep(Env env) throws IOException, InterruptedException {
+    rollback(env);
+  }
+
+  /** Whether the step that just ran adds an entry to the root's rollback stack. */
+  boolean lastStepAddsRollbackEntry() {
+    return true;
+  }
+
+  /** Whether a failure of the step that just ran should be retried instead of rolled back. */
+  boolean retryInsteadOfRollback() {
+    return false;
+  }
+
+  /** Writes framework-owned subclass state (e.g. executed states) and then the user state. */
+  void writeState(DataOutputStream out) throws IOException {
+    serializeStateData(out);
+  }
+
+  void readState(DataInputStream in) throws IOException {
+    deserializeStateData(in);
+  }
+
+  void setProcId(long procId) {
+    this.procId = procId;
+  }
+
+  void setParent(long parentProcId, long rootProcId) {
+    this.parentProcId = parentProcId;
+    this.rootProcId = rootProcId;
+  }
+
+  void setType(String type) {
+    this.type = type;
+  }
+
+  /** Moves to {@code next}, checking the state diagram. */
+  void transitionTo(ProcedureState next) {
+    ProcedureState current = state;
+    if (current != next && !current.canTransitionTo(next)) {
+      throw new IllegalStateException(
+          "illegal transition " + current + " -> " + next + " for " + this);
+    }
+    state = next;
+  }
+
+  /** Sets a state read back from the store, without transition checks. */
+  void restoreState(ProcedureState restored) {
+    state = restored;
+  }
+
+  void markFailedTerminal(ProcedureFailure reason) {
+    failure = reason;
+    state = ProcedureState.FAILED;
+    failedTerminal = true;
+  }
+
+  boolean isFailedTerminal() {
+    return failedTerminal;
+  }
+
+  void setFailureRecord(ProcedureFailure failure) {
+    this.failure = failure;
+  }
+
+  void clearFailure() {
+    this.failure = null;
+  }
+
+  void setSubmittedTime(long t) {
+    this.submittedTime = t;
+  }
+
+  void setLastUpdate(long t) {
+    this.lastUpdate = t;
+  }
+
+  void setTimeoutMillis(long t) {
+    this.timeoutMillis = t;
+  }
+
+  long getWaitDeadline() {
+    return waitDeadline;
+  }
+
+  void setWaitDeadline(long deadline) {
+    this.waitDeadline = deadline;
+  }
+
+  /** The wait asked for by the last step with {@link #waitTimeout}, or -1; resets it. */
+  long takeRequestedWait() {
+    long w = requestedWaitMillis;
+    requestedWaitMillis = -1;
+    return w;
+  }
+
+  byte[] getResultBytes() {
+    return result;
+  }
+
+  void setResultBytes(byte[] result) {
+    this.result = result;
+  }
+
+  NonceKey getNonceKey() {
+    return nonceKey;
+  }
+
+  void setNonceKey(NonceKey nonceKey) {
+    this.nonceKey = nonceKey;
+  }
+
+  boolean isLockHeld() {
+    return lockHeld;
+  }
+
+  void setLockHeld(boolean lockHeld) {
+    this.lockHeld = lockHeld;
+  }
+
+  void setAbortRequested(boolean requested) {
+    this.abortRequested = requested;
+  }
+
+  int getPendingChildren() {
+    return pendingChildren;
+  }
+
+  void setPendingChildren(int n) {
+    this.pendingChildren = n;
+  }
+
+  /** Decrements the pending children count; true when it reached zero. */
+  boolean childFinished() {
+    pendingChildren--;
+    return pendingChildren <= 0;
+  }
+
+  int[] getStackIndexes() {
+    return stackIndexes;
+  }
+
+  void setStackIndexes(int[] indexes) {
+    this.stackIndexes = indexes;
+  }
+
+  void addStackIndex(int index) {
+    int[] next = Arrays.copyOf(stackIndexes, stackIndexes.length + 1);
+    next[stackIndexes.length] = index;
+    stackIndexes = next;
+  }
+
+  /** Removes the newest stack index; true if indexes remain. */
+  boolean removeNewestStackIndex() {
+    if (stackIndexes.length > 0) {
+      stackIndexes = Arrays.copyOf(stackIndexes, stackIndexes.length - 1);
+    }
+    return stackIndexes.length > 0;
+  }
+
+  /** The client view as of the last persisted update (computed now if never persisted). */
+  ProcedureInfo snapshot() {
+    ProcedureInfo s = snapshot;
+    return s != null ? s : toInfo();
+  }
+
+  void refreshSnapshot() {
+    snapshot = toInfo();
+  }
+
+  int nextRetryAttempt() {
+    return ++retryAttempts;
+  }
+
+  void resetRetryAttempts() {
+    retryAttempts = 0;
+  }
+
+  boolean takeWakeRequest() {
+    boolean w = wakeRequested;
+    wakeRequested = false;
+    return w;
+  }
+
+  void requestWake() {
+    wakeRequested = true;
+  }
+
+  boolean takeTimeoutFired() {
+    boolean t = timeoutFired;
+    timeoutFired = false;
+    return t;
+  }
+
+  void fireTimeout() {
+    timeoutFired = true;
+  }
+
+  /** A client-facing snapshot. */
+  ProcedureInfo toInfo() {
+    ProcedureFailure f = failure;
+    byte[] r = result;
+    return new ProcedureInfo(
+        procId,
+        parentProcId,
+        rootProcId,
+        type,
+        state,
+        getStepName(),
+        submittedTime,
+        lastUpdate,
+        r == null ? null : r.clone(),
+        f == null ? null : f.describe(),
+        isFinished());
+  }
+}

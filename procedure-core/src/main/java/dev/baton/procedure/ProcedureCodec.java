@@ -1,0 +1,194 @@
+package dev.baton.procedure;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.baton.procedure.proto.FailureProto;
+import dev.baton.procedure.proto.NonceProto;
+import dev.baton.procedure.proto.ProcedureEnvelope;
+import dev.baton.procedure.proto.ProcedureStateProto;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.Objects;
+
+/**
+ * Turns procedures into stored records and back: a protobuf {@link ProcedureEnvelope} for the
+ * framework's fields plus the procedure's own state bytes. Types come only from the registry.
+ */
+public final class ProcedureCodec {
+  private final ProcedureRegistry registry;
+
+  public ProcedureCodec(ProcedureRegistry registry) {
+    this.registry = Objects.requireNonNull(registry, "registry");
+  }
+
+  /** The registry this codec reads types from. */
+  public ProcedureRegistry registry() {
+    return registry;
+  }
+
+  /** Encodes {@code proc}; its type must be registered. */
+  public byte[] encode(Procedure<?> proc) throws IOException {
+    return toEnvelope(proc, 0).toByteArray();
+  }
+
+  /** Encodes {@code proc} stamped with the executor term that writes it. */
+  public byte[] encode(Procedure<?> proc, long term) throws IOException {
+    return toEnvelope(proc, term).toByteArray();
+  }
+
+  ProcedureEnvelope toEnvelope(Procedure<?> proc, long term) throws IOException {
+    String type = proc.getType();
+    if (type == null) {
+      type =
+          registry
+              .typeOf(proc)
+              .orElseThrow(
+                  () -> new UnknownProcedureTypeException(proc.getClass().getName() + " (class)"));
+      proc.setType(type);
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      proc.writeState(out);
+    }
+    ProcedureEnvelope.Builder b =
+        ProcedureEnvelope.newBuilder()
+            .setProcId(proc.getProcId())
+            .setParentProcId(proc.getParentProcId())
+            .setRootProcId(proc.getRootProcId())
+            .setType(type)
+            .setState(ProcedureStateProto.forNumber(proc.getState().ordinal() + 1))
+            .setSubmittedTime(proc.getSubmittedTime())
+            .setLastUpdate(proc.getLastUpdate())
+            .setTimeoutMillis(proc.getTimeout())
+            .setWaitDeadline(proc.getWaitDeadline())
+            .setLockHeld(proc.isLockHeld())
+            .setAbortRequested(proc.isAbortRequested())
+            .setPendingChildren(proc.getPendingChildren())
+            .setTerm(term)
+            .setStateData(ByteString.copyFrom(bytes.toByteArray()));
+    for (int index : proc.getStackIndexes()) {
+      b.addStackIndexes(index);
+    }
+    ProcedureFailure f = proc.getFailure();
+    if (f != null) {
+      b.setFailure(
+          FailureProto.newBuilder()
+              .setSource(f.source())
+              .setMessage(f.message())
+              .setCauseType(f.causeType())
+              .setAborted(f.aborted()));
+    }
+    byte[] result = proc.getResultBytes();
+    if (result != null) {
+      b.setResult(ByteString.copyFrom(result));
+    }
+    NonceKey nonce = proc.getNonceKey();
+    if (nonce != null) {
+      b.setNonce(NonceProto.newBuilder().setGroup(nonce.group()).setNonce(nonce.nonce()));
+    }
+    return b.build();
+  }
+
+  /** Parses the framework envelope of a stored record. */
+  public static ProcedureEnvelope parseEnvelope(long procId, byte[] data)
+      throws ProcedureCodecException {
+    ProcedureEnvelope env;
+    try {
+      env = ProcedureEnvelope.parseFrom(data);
+    } catch (InvalidProtocolBufferException e) {
+      throw new ProcedureCodecException(
+          "record of procedure " + procId + " is not a valid envelope: " + e.getMessage(), e);
+    }
+    if (env.getProcId() != procId) {
+      throw new ProcedureCodecException(
+          "record stored under procedure " + procId + " names procedure " + env.getProcId());
+    }
+    if (env.getStateValue() < 1 || env.getStateValue() > ProcedureState.values().length) {
+      throw new ProcedureCodecException(
+          "record of procedure " + procId + " has unknown state number " + env.getStateValue());
+    }
+    return env;
+  }
+
+  /** The client view of a stored record, read from the envelope only (no type needed). */
+  public static ProcedureInfo toInfo(ProcedureEnvelope env, String stepName) {
+    ProcedureState state = stateOf(env);
+    String failure = null;
+    if (env.hasFailure()) {
+      FailureProto f = env.getFailure();
+      failure =
+          new ProcedureFailure(f.getSource(), f.getMessage(), f.getCauseType(), f.getAborted())
+              .describe();
+    }
+    return new ProcedureInfo(
+        env.getProcId(),
+        env.getParentProcId(),
+        env.getRootProcId(),
+        env.getType(),
+        state,
+        stepName,
+        env.getSubmittedTime(),
+        env.getLastUpdate(),
+        env.hasResult() ? env.getResult().toByteArray() : null,
+        failure);
+  }
+
+  static ProcedureState stateOf(ProcedureEnvelope env) {
+    return ProcedureState.values()[env.getStateValue() - 1];
+  }
+
+  /**
+   * Decodes a stored record into a live procedure.
+   *
+   * @throws UnknownProcedureTypeException if its type is not registered
+   * @throws ProcedureCodecException if the record or the procedure's own state cannot be read
+   */
+  public Procedure<?> decode(long procId, byte[] data) throws ProcedureCodecException {
+    ProcedureEnvelope env = parseEnvelope(procId, data);
+    Procedure<?> proc = registry.newInstance(env.getType());
+    proc.setType(env.getType());
+    proc.setProcId(env.getProcId());
+    proc.setParent(env.getParentProcId(), env.getRootProcId());
+    proc.restoreState(stateOf(env));
+    proc.setSubmittedTime(env.getSubmittedTime());
+    proc.setLastUpdate(env.getLastUpdate());
+    proc.setTimeoutMillis(env.getTimeoutMillis());
+    proc.setWaitDeadline(env.getWaitDeadline());
+    proc.setLockHeld(env.getLockHeld());
+    proc.setAbortRequested(env.getAbortRequested());
+    proc.setPendingChildren(env.getPendingChildren());
+    int[] indexes = new int[env.getStackIndexesCount()];
+    for (int i = 0; i < indexes.length; i++) {
+      indexes[i] = env.getStackIndexes(i);
+    }
+    proc.setStackIndexes(indexes);
+    if (env.hasFailure()) {
+      FailureProto f = env.getFailure();
+      proc.setFailureRecord(
+          new ProcedureFailure(f.getSource(), f.getMessage(), f.getCauseType(), f.getAborted()));
+    }
+    if (env.hasResult()) {
+      proc.setResultBytes(env.getResult().toByteArray());
+    }
+    if (env.hasNonce()) {
+      proc.setNonceKey(new NonceKey(env.getNonce().getGroup(), env.getNonce().getNonce()));
+    }
+    try (DataInputStream in =
+        new DataInputStream(new ByteArrayInputStream(env.getStateData().toByteArray()))) {
+      proc.readState(in);
+    } catch (IOException | RuntimeException e) {
+      throw new ProcedureCodecException(
+          "state of procedure "
+              + procId
+              + " (type '"
+              + env.getType()
+              + "') cannot be read: "
+              + e.getMessage(),
+          e);
+    }
+    return proc;
+  }
+}

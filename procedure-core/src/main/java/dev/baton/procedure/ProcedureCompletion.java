@@ -1,0 +1,100 @@
+package dev.baton.procedure;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What happens when a procedure reaches a terminal state: a finished child wakes its parent once
+ * all siblings are done; a finished root moves its whole tree to the completed retainer, deleting
+ * the members' records and keeping the root's for the retention period.
+ */
+final class ProcedureCompletion<Env> {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcedureCompletion.class);
+
+  private final ExecutorContext<Env> ctx;
+
+  ProcedureCompletion(ExecutorContext<Env> ctx) {
+    this.ctx = ctx;
+  }
+
+  /**
+   * A child reached SUCCESS: persist it, and with it its parent if that was the last pending child.
+   * The parent is then queued.
+   */
+  void childSucceeded(Procedure<Env> child, RootProcedureStack<Env> stack) throws IOException {
+    Procedure<Env> parent = ctx.procedures.get(child.getParentProcId());
+    if (parent == null) {
+      throw new IllegalStateException("parent of " + child + " is not live");
+    }
+    boolean parentReady;
+    synchronized (stack) {
+      parentReady = parent.childFinished();
+      if (parentReady && parent.getState() == ProcedureState.WAITING) {
+        parent.transitionTo(ProcedureState.RUNNABLE);
+      } else {
+        parentReady = false;
+      }
+    }
+    if (parentReady) {
+      ctx.write(List.of(child, parent), List.of());
+      ctx.scheduler.addFront(parent);
+    } else {
+      ctx.persist(child);
+    }
+    releaseHeldLock(child);
+    cleanup(child);
+    ctx.notifyFinished(child.snapshot());
+  }
+
+  /** The root reached SUCCESS or ROLLEDBACK: persist it, delete the members, retain the tree. */
+  void rootFinished(Procedure<Env> root, RootProcedureStack<Env> stack) throws IOException {
+    List<Procedure<Env>> others = new ArrayList<>();
+    for (Procedure<Env> m : stack.members()) {
+      if (m != root) {
+        others.add(m);
+      }
+    }
+    ctx.write(List.of(root), others);
+    long expiresAt = ctx.now() + ctx.config.completedRetention().toMillis();
+    List<ProcedureInfo> memberInfos = new ArrayList<>(others.size());
+    for (Procedure<Env> m : others) {
+      memberInfos.add(m.snapshot());
+    }
+    ctx.completed.add(root.snapshot(), memberInfos, root.getNonceKey(), expiresAt);
+    for (Procedure<Env> m : others) {
+      ctx.procedures.remove(m.getProcId());
+    }
+    ctx.procedures.remove(root.getProcId());
+    ctx.stacks.remove(root.getProcId());
+    for (Procedure<Env> m : stack.members()) {
+      if (m == root || !m.isSuccess()) { // succeeded children were cleaned up when they finished
+        releaseHeldLock(m);
+        cleanup(m);
+      }
+      ctx.notifyFinished(m.snapshot());
+    }
+    LOG.debug("procedure {} finished as {}", root.getProcId(), root.getState());
+  }
+
+  void releaseHeldLock(Procedure<Env> proc) {
+    if (proc.isLockHeld()) {
+      proc.setLockHeld(false);
+      try {
+        proc.releaseLock(ctx.env);
+      } catch (RuntimeException e) {
+        LOG.error("releaseLock of {} threw; its lock may stay held", proc, e);
+      }
+    }
+  }
+
+  private void cleanup(Procedure<Env> proc) {
+    try {
+      proc.completionCleanup(ctx.env);
+    } catch (RuntimeException e) {
+      LOG.warn("completionCleanup of {} threw; ignored", proc, e);
+    }
+  }
+}

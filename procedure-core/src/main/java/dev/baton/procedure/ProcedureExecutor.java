@@ -1,0 +1,441 @@
+package dev.baton.procedure;
+
+import dev.baton.procedure.scheduler.FifoScheduler;
+import dev.baton.procedure.scheduler.ProcedureScheduler;
+import dev.baton.procedure.store.ProcedureStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs procedures: accepts submissions, persists every step through a {@link ProcedureStore}, rolls
+ * failed trees back, and rebuilds everything from the store on {@link #start()}.
+ *
+ * <p>A coordinator of small parts: {@link WorkerPool} (workers and stuck monitor), {@link
+ * StepRunner} (one step), {@link RollbackRunner} (unwinding root stacks), {@link
+ * ProcedureCompletion}, {@link ProcedureRecovery}, {@link TimeoutQueue} and {@link
+ * CompletedProcedureRetainer}. An instance runs once: after {@link #stop()}, build a new one on the
+ * same store to restart.
+ */
+public final class ProcedureExecutor<Env> implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcedureExecutor.class);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private enum Phase {
+    NEW,
+    RUNNING,
+    STOPPED
+  }
+
+  private final ExecutorContext<Env> ctx;
+  private final WorkerPool workers;
+  private final TimeoutExecutorThread timeoutThread;
+  private final ProcedureCompletion<Env> completion;
+  private final String name;
+  private final Object lifecycle = new Object();
+  private volatile Phase phase = Phase.NEW;
+  private volatile Throwable failureCause;
+
+  private ProcedureExecutor(Builder<Env> b) {
+    this.name = "baton-executor-" + INSTANCES.incrementAndGet();
+    ExecutorConfig config = b.config();
+    this.ctx =
+        new ExecutorContext<>(
+            b.env,
+            b.store,
+            new ProcedureCodec(b.registry),
+            b.scheduler,
+            config,
+            b.clock,
+            this::failStop);
+    this.completion = new ProcedureCompletion<>(ctx);
+    StepRunner<Env> runner =
+        new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
+    this.workers = new WorkerPool(name, b.scheduler, runner, config);
+    this.timeoutThread =
+        new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, this::onTimeout);
+  }
+
+  public static <Env> Builder<Env> builder(
+      Env env, ProcedureStore store, ProcedureRegistry registry) {
+    return new Builder<>(env, store, registry);
+  }
+
+  /** Recovers from the store, then starts the workers. */
+  public void start() throws IOException {
+    synchronized (lifecycle) {
+      if (phase != Phase.NEW) {
+        throw new IllegalStateException(name + " was already started; build a new executor");
+      }
+      ctx.store.start();
+      ctx.scheduler.clear();
+      ctx.running = true;
+      try {
+        new ProcedureRecovery<>(ctx).recover();
+      } catch (IOException | RuntimeException e) {
+        ctx.running = false;
+        phase = Phase.STOPPED;
+        throw e;
+      }
+      ctx.scheduler.start();
+      ctx.timeouts.add(
+          ctx.now() + ctx.config.cleanerInterval().toMillis(),
+          TimeoutQueue.Kind.CLEAN_COMPLETED,
+          null);
+      phase = Phase.RUNNING;
+      workers.start();
+      timeoutThread.start();
+      LOG.info(
+          "{} started with {} workers (max {})",
+          name,
+          ctx.config.coreWorkers(),
+          ctx.config.maxWorkers());
+    }
+  }
+
+  /** Stops at once: workers interrupted, no further step starts, the store is stopped. */
+  public void stop() {
+    synchronized (lifecycle) {
+      if (phase == Phase.STOPPED) {
+        return;
+      }
+      boolean wasRunning = phase == Phase.RUNNING;
+      phase = Phase.STOPPED;
+      ctx.running = false;
+      ctx.scheduler.stop();
+      if (wasRunning) {
+        timeoutThread.shutdown();
+        workers.stop();
+      }
+      ctx.store.stop();
+      ctx.failWaiters(new CancellationException(name + " stopped"));
+      LOG.info("{} stopped", name);
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  /** Whether the executor runs (started, not stopped, not failed). */
+  public boolean isRunning() {
+    return phase == Phase.RUNNING;
+  }
+
+  /** Why the executor stopped by itself (a store write failed), or empty. */
+  public Optional<Throwable> failure() {
+    return Optional.ofNullable(failureCause);
+  }
+
+  private void failStop(Throwable cause) {
+    if (failureCause == null) {
+      failureCause = cause;
+    }
+    LOG.error(
+        "{} stops: {}. Procedures resume from the store when an executor starts again.",
+        name,
+        cause.toString());
+    Thread stopper = new Thread(this::stop, name + "-fail-stop");
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+
+  public long submit(Procedure<Env> proc) {
+    return submit(proc, null);
+  }
+
+  /**
+   * Persists and queues a root procedure; returns its id. With a nonce, a repeated submission
+   * returns the first id for as long as that procedure is live or retained.
+   *
+   * @throws IllegalArgumentException for an unregistered type or an already submitted procedure
+   * @throws IllegalStateException if the executor is not running
+   * @throws java.io.UncheckedIOException if the store write failed
+   */
+  public long submit(Procedure<Env> proc, NonceKey nonce) {
+    Objects.requireNonNull(proc, "proc");
+    ensureRunning();
+    String type =
+        ctx.codec
+            .registry()
+            .typeOf(proc)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "procedure class "
+                            + proc.getClass().getName()
+                            + " is not registered in the ProcedureRegistry"));
+    if (proc.getProcId() != 0) {
+      throw new IllegalArgumentException(proc + " was already submitted");
+    }
+    long procId = ctx.lastProcId.incrementAndGet();
+    if (nonce != null) {
+      Long existing = ctx.nonces.putIfAbsent(nonce, procId);
+      if (existing != null) {
+        return existing;
+      }
+      proc.setNonceKey(nonce);
+    }
+    proc.setType(type);
+    proc.setProcId(procId);
+    proc.setParent(Procedure.NO_PARENT, procId);
+    proc.setSubmittedTime(ctx.now());
+    proc.transitionTo(ProcedureState.RUNNABLE);
+    RootProcedureStack<Env> stack = new RootProcedureStack<>(procId);
+    stack.addMember(proc);
+    try {
+      ctx.persist(proc);
+    } catch (IOException e) {
+      if (nonce != null) {
+        ctx.nonces.remove(nonce, procId);
+      }
+      throw new java.io.UncheckedIOException(
+          "submission of " + type + " could not be persisted: " + e.getMessage(), e);
+    }
+    ctx.stacks.put(procId, stack);
+    ctx.procedures.put(procId, proc);
+    if (proc.getTimeout() > 0) {
+      ctx.timeouts.add(
+          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
+    }
+    ctx.scheduler.addBack(proc);
+    return procId;
+  }
+
+  /**
+   * Asks a live procedure to abort. If it agrees ({@link Procedure#abort}), it fails with an abort
+   * cause at its next turn and its tree rolls back.
+   *
+   * @return false if the procedure is unknown, finished, or refused
+   */
+  public boolean abort(long procId) {
+    ensureRunning();
+    Procedure<Env> proc = ctx.procedures.get(procId);
+    if (proc == null || proc.isFinished() || proc.isFailed()) {
+      return false;
+    }
+    if (!proc.abort(ctx.env)) {
+      return false;
+    }
+    proc.setAbortRequested(true);
+    proc.requestWake();
+    ctx.scheduler.addFront(proc);
+    return true;
+  }
+
+  /**
+   * Ends the wait of a procedure that is suspended (WAITING without children) or in
+   * WAITING_TIMEOUT, so it runs again now. Returns false if it is not live.
+   */
+  public boolean wake(long procId) {
+    Procedure<Env> proc = ctx.procedures.get(procId);
+    if (proc == null || proc.isFinished()) {
+      return false;
+    }
+    proc.requestWake();
+    ctx.scheduler.addFront(proc);
+    return true;
+  }
+
+  /** The procedure, live or completed within retention (or reported corrupt). */
+  public Optional<ProcedureInfo> getInfo(long procId) {
+    return Optional.ofNullable(ctx.info(procId));
+  }
+
+  /** Every live, retained and corrupt procedure, by procId. */
+  public List<ProcedureInfo> list() {
+    return ctx.allInfos();
+  }
+
+  /** Waits until the procedure reached its terminal state. */
+  public ProcedureInfo await(long procId, Duration timeout)
+      throws TimeoutException, InterruptedException {
+    if (ctx.info(procId) == null) {
+      throw new IllegalArgumentException("unknown procedure " + procId);
+    }
+    try {
+      return ctx.finishFuture(procId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "executor stopped before procedure " + procId + " finished", e.getCause());
+    }
+  }
+
+  /** Number of live (unfinished-tree) procedures. */
+  public int liveCount() {
+    return ctx.procedures.size();
+  }
+
+  /** Number of workers now, including temporary keep-alive workers. */
+  public int workerCount() {
+    return workers.workerCount();
+  }
+
+  private void ensureRunning() {
+    if (phase != Phase.RUNNING) {
+      throw new IllegalStateException(name + " is not running (" + phase + ")");
+    }
+  }
+
+  /** Called on the timeout thread for each expired deadline. */
+  private void onTimeout(TimeoutQueue.Entry entry) {
+    if (!ctx.running) {
+      return;
+    }
+    switch (entry.kind()) {
+      case CLEAN_COMPLETED -> {
+        cleanCompleted();
+        ctx.timeouts.add(
+            ctx.now() + ctx.config.cleanerInterval().toMillis(),
+            TimeoutQueue.Kind.CLEAN_COMPLETED,
+            null);
+      }
+      case WAIT_EXPIRED, PROCEDURE_DEADLINE -> {
+        entry.proc().fireTimeout();
+        ctx.scheduler.addFront(entry.proc());
+      }
+      case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler.addFront(entry.proc());
+    }
+  }
+
+  /** Deletes completed roots past their retention from the store and forgets them. */
+  void cleanCompleted() {
+    for (CompletedProcedureRetainer.Completed c : ctx.completed.expired(ctx.now())) {
+      try {
+        ctx.store.write(
+            dev.baton.procedure.store.StoreBatch.builder()
+                .delete(c.root().procId())
+                .maxProcId(ctx.lastProcId.get())
+                .build());
+      } catch (IOException e) {
+        LOG.warn(
+            "cleaner could not delete completed procedure {}: {}; will retry",
+            c.root().procId(),
+            e.getMessage());
+        return;
+      }
+      ctx.completed.remove(c);
+      if (c.nonce() != null) {
+        ctx.nonces.remove(c.nonce(), c.root().procId());
+      }
+    }
+  }
+
+  /** Builds a {@link ProcedureExecutor}. */
+  public static final class Builder<Env> {
+    private final Env env;
+    private final ProcedureStore store;
+    private final ProcedureRegistry registry;
+    private ProcedureScheduler scheduler = new FifoScheduler();
+    private int coreWorkers = ExecutorConfig.DEFAULT_CORE_WORKERS;
+    private Integer maxWorkers;
+    private Duration stuckThreshold = ExecutorConfig.DEFAULT_STUCK_THRESHOLD;
+    private Duration stuckCheckInterval = ExecutorConfig.DEFAULT_STUCK_CHECK_INTERVAL;
+    private Duration keepAlive = ExecutorConfig.DEFAULT_KEEP_ALIVE;
+    private Duration pollInterval = ExecutorConfig.DEFAULT_POLL_INTERVAL;
+    private Duration completedRetention = ExecutorConfig.DEFAULT_COMPLETED_RETENTION;
+    private Duration cleanerInterval = ExecutorConfig.DEFAULT_CLEANER_INTERVAL;
+    private Duration retryBackoffInitial = ExecutorConfig.DEFAULT_RETRY_BACKOFF_INITIAL;
+    private Duration retryBackoffMax = ExecutorConfig.DEFAULT_RETRY_BACKOFF_MAX;
+    private Duration stopJoinTimeout = ExecutorConfig.DEFAULT_STOP_JOIN_TIMEOUT;
+    private long term;
+    private LongSupplier clock = System::currentTimeMillis;
+
+    private Builder(Env env, ProcedureStore store, ProcedureRegistry registry) {
+      this.env = env;
+      this.store = Objects.requireNonNull(store, "store");
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    public Builder<Env> scheduler(ProcedureScheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    public Builder<Env> coreWorkers(int n) {
+      this.coreWorkers = n;
+      return this;
+    }
+
+    public Builder<Env> maxWorkers(int n) {
+      this.maxWorkers = n;
+      return this;
+    }
+
+    public Builder<Env> stuckThreshold(Duration d) {
+      this.stuckThreshold = d;
+      return this;
+    }
+
+    public Builder<Env> stuckCheckInterval(Duration d) {
+      this.stuckCheckInterval = d;
+      return this;
+    }
+
+    public Builder<Env> keepAlive(Duration d) {
+      this.keepAlive = d;
+      return this;
+    }
+
+    public Builder<Env> completedRetention(Duration d) {
+      this.completedRetention = d;
+      return this;
+    }
+
+    public Builder<Env> cleanerInterval(Duration d) {
+      this.cleanerInterval = d;
+      return this;
+    }
+
+    public Builder<Env> retryBackoff(Duration initial, Duration max) {
+      this.retryBackoffInitial = initial;
+      this.retryBackoffMax = max;
+      return this;
+    }
+
+    /** The fencing term stamped on every record this executor writes. */
+    public Builder<Env> term(long term) {
+      this.term = term;
+      return this;
+    }
+
+    /** Wall clock in epoch milliseconds (submission times, deadlines); for tests. */
+    public Builder<Env> clock(LongSupplier clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    ExecutorConfig config() {
+      return new ExecutorConfig(
+          coreWorkers,
+          maxWorkers != null
+              ? maxWorkers
+              : Math.max(coreWorkers, coreWorkers * ExecutorConfig.DEFAULT_MAX_WORKERS_FACTOR),
+          stuckThreshold,
+          stuckCheckInterval,
+          keepAlive,
+          pollInterval,
+          completedRetention,
+          cleanerInterval,
+          retryBackoffInitial,
+          retryBackoffMax,
+          stopJoinTimeout,
+          term);
+    }
+
+    public ProcedureExecutor<Env> build() {
+      return new ProcedureExecutor<>(this);
+    }
+  }
+}

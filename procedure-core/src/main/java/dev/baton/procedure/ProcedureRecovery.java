@@ -1,0 +1,222 @@
+package dev.baton.procedure;
+
+import dev.baton.procedure.proto.ProcedureEnvelope;
+import dev.baton.procedure.store.StoreContents;
+import dev.baton.procedure.store.StoreRecord;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rebuilds an executor's state from its store (seed 000 §3.3): live procedures, root stacks and
+ * their rollback entries, pending child counts, waits and deadlines, held locks, failed roots
+ * resumed into rollback, runnable procedures queued. A record that cannot be read is reported as
+ * corrupt (with the reason) and its tree is failed; everything else recovers.
+ */
+final class ProcedureRecovery<Env> {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcedureRecovery.class);
+
+  private final ExecutorContext<Env> ctx;
+
+  ProcedureRecovery(ExecutorContext<Env> ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Loads the store and wires everything; procedures are queued but no worker runs yet. */
+  @SuppressWarnings("unchecked")
+  void recover() throws IOException {
+    StoreContents contents = ctx.store.load();
+    long maxId = contents.maxProcId();
+    Map<Long, Procedure<Env>> loaded = new TreeMap<>();
+    Map<Long, String> corruptReasons = new HashMap<>();
+    Map<Long, ProcedureEnvelope> corruptEnvelopes = new HashMap<>();
+    for (StoreRecord r : contents.records()) {
+      maxId = Math.max(maxId, r.procId());
+      try {
+        loaded.put(r.procId(), (Procedure<Env>) ctx.codec.decode(r.procId(), r.data()));
+      } catch (ProcedureCodecException e) {
+        LOG.error(
+            "procedure {} cannot be recovered and is reported as corrupt: {}. Its record is kept "
+                + "in the store; register the type or remove the procedure.",
+            r.procId(),
+            e.getMessage());
+        corruptReasons.put(r.procId(), e.getMessage());
+        try {
+          corruptEnvelopes.put(r.procId(), ProcedureCodec.parseEnvelope(r.procId(), r.data()));
+        } catch (ProcedureCodecException unreadable) {
+          // the envelope itself is unreadable; report what we know
+        }
+      }
+    }
+    ctx.lastProcId.set(maxId);
+    for (Procedure<Env> p : loaded.values()) {
+      p.beforeRecover(ctx.env);
+    }
+    List<Procedure<Env>> live = new ArrayList<>();
+    Map<Long, String> brokenTrees = new HashMap<>();
+    for (Map.Entry<Long, String> e : corruptReasons.entrySet()) {
+      ProcedureEnvelope env = corruptEnvelopes.get(e.getKey());
+      if (env != null && env.getRootProcId() != e.getKey()) {
+        brokenTrees.put(env.getRootProcId(), "member " + e.getKey() + " is corrupt");
+      }
+    }
+    for (Procedure<Env> p : loaded.values()) {
+      long rootId = p.getRootProcId();
+      Procedure<Env> root = loaded.get(rootId);
+      if (root == null) {
+        String why =
+            corruptReasons.containsKey(rootId)
+                ? "its root " + rootId + " is corrupt"
+                : "its root " + rootId + " is missing";
+        corruptReasons.put(p.getProcId(), why);
+        corruptEnvelopes.put(p.getProcId(), ctx.codec.toEnvelope(p, ctx.config.term()));
+        continue;
+      }
+      if (p == root && p.isFinished()) {
+        retainCompleted(p);
+      } else if (!root.isFinished()) {
+        live.add(p);
+      }
+    }
+    for (Map.Entry<Long, String> e : corruptReasons.entrySet()) {
+      ctx.corrupt.put(
+          e.getKey(), corruptInfo(e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
+    }
+    wireLive(live, brokenTrees);
+  }
+
+  private void retainCompleted(Procedure<Env> root) {
+    root.refreshSnapshot();
+    long expiresAt = root.getLastUpdate() + ctx.config.completedRetention().toMillis();
+    ctx.completed.add(root.snapshot(), List.of(), root.getNonceKey(), expiresAt);
+    if (root.getNonceKey() != null) {
+      ctx.nonces.put(root.getNonceKey(), root.getProcId());
+    }
+  }
+
+  private void wireLive(List<Procedure<Env>> live, Map<Long, String> brokenTrees) {
+    Map<Long, Integer> unfinishedChildren = new HashMap<>();
+    for (Procedure<Env> p : live) {
+      ctx.procedures.put(p.getProcId(), p);
+      ctx.stacks.computeIfAbsent(p.getRootProcId(), RootProcedureStack::new).addMember(p);
+      if (p.hasParent() && !p.isFinished()) {
+        unfinishedChildren.merge(p.getParentProcId(), 1, Integer::sum);
+      }
+      if (!p.hasParent() && p.getNonceKey() != null) {
+        ctx.nonces.put(p.getNonceKey(), p.getProcId());
+      }
+      p.refreshSnapshot();
+    }
+    for (RootProcedureStack<Env> stack : ctx.stacks.values()) {
+      stack.rebuildEntries();
+      String broken = brokenTrees.get(stack.rootProcId());
+      if (broken != null) {
+        stack.setFailed(
+            ctx.procedures.get(stack.rootProcId()),
+            new ProcedureFailure("recovery", broken, "", false));
+      }
+    }
+    List<Procedure<Env>> runnable = new ArrayList<>();
+    for (Procedure<Env> p : live) {
+      RootProcedureStack<Env> stack = ctx.stacks.get(p.getRootProcId());
+      switch (p.getState()) {
+        case RUNNABLE, INITIALIZING -> {
+          if (p.getState() == ProcedureState.INITIALIZING) {
+            p.transitionTo(ProcedureState.RUNNABLE);
+          }
+          runnable.add(p);
+        }
+        case WAITING -> {
+          int pending = unfinishedChildren.getOrDefault(p.getProcId(), 0);
+          if (p.getPendingChildren() > 0) {
+            p.setPendingChildren(pending);
+            if (pending == 0) {
+              p.transitionTo(ProcedureState.RUNNABLE);
+              runnable.add(p);
+            }
+          }
+        }
+        case WAITING_TIMEOUT ->
+            ctx.timeouts.add(p.getWaitDeadline(), TimeoutQueue.Kind.WAIT_EXPIRED, p);
+        case FAILED -> stack.setFailed(p, p.getFailure());
+        default -> {
+          // SUCCESS children wait for their root; ROLLEDBACK members for the unwind to finish
+        }
+      }
+      if (p.getTimeout() > 0 && !p.isFinished()) {
+        ctx.timeouts.add(
+            p.getSubmittedTime() + p.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, p);
+      }
+    }
+    retakeHeldLocks(live);
+    for (RootProcedureStack<Env> stack : ctx.stacks.values()) {
+      if (stack.isFailed()) {
+        ctx.scheduler.addBack(ctx.procedures.get(stack.rootProcId()));
+      }
+    }
+    for (Procedure<Env> p : runnable) {
+      ctx.scheduler.addBack(p);
+    }
+    for (Procedure<Env> p : live) {
+      p.afterRecover(ctx.env);
+    }
+    LOG.info(
+        "recovered {} live procedures in {} trees, {} completed, {} corrupt",
+        live.size(),
+        ctx.stacks.size(),
+        ctx.completed.rootCount(),
+        ctx.corrupt.size());
+  }
+
+  /** Locks held across steps are taken again before anything else is scheduled. */
+  private void retakeHeldLocks(List<Procedure<Env>> live) {
+    for (Procedure<Env> p : live) {
+      if (p.isLockHeld() && !p.isFinished()) {
+        LockState state = p.acquireLock(ctx.env);
+        if (state != LockState.LOCK_ACQUIRED) {
+          LOG.error(
+              "procedure {} held its lock before the restart but could not take it again ({}); "
+                  + "it will wait for the lock like a new procedure",
+              p.getProcId(),
+              state);
+          p.setLockHeld(false);
+        }
+      }
+    }
+  }
+
+  private static ProcedureInfo corruptInfo(long procId, ProcedureEnvelope env, String reason) {
+    String failure = "corrupt record: " + reason;
+    if (env == null) {
+      return new ProcedureInfo(
+          procId,
+          Procedure.NO_PARENT,
+          procId,
+          null,
+          ProcedureState.FAILED,
+          null,
+          0,
+          0,
+          null,
+          failure,
+          true);
+    }
+    return new ProcedureInfo(
+        procId,
+        env.getParentProcId(),
+        env.getRootProcId(),
+        env.getType(),
+        ProcedureState.FAILED,
+        null,
+        env.getSubmittedTime(),
+        env.getLastUpdate(),
+        null,
+        failure,
+        true);
+  }
+}

@@ -1,0 +1,122 @@
+package dev.baton.procedure;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Unwinds a failed root stack (seed 000 §3.2.3): from the newest entry down, every executed step of
+ * every member that has not succeeded is rolled back and persisted, so a restart during rollback
+ * continues where it stopped. A succeeded child is skipped: the parent's rollback of the step that
+ * spawned it compensates. At the end every unfinished member is ROLLEDBACK and the tree completes.
+ *
+ * <p>Runs on one worker while the stack is claimed ({@link RootProcedureStack#tryStartRollback}),
+ * so no member runs meanwhile.
+ */
+final class RollbackRunner<Env> {
+  private static final Logger LOG = LoggerFactory.getLogger(RollbackRunner.class);
+
+  private final ExecutorContext<Env> ctx;
+  private final ProcedureCompletion<Env> completion;
+
+  RollbackRunner(ExecutorContext<Env> ctx, ProcedureCompletion<Env> completion) {
+    this.ctx = ctx;
+    this.completion = completion;
+  }
+
+  void unwind(RootProcedureStack<Env> stack) throws IOException, InterruptedException {
+    boolean done = false;
+    try {
+      done = unwindClaimed(stack);
+    } finally {
+      if (!done && stack.isRollingBack()) {
+        stack.pauseRollback(0); // interrupted: release the claim, a restart continues
+      }
+    }
+  }
+
+  private boolean unwindClaimed(RootProcedureStack<Env> stack)
+      throws IOException, InterruptedException {
+    Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
+    if (root == null) {
+      return true;
+    }
+    if (root.getState() != ProcedureState.FAILED) {
+      if (!root.isFailed()) {
+        ProcedureFailure cause = stack.firstFailure();
+        root.setFailureRecord(
+            cause != null
+                ? cause
+                : new ProcedureFailure("executor", "a member of the tree failed", "", false));
+      }
+      root.transitionTo(ProcedureState.FAILED);
+      ctx.persist(root);
+    }
+    Procedure<Env> proc;
+    while ((proc = stack.newestEntry()) != null) {
+      if (!ctx.running) {
+        return false;
+      }
+      if (proc.isSuccess()) {
+        stack.popEntry(); // compensated by its parent's rollback
+        continue;
+      }
+      if (proc.getState() != ProcedureState.FAILED) {
+        proc.transitionTo(ProcedureState.FAILED);
+      }
+      try {
+        proc.doRollbackStep(ctx.env);
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Throwable t) {
+        retryLater(stack, proc, t);
+        return false;
+      }
+      if (!ctx.running || Thread.currentThread().isInterrupted()) {
+        throw new InterruptedException("executor stopping; rollback step of " + proc);
+      }
+      proc.resetRetryAttempts();
+      stack.popEntry();
+      if (!proc.removeNewestStackIndex()) {
+        proc.transitionTo(ProcedureState.ROLLEDBACK);
+      }
+      ctx.persist(proc);
+    }
+    finish(root, stack);
+    return true;
+  }
+
+  /** Every step is undone: mark the unfinished members ROLLEDBACK and complete the tree. */
+  private void finish(Procedure<Env> root, RootProcedureStack<Env> stack) throws IOException {
+    List<Procedure<Env>> members = new ArrayList<>(stack.members());
+    for (Procedure<Env> m : members) {
+      if (m.isSuccess() || m.getState() == ProcedureState.ROLLEDBACK) {
+        continue;
+      }
+      if (m.getState() != ProcedureState.FAILED) {
+        m.transitionTo(ProcedureState.FAILED);
+      }
+      m.transitionTo(ProcedureState.ROLLEDBACK);
+    }
+    completion.rootFinished(root, stack);
+  }
+
+  private void retryLater(RootProcedureStack<Env> stack, Procedure<Env> proc, Throwable t) {
+    int attempt = proc.nextRetryAttempt();
+    long wait = ctx.config.retryBackoffMillis(attempt);
+    long at = ctx.now() + wait;
+    LOG.warn(
+        "rollback of step {} of procedure {} failed (attempt {}); retrying in {} ms. "
+            + "Fix the cause; the rollback repeats until it succeeds.",
+        proc.getStepName(),
+        proc.getProcId(),
+        attempt,
+        wait,
+        t);
+    stack.pauseRollback(at);
+    Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
+    ctx.timeouts.add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
+  }
+}

@@ -1,0 +1,195 @@
+package dev.baton.procedure;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A procedure written as a state machine over user states {@code S} (usually an enum). Each step
+ * runs {@link #executeFromState} for the current state; {@link #setNextState} names the next one.
+ *
+ * <p>Rollback calls {@link #rollbackState} once for every state whose {@code executeFromState} ran
+ * (the failing one included), newest first; never for a state that was only named as next. A state
+ * whose {@link #isRollbackSupported} is false is retried with backoff when it fails, instead of
+ * being rolled back, and an abort is refused while the procedure is in it.
+ *
+ * <p>The cycle counter ({@link #getCycles}) counts consecutive steps in the same state, so a step
+ * that waits in place can give up after a bound (seed 000 "circle").
+ */
+public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
+
+  /** What a step tells the framework. */
+  public enum Flow {
+    HAS_MORE_STATE,
+    NO_MORE_STATE
+  }
+
+  private static final int NO_STATE = -1;
+
+  /** Ids of the states whose executeFromState ran, oldest first; consecutive repeats kept once. */
+  private int[] executedStates = new int[0];
+
+  private int nextStateId = NO_STATE;
+  private int cycles;
+  private boolean noMoreState;
+  private boolean lastStepRecorded;
+  private boolean lastStepUnsupportedRollback;
+  private final List<Procedure<Env>> newChildren = new ArrayList<>();
+
+  /** Runs the step for {@code state}. */
+  protected abstract Flow executeFromState(Env env, S state)
+      throws ProcedureSuspendedException, ProcedureYieldException, InterruptedException;
+
+  /** Undoes what {@code executeFromState(env, state)} did; must be idempotent. */
+  protected abstract void rollbackState(Env env, S state) throws IOException, InterruptedException;
+
+  protected abstract S getState(int stateId);
+
+  protected abstract int getStateId(S state);
+
+  protected abstract S getInitialState();
+
+  /** Whether {@code state} can be rolled back; if not, its failures are retried with backoff. */
+  protected boolean isRollbackSupported(S state) {
+    return true;
+  }
+
+  /** Names the state the next step runs. */
+  protected final void setNextState(S state) {
+    int id = getStateId(state);
+    if (id < 0) {
+      throw new IllegalArgumentException("state ids must be >= 0, got " + id + " for " + state);
+    }
+    nextStateId = id;
+  }
+
+  /** Adds children to start when the current step ends; this procedure waits for them. */
+  @SafeVarargs
+  protected final void addChildProcedure(Procedure<Env>... children) {
+    newChildren.addAll(Arrays.asList(children));
+  }
+
+  /** The state the next (or current) step runs. */
+  protected final S getCurrentState() {
+    return nextStateId == NO_STATE ? getInitialState() : getState(nextStateId);
+  }
+
+  /** Consecutive steps run in the current state without moving to another one. */
+  protected final int getCycles() {
+    return cycles;
+  }
+
+  /** Default abort: accepted unless the current state cannot be rolled back. */
+  @Override
+  protected boolean abort(Env env) {
+    return isRollbackSupported(getCurrentState());
+  }
+
+  @Override
+  public String getStepName() {
+    if (noMoreState && executedStates.length > 0) {
+      return String.valueOf(getState(executedStates[executedStates.length - 1]));
+    }
+    return String.valueOf(getCurrentState());
+  }
+
+  @Override
+  protected final Procedure<Env>[] execute(Env env)
+      throws ProcedureYieldException, ProcedureSuspendedException, InterruptedException {
+    lastStepRecorded = false;
+    lastStepUnsupportedRollback = false;
+    if (noMoreState) {
+      return null; // the last state spawned children; they are done, so is this procedure
+    }
+    S state = getCurrentState();
+    int stateId = getStateId(state);
+    if (nextStateId == NO_STATE) {
+      nextStateId = stateId;
+    }
+    recordExecuted(stateId);
+    lastStepUnsupportedRollback = !isRollbackSupported(state);
+    newChildren.clear();
+    Flow flow = executeFromState(env, state);
+    if (nextStateId == stateId) {
+      cycles++;
+    } else {
+      cycles = 0;
+    }
+    if (flow == Flow.NO_MORE_STATE) {
+      noMoreState = true;
+    }
+    if (!newChildren.isEmpty()) {
+      @SuppressWarnings("unchecked")
+      Procedure<Env>[] children = newChildren.toArray(new Procedure[0]);
+      newChildren.clear();
+      return children;
+    }
+    if (noMoreState) {
+      return null;
+    }
+    @SuppressWarnings("unchecked")
+    Procedure<Env>[] again = new Procedure[] {this};
+    return again;
+  }
+
+  private void recordExecuted(int stateId) {
+    int n = executedStates.length;
+    if (n > 0 && executedStates[n - 1] == stateId) {
+      return;
+    }
+    executedStates = Arrays.copyOf(executedStates, n + 1);
+    executedStates[n] = stateId;
+    lastStepRecorded = true;
+  }
+
+  @Override
+  protected final void rollback(Env env) throws IOException, InterruptedException {
+    int n = executedStates.length;
+    if (n == 0) {
+      return;
+    }
+    rollbackState(env, getState(executedStates[n - 1]));
+    executedStates = Arrays.copyOf(executedStates, n - 1);
+  }
+
+  @Override
+  boolean lastStepAddsRollbackEntry() {
+    return lastStepRecorded;
+  }
+
+  @Override
+  boolean retryInsteadOfRollback() {
+    return lastStepUnsupportedRollback;
+  }
+
+  @Override
+  void writeState(DataOutputStream out) throws IOException {
+    out.writeInt(nextStateId);
+    out.writeInt(cycles);
+    out.writeBoolean(noMoreState);
+    out.writeInt(executedStates.length);
+    for (int id : executedStates) {
+      out.writeInt(id);
+    }
+    serializeStateData(out);
+  }
+
+  @Override
+  void readState(DataInputStream in) throws IOException {
+    nextStateId = in.readInt();
+    cycles = in.readInt();
+    noMoreState = in.readBoolean();
+    int n = in.readInt();
+    if (n < 0 || n > in.available() / Integer.BYTES) {
+      throw new IOException("executed state count " + n + " does not fit the stored bytes");
+    }
+    executedStates = new int[n];
+    for (int i = 0; i < n; i++) {
+      executedStates[i] = in.readInt();
+    }
+    deserializeStateData(in);
+  }
+}

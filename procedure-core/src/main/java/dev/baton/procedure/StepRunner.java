@@ -1,0 +1,306 @@
+package dev.baton.procedure;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one polled procedure on a worker (seed 000 §3.2.2 executeProcedure): checks its root stack,
+ * handles wake-ups, timeouts and aborts, takes its lock, runs one step, persists the outcome and
+ * queues what comes next. When the root stack has failed and no member runs, it unwinds it.
+ */
+final class StepRunner<Env> implements Consumer<Procedure<?>> {
+  private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
+
+  private final ExecutorContext<Env> ctx;
+  private final ProcedureCompletion<Env> completion;
+  private final RollbackRunner<Env> rollback;
+
+  StepRunner(
+      ExecutorContext<Env> ctx, ProcedureCompletion<Env> completion, RollbackRunner<Env> rollback) {
+    this.ctx = ctx;
+    this.completion = completion;
+    this.rollback = rollback;
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public void accept(Procedure<?> raw) {
+    Procedure<Env> proc = (Procedure<Env>) raw;
+    proc.execLock.lock();
+    try {
+      runLocked(proc);
+    } catch (IOException e) {
+      if (ctx.running) {
+        ctx.fail(e);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("executor error while running {}; stopping the executor", proc, e);
+      ctx.fail(e);
+    } finally {
+      proc.execLock.unlock();
+    }
+  }
+
+  private void runLocked(Procedure<Env> proc) throws IOException, InterruptedException {
+    if (!ctx.running || proc.isFinished() || ctx.procedures.get(proc.getProcId()) != proc) {
+      return; // a stale queue entry
+    }
+    RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
+    if (stack == null) {
+      return;
+    }
+    if (stack.acquire()) {
+      try {
+        step(proc, stack);
+      } finally {
+        stack.release();
+      }
+    }
+    if (ctx.running && stack.tryStartRollback(ctx.now())) {
+      rollback.unwind(stack);
+    }
+  }
+
+  /** Decides whether the procedure may run now, then runs one step. */
+  private void step(Procedure<Env> proc, RootProcedureStack<Env> stack)
+      throws IOException, InterruptedException {
+    if (!prepare(proc)) {
+      return;
+    }
+    if (proc.isFailed()) {
+      fail(proc, stack);
+      return;
+    }
+    if (!proc.isLockHeld()) {
+      LockState lock = proc.acquireLock(ctx.env);
+      if (lock == LockState.LOCK_YIELD_WAIT) {
+        ctx.scheduler.addBack(proc);
+        return;
+      }
+      if (lock == LockState.LOCK_EVENT_WAIT) {
+        return; // parked on the lock; the release queues it again
+      }
+      proc.setLockHeld(true);
+    }
+    execute(proc, stack);
+  }
+
+  /**
+   * Turns the reason this procedure was queued into its state: an expired wait, a wake-up, an abort
+   * or a timeout. Returns false if it has nothing to run now.
+   */
+  private boolean prepare(Procedure<Env> proc) {
+    boolean woken = proc.takeWakeRequest();
+    proc.takeTimeoutFired();
+    long now = ctx.now();
+    if (proc.isAbortRequested() && !proc.isFailed()) {
+      proc.setFailureRecord(
+          ProcedureFailure.aborted("abort", "procedure " + proc.getProcId() + " was aborted"));
+    }
+    if (!proc.isFailed() && proc.getTimeout() > 0) {
+      long deadline = proc.getSubmittedTime() + proc.getTimeout();
+      if (now >= deadline && proc.setTimeoutFailure(ctx.env)) {
+        proc.setFailureRecord(
+            ProcedureFailure.aborted(
+                "timeout", "procedure timeout of " + proc.getTimeout() + " ms expired"));
+      }
+    }
+    switch (proc.getState()) {
+      case RUNNABLE:
+        return true;
+      case WAITING_TIMEOUT:
+        if (proc.isFailed()) {
+          return true;
+        }
+        boolean expired = now >= proc.getWaitDeadline();
+        if (!woken && !expired) {
+          return false;
+        }
+        if (expired && !woken && proc.setTimeoutFailure(ctx.env)) {
+          proc.setFailureRecord(
+              ProcedureFailure.aborted(
+                  "timeout", "wait of procedure " + proc.getProcId() + " expired"));
+          return true;
+        }
+        proc.setWaitDeadline(0);
+        proc.transitionTo(ProcedureState.RUNNABLE);
+        return true;
+      case WAITING:
+        if (proc.isFailed()) {
+          return true;
+        }
+        if (woken && proc.getPendingChildren() <= 0) {
+          proc.transitionTo(ProcedureState.RUNNABLE);
+          return true;
+        }
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  /** The procedure failed: mark it, persist, and fail its root stack. */
+  private void fail(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
+    proc.transitionTo(ProcedureState.FAILED);
+    ctx.persist(proc);
+    stack.setFailed(proc, proc.getFailure());
+  }
+
+  private void execute(Procedure<Env> proc, RootProcedureStack<Env> stack)
+      throws IOException, InterruptedException {
+    Procedure<Env>[] children = null;
+    boolean yielded = false;
+    boolean suspended = false;
+    try {
+      children = proc.doExecute(ctx.env);
+    } catch (ProcedureYieldException e) {
+      yielded = true;
+    } catch (ProcedureSuspendedException e) {
+      suspended = true;
+    } catch (InterruptedException e) {
+      releaseLockAfterStep(proc);
+      throw e; // the executor is stopping: this step is not recorded as done
+    } catch (Throwable t) {
+      proc.setFailure(proc.getType(), t);
+    }
+    if (!ctx.running || Thread.currentThread().isInterrupted()) {
+      throw new InterruptedException("executor stopping; step of " + proc + " not recorded");
+    }
+    if (proc.lastStepAddsRollbackEntry()) {
+      stack.addEntry(proc);
+    }
+    long waitMillis = proc.takeRequestedWait();
+    if (proc.isFailed()) {
+      if (proc.retryInsteadOfRollback()) {
+        scheduleRetry(proc);
+      } else {
+        releaseLockAfterStep(proc);
+        fail(proc, stack);
+      }
+      return;
+    }
+    proc.resetRetryAttempts();
+    if (yielded) {
+      ctx.persist(proc);
+      releaseLockAfterStep(proc);
+      ctx.scheduler.addBack(proc);
+    } else if (suspended) {
+      proc.transitionTo(ProcedureState.WAITING);
+      ctx.persist(proc);
+      releaseLockAfterStep(proc);
+    } else if (children != null && children.length == 1 && children[0] == proc) {
+      continueWith(proc, waitMillis);
+    } else if (children != null && children.length > 0) {
+      spawn(proc, stack, children);
+    } else {
+      succeed(proc, stack);
+    }
+  }
+
+  /** The step asked for another step, maybe after a wait. */
+  private void continueWith(Procedure<Env> proc, long waitMillis) throws IOException {
+    if (waitMillis >= 0) {
+      long deadline = ctx.now() + waitMillis;
+      proc.setWaitDeadline(deadline);
+      proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
+      ctx.persist(proc);
+      releaseLockAfterStep(proc);
+      ctx.timeouts.add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
+      return;
+    }
+    ctx.persist(proc);
+    releaseLockAfterStep(proc);
+    if (proc.isYieldAfterExecution(ctx.env)) {
+      ctx.scheduler.addBack(proc);
+    } else {
+      ctx.scheduler.addFront(proc);
+    }
+  }
+
+  /** The step returned children: persist them with the parent's WAITING, then queue them. */
+  private void spawn(Procedure<Env> parent, RootProcedureStack<Env> stack, Procedure<Env>[] kids)
+      throws IOException {
+    long now = ctx.now();
+    List<Procedure<Env>> children = new ArrayList<>(kids.length);
+    for (Procedure<Env> child : kids) {
+      if (child == null || child == parent || child.getProcId() != 0) {
+        parent.setFailure(
+            parent.getType(),
+            new IllegalStateException("step returned an invalid child: " + child));
+        releaseLockAfterStep(parent);
+        fail(parent, stack);
+        return;
+      }
+      String type = ctx.codec.registry().typeOf(child).orElse(null);
+      if (type == null) {
+        parent.setFailure(
+            parent.getType(), new UnknownProcedureTypeException(child.getClass().getName()));
+        releaseLockAfterStep(parent);
+        fail(parent, stack);
+        return;
+      }
+      child.setType(type);
+      child.setProcId(ctx.lastProcId.incrementAndGet());
+      child.setParent(parent.getProcId(), parent.getRootProcId());
+      child.setSubmittedTime(now);
+      child.transitionTo(ProcedureState.RUNNABLE);
+      children.add(child);
+    }
+    parent.setPendingChildren(children.size());
+    parent.transitionTo(ProcedureState.WAITING);
+    List<Procedure<Env>> batch = new ArrayList<>(children.size() + 1);
+    batch.add(parent);
+    batch.addAll(children);
+    ctx.write(batch, List.of());
+    releaseLockAfterStep(parent);
+    for (Procedure<Env> child : children) {
+      ctx.procedures.put(child.getProcId(), child);
+      stack.addMember(child);
+      if (child.getTimeout() > 0) {
+        ctx.timeouts.add(
+            child.getSubmittedTime() + child.getTimeout(),
+            TimeoutQueue.Kind.PROCEDURE_DEADLINE,
+            child);
+      }
+      ctx.scheduler.addFront(child);
+    }
+  }
+
+  private void succeed(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
+    proc.transitionTo(ProcedureState.SUCCESS);
+    if (proc.hasParent()) {
+      completion.childSucceeded(proc, stack);
+    } else {
+      completion.rootFinished(proc, stack);
+    }
+  }
+
+  /** A step whose state cannot be rolled back failed: try it again after a backoff. */
+  private void scheduleRetry(Procedure<Env> proc) throws IOException {
+    int attempt = proc.nextRetryAttempt();
+    long wait = ctx.config.retryBackoffMillis(attempt);
+    LOG.warn(
+        "step {} of procedure {} failed ({}) and cannot be rolled back; retry {} in {} ms",
+        proc.getStepName(),
+        proc.getProcId(),
+        proc.getFailure().describe(),
+        attempt,
+        wait);
+    proc.clearFailure();
+    ctx.persist(proc);
+    releaseLockAfterStep(proc);
+    ctx.timeouts.add(ctx.now() + wait, TimeoutQueue.Kind.RETRY_STEP, proc);
+  }
+
+  private void releaseLockAfterStep(Procedure<Env> proc) {
+    if (proc.isLockHeld() && !proc.holdLock(ctx.env)) {
+      completion.releaseHeldLock(proc);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.baton.procedure.store;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * An atomic group of store changes: records to insert or replace, procIds to delete, and the
+ * highest procId allocated so far (so ids are never reused after the records are gone).
+ */
+public final class StoreBatch {
+  private final List<StoreRecord> upserts;
+  private final long[] deletes;
+  private final long maxProcId;
+
+  private StoreBatch(List<StoreRecord> upserts, long[] deletes, long maxProcId) {
+    this.upserts = Collections.unmodifiableList(upserts);
+    this.deletes = deletes;
+    this.maxProcId = maxProcId;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public List<StoreRecord> upserts() {
+    return upserts;
+  }
+
+  public long[] deletes() {
+    return deletes.clone();
+  }
+
+  /** Number of deletes, without copying. */
+  public int deleteCount() {
+    return deletes.length;
+  }
+
+  /** The i-th deleted procId. */
+  public long deleteAt(int i) {
+    return deletes[i];
+  }
+
+  public long maxProcId() {
+    return maxProcId;
+  }
+
+  /** Approximate encoded size in bytes, for batching bounds. */
+  public int estimatedBytes() {
+    int bytes = Long.BYTES * (deletes.length + 1);
+    for (StoreRecord r : upserts) {
+      bytes += r.data().length + Long.BYTES;
+    }
+    return bytes;
+  }
+
+  @Override
+  public String toString() {
+    return "StoreBatch{upserts=" + upserts.size() + ", deletes=" + deletes.length + "}";
+  }
+
+  /** Builds a {@link StoreBatch}. */
+  public static final class Builder {
+    private final List<StoreRecord> upserts = new ArrayList<>();
+    private long[] deletes = new long[0];
+    private int deleteCount;
+    private long maxProcId;
+
+    private Builder() {}
+
+    public Builder upsert(StoreRecord record) {
+      upserts.add(record);
+      maxProcId = Math.max(maxProcId, record.procId());
+      return this;
+    }
+
+    public Builder delete(long procId) {
+      if (deleteCount == deletes.length) {
+        deletes = java.util.Arrays.copyOf(deletes, Math.max(4, deleteCount * 2));
+      }
+      deletes[deleteCount++] = procId;
+      return this;
+    }
+
+    public Builder maxProcId(long id) {
+      maxProcId = Math.max(maxProcId, id);
+      return this;
+    }
+
+    public boolean isEmpty() {
+      return upserts.isEmpty() && deleteCount == 0;
+    }
+
+    public StoreBatch build() {
+      return new StoreBatch(
+          new ArrayList<>(upserts), java.util.Arrays.copyOf(deletes, deleteCount), maxProcId);
+    }
+  }
+}
