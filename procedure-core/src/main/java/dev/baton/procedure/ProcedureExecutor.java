@@ -264,8 +264,13 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     if (ctx.info(procId) == null) {
       throw new IllegalArgumentException("unknown procedure " + procId);
     }
+    var future = ctx.finishFuture(procId);
+    if (phase == Phase.STOPPED && !future.isDone()) {
+      throw new IllegalStateException(
+          name + " stopped before procedure " + procId + " finished", failureCause);
+    }
     try {
-      return ctx.finishFuture(procId).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw new IllegalStateException(
           "executor stopped before procedure " + procId + " finished", e.getCause());
