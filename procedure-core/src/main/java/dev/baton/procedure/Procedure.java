@@ -240,6 +240,15 @@ public abstract class Procedure<Env> {
     return true;
   }
 
+  /**
+   * Recovery found this procedure RUNNABLE: its next step may have run before the crash without its
+   * outcome being persisted. Returns true if that step is to be counted as executed (so a rollback
+   * undoes it); plain procedures count executions only when they are recorded.
+   */
+  boolean countInterruptedStepAsExecuted() {
+    return false;
+  }
+
   /** Whether a failure of the step that just ran should be retried instead of rolled back. */
   boolean retryInsteadOfRollback() {
     return false;

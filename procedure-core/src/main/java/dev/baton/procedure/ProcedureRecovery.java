@@ -153,6 +153,12 @@ final class ProcedureRecovery<Env> {
             p.getSubmittedTime() + p.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, p);
       }
     }
+    for (Procedure<Env> p : runnable) {
+      // its due step may have run before the crash; a rollback must undo it too
+      if (p.countInterruptedStepAsExecuted()) {
+        ctx.stacks.get(p.getRootProcId()).addEntry(p);
+      }
+    }
     retakeHeldLocks(live);
     for (RootProcedureStack<Env> stack : ctx.stacks.values()) {
       if (stack.isFailed()) {

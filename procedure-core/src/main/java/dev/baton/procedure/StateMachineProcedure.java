@@ -12,9 +12,12 @@ import java.util.List;
  * runs {@link #executeFromState} for the current state; {@link #setNextState} names the next one.
  *
  * <p>Rollback calls {@link #rollbackState} once for every state whose {@code executeFromState} ran
- * (the failing one included), newest first; never for a state that was only named as next. A state
- * whose {@link #isRollbackSupported} is false is retried with backoff when it fails, instead of
- * being rolled back, and an abort is refused while the procedure is in it.
+ * (the failing one included), newest first; never for a state that was only named as next. One case
+ * is counted as run although the framework cannot know: the state that was due when the executor
+ * crashed (it may have run without its outcome being persisted). So rollbackState must cope with a
+ * state that ran partly or not at all, as it must for a failing step anyway. A state whose {@link
+ * #isRollbackSupported} is false is retried with backoff when it fails, instead of being rolled
+ * back, and an abort is refused while the procedure is in it.
  *
  * <p>The cycle counter ({@link #getCycles}) counts consecutive steps in the same state, so a step
  * that waits in place can give up after a bound (seed 000 "circle").
@@ -153,6 +156,21 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
     }
     rollbackState(env, getState(executedStates[n - 1]));
     executedStates = Arrays.copyOf(executedStates, n - 1);
+  }
+
+  @Override
+  boolean countInterruptedStepAsExecuted() {
+    if (noMoreState) {
+      return false;
+    }
+    int stateId = nextStateId == NO_STATE ? getStateId(getInitialState()) : nextStateId;
+    int n = executedStates.length;
+    if (n > 0 && executedStates[n - 1] == stateId) {
+      return false;
+    }
+    nextStateId = stateId;
+    recordExecuted(stateId);
+    return true;
   }
 
   @Override
