@@ -1,0 +1,180 @@
+package dev.baton.procedure.store;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The segment files of a store directory, as the writer thread sees them: appends go to the active
+ * (newest) segment, which rolls to a new file once it is full; segments are removed from the oldest
+ * end only. Appended records are buffered until {@link #sync}, which writes them with one gathering
+ * write and forces them to disk with one {@code force}. Used by the writer thread only.
+ */
+final class SegmentLog implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SegmentLog.class);
+
+  private final Path dir;
+  private final long segmentBytes;
+  private final boolean fsync;
+  private final AtomicLong syncs;
+  private final Deque<Long> segmentIds;
+  private final List<ByteBuffer> buffered = new ArrayList<>();
+  private FileChannel active;
+  private long activeSize;
+
+  private SegmentLog(
+      Path dir, long segmentBytes, boolean fsync, AtomicLong syncs, List<Long> segmentIds) {
+    this.dir = dir;
+    this.segmentBytes = segmentBytes;
+    this.fsync = fsync;
+    this.syncs = syncs;
+    this.segmentIds = new ArrayDeque<>(segmentIds);
+  }
+
+  /**
+   * Opens the log over the recovered segments, appending to the newest; creates the first segment
+   * of an empty directory.
+   */
+  static SegmentLog open(
+      Path dir, List<Long> segmentIds, long segmentBytes, boolean fsync, AtomicLong syncs)
+      throws IOException {
+    SegmentLog log = new SegmentLog(dir, segmentBytes, fsync, syncs, segmentIds);
+    if (segmentIds.isEmpty()) {
+      log.create(SegmentFormat.FIRST_SEGMENT_ID);
+    } else {
+      long id = segmentIds.get(segmentIds.size() - 1);
+      log.active = FileChannel.open(SegmentFormat.path(dir, id), StandardOpenOption.WRITE);
+      log.activeSize = log.active.size();
+      log.active.position(log.activeSize);
+    }
+    return log;
+  }
+
+  int segmentCount() {
+    return segmentIds.size();
+  }
+
+  long oldestId() {
+    return segmentIds.getFirst();
+  }
+
+  long activeId() {
+    return segmentIds.getLast();
+  }
+
+  /**
+   * Queues a framed record for the active segment, rolling to a new segment first if the record
+   * would overflow a non-empty one. A new segment starts with a record declaring {@code maxProcId},
+   * so the highest id survives the removal of older segments.
+   *
+   * @return the id of the segment the record goes to
+   */
+  long add(ByteBuffer frame, long maxProcId) throws IOException {
+    if (activeSize > 0 && activeSize + frame.remaining() > segmentBytes) {
+      roll(maxProcId);
+    }
+    buffered.add(frame);
+    activeSize += frame.remaining();
+    return activeId();
+  }
+
+  /** Writes every queued record and, unless fsync is off, forces the active segment to disk. */
+  void sync() throws IOException {
+    flush();
+    force();
+  }
+
+  /** Deletes the oldest segment; the caller has checked that it holds no live record. */
+  void deleteOldest() throws IOException {
+    if (segmentIds.size() < 2) {
+      throw new IllegalStateException("the active segment " + activeId() + " is never deleted");
+    }
+    Path file = SegmentFormat.path(dir, oldestId());
+    Files.deleteIfExists(file);
+    segmentIds.removeFirst();
+    // Persist each removal before the next, so a crash never leaves a gap between segments.
+    syncDirectory();
+    LOG.debug("Removed procedure store segment {}", file);
+  }
+
+  @Override
+  public void close() throws IOException {
+    buffered.clear();
+    if (active != null) {
+      active.close();
+      active = null;
+    }
+  }
+
+  private void roll(long maxProcId) throws IOException {
+    flush();
+    force();
+    active.close();
+    active = null;
+    create(activeId() + 1);
+    if (maxProcId > 0) {
+      ByteBuffer header = SegmentFormat.encodeMaxProcId(maxProcId);
+      buffered.add(header);
+      activeSize += header.remaining();
+    }
+  }
+
+  private void create(long id) throws IOException {
+    Path file = SegmentFormat.path(dir, id);
+    active = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    segmentIds.addLast(id);
+    activeSize = 0;
+    syncDirectory();
+    LOG.debug("Created procedure store segment {}", file);
+  }
+
+  private void flush() throws IOException {
+    if (buffered.isEmpty()) {
+      return;
+    }
+    ByteBuffer[] frames = buffered.toArray(new ByteBuffer[0]);
+    int first = 0;
+    while (first < frames.length) {
+      active.write(frames, first, frames.length - first);
+      while (first < frames.length && !frames[first].hasRemaining()) {
+        first++;
+      }
+    }
+    buffered.clear();
+  }
+
+  private void force() throws IOException {
+    if (fsync) {
+      active.force(false);
+      syncs.incrementAndGet();
+    }
+  }
+
+  /** Makes a created or deleted file name durable; not every platform can open a directory. */
+  private void syncDirectory() throws IOException {
+    if (!fsync) {
+      return;
+    }
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(dir, StandardOpenOption.READ);
+    } catch (IOException e) {
+      LOG.debug("Cannot open {} to sync it; relying on the file system", dir, e);
+      return;
+    }
+    try (channel) {
+      channel.force(true);
+    }
+  }
+}
