@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -33,7 +32,7 @@ final class ExecutorContext<Env> {
   final Map<Long, ProcedureInfo> corrupt = new ConcurrentHashMap<>();
   final CompletedProcedureRetainer completed = new CompletedProcedureRetainer();
   final TimeoutQueue timeouts;
-  final AtomicLong lastProcId = new AtomicLong();
+  final ProcIdAllocator ids;
   private final Map<Long, CompletableFuture<ProcedureInfo>> finishWaiters =
       new ConcurrentHashMap<>();
   private final Consumer<Throwable> fatal;
@@ -55,6 +54,7 @@ final class ExecutorContext<Env> {
     this.clock = clock;
     this.timeouts = new TimeoutQueue(clock);
     this.fatal = fatal;
+    this.ids = new ProcIdAllocator(store);
   }
 
   long now() {
@@ -75,7 +75,7 @@ final class ExecutorContext<Env> {
   void write(Collection<Procedure<Env>> upserts, Collection<Procedure<Env>> deletes)
       throws IOException {
     long now = now();
-    StoreBatch.Builder b = StoreBatch.builder().maxProcId(lastProcId.get());
+    StoreBatch.Builder b = StoreBatch.builder().maxProcId(ids.highest());
     for (Procedure<Env> p : upserts) {
       p.setLastUpdate(now);
       b.upsert(new StoreRecord(p.getProcId(), codec.encode(p, config.term())));

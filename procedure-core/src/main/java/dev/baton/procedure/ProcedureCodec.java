@@ -92,6 +92,45 @@ public final class ProcedureCodec {
     return b.build();
   }
 
+  /**
+   * Encodes a new root procedure for a submission that gets its id later, when a replicated state
+   * machine applies it ({@link #assignProcId}). The procedure must not have been submitted before.
+   *
+   * @throws UnknownProcedureTypeException if its type is not registered
+   */
+  public byte[] encodeSubmission(Procedure<?> proc, NonceKey nonce, long submittedTime)
+      throws IOException {
+    if (proc.getProcId() != 0 || proc.getState() != ProcedureState.INITIALIZING) {
+      throw new IllegalArgumentException(proc + " was already submitted");
+    }
+    proc.setType(
+        registry
+            .typeOf(proc)
+            .orElseThrow(
+                () -> new UnknownProcedureTypeException(proc.getClass().getName() + " (class)")));
+    if (nonce != null) {
+      proc.setNonceKey(nonce);
+    }
+    proc.setParent(Procedure.NO_PARENT, 0);
+    proc.setSubmittedTime(submittedTime);
+    proc.setLastUpdate(submittedTime);
+    proc.transitionTo(ProcedureState.RUNNABLE);
+    return toEnvelope(proc, 0).toByteArray();
+  }
+
+  /**
+   * The record of a submission ({@link #encodeSubmission}) under its assigned id: the procedure is
+   * the root of its own tree.
+   */
+  public static byte[] assignProcId(byte[] submission, long procId) throws ProcedureCodecException {
+    ProcedureEnvelope env = parseEnvelope(0, submission);
+    if (env.getParentProcId() != Procedure.NO_PARENT
+        || env.getStateValue() != ProcedureState.RUNNABLE.ordinal() + 1) {
+      throw new ProcedureCodecException("not a new root submission: " + env.getType());
+    }
+    return env.toBuilder().setProcId(procId).setRootProcId(procId).build().toByteArray();
+  }
+
   /** Parses the framework envelope of a stored record. */
   public static ProcedureEnvelope parseEnvelope(long procId, byte[] data)
       throws ProcedureCodecException {

@@ -3,6 +3,7 @@ package dev.baton.procedure;
 import dev.baton.procedure.scheduler.FifoScheduler;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -179,7 +180,13 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     if (proc.getProcId() != 0) {
       throw new IllegalArgumentException(proc + " was already submitted");
     }
-    long procId = ctx.lastProcId.incrementAndGet();
+    long procId;
+    try {
+      procId = ctx.ids.next();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(
+          "no procedure id could be reserved for " + type + ": " + e.getMessage(), e);
+    }
     if (nonce != null) {
       Long existing = ctx.nonces.putIfAbsent(nonce, procId);
       if (existing != null) {
@@ -203,6 +210,57 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       throw new java.io.UncheckedIOException(
           "submission of " + type + " could not be persisted: " + e.getMessage(), e);
     }
+    schedule(proc, stack);
+    return procId;
+  }
+
+  /**
+   * Takes over a root procedure that someone else submitted and already made durable in this
+   * executor's store (a replicated state machine applying a submission from another node). The
+   * record must be a new root: RUNNABLE, nothing executed. A procedure this executor already knows
+   * is ignored, so adopting the same record twice is harmless.
+   *
+   * @return true if the procedure was adopted and queued, false if it was already known
+   * @throws ProcedureCodecException if the record cannot be decoded or is not a new root
+   * @throws IllegalStateException if the executor is not running
+   */
+  public boolean adopt(StoreRecord record) throws ProcedureCodecException {
+    ensureRunning();
+    long procId = record.procId();
+    ctx.ids.observe(procId);
+    if (ctx.info(procId) != null) {
+      return false;
+    }
+    @SuppressWarnings("unchecked")
+    Procedure<Env> proc = (Procedure<Env>) ctx.codec.decode(procId, record.data());
+    if (proc.getParentProcId() != Procedure.NO_PARENT
+        || proc.getRootProcId() != procId
+        || proc.getState() != ProcedureState.RUNNABLE
+        || proc.getStackIndexes().length != 0) {
+      throw new ProcedureCodecException(
+          "procedure " + procId + " cannot be adopted: it is not a new root (" + proc + ")");
+    }
+    if (proc.getNonceKey() != null) {
+      Long existing = ctx.nonces.putIfAbsent(proc.getNonceKey(), procId);
+      if (existing != null && existing != procId) {
+        throw new ProcedureCodecException(
+            "procedure "
+                + procId
+                + " repeats nonce "
+                + proc.getNonceKey()
+                + " of procedure "
+                + existing);
+      }
+    }
+    proc.refreshSnapshot();
+    RootProcedureStack<Env> stack = new RootProcedureStack<>(procId);
+    stack.addMember(proc);
+    schedule(proc, stack);
+    return true;
+  }
+
+  private void schedule(Procedure<Env> proc, RootProcedureStack<Env> stack) {
+    long procId = proc.getProcId();
     ctx.stacks.put(procId, stack);
     ctx.procedures.put(procId, proc);
     if (proc.getTimeout() > 0) {
@@ -210,7 +268,6 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
           proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
     }
     ctx.scheduler.addBack(proc);
-    return procId;
   }
 
   /**
@@ -321,7 +378,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
         ctx.store.write(
             dev.baton.procedure.store.StoreBatch.builder()
                 .delete(c.root().procId())
-                .maxProcId(ctx.lastProcId.get())
+                .maxProcId(ctx.ids.highest())
                 .build());
       } catch (IOException e) {
         LOG.warn(

@@ -53,7 +53,7 @@ final class ProcedureRecovery<Env> {
         }
       }
     }
-    ctx.lastProcId.set(maxId);
+    ctx.ids.reset(maxId);
     for (Procedure<Env> p : loaded.values()) {
       p.beforeRecover(ctx.env);
     }

@@ -246,7 +246,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
         return;
       }
       child.setType(type);
-      child.setProcId(ctx.lastProcId.incrementAndGet());
+      child.setProcId(ctx.ids.next());
       child.setParent(parent.getProcId(), parent.getRootProcId());
       child.setSubmittedTime(now);
       child.transitionTo(ProcedureState.RUNNABLE);

@@ -35,4 +35,18 @@ public interface ProcedureStore {
 
   /** Writes a batch atomically and durably. */
   void write(StoreBatch batch) throws IOException;
+
+  /**
+   * Reserves {@code count} consecutive procedure ids for the caller and returns the first. The
+   * caller knows every id up to {@code highestKnown} is taken. A store with a single writer (the
+   * local stores) grants {@code highestKnown + 1}: the ids it hands out are recorded with each
+   * batch's {@link StoreBatch#maxProcId()}. A replicated store records the reservation durably, so
+   * ids handed out by other parties (submissions applied by a state machine) never fall inside it.
+   */
+  default long reserveProcIds(long highestKnown, int count) throws IOException {
+    if (count < 1) {
+      throw new IllegalArgumentException("count must be positive: " + count);
+    }
+    return highestKnown + 1;
+  }
 }
