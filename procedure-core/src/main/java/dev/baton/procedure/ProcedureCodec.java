@@ -230,4 +230,53 @@ public final class ProcedureCodec {
     }
     return proc;
   }
+
+  /**
+   * The client view of a stored record. A record that cannot be decoded (unknown type, unreadable
+   * state) is described as corrupt: FAILED, with the reason as its failure.
+   */
+  public ProcedureInfo describe(long procId, byte[] data) {
+    try {
+      return decode(procId, data).toInfo();
+    } catch (ProcedureCodecException e) {
+      ProcedureEnvelope env = null;
+      try {
+        env = parseEnvelope(procId, data);
+      } catch (ProcedureCodecException unreadable) {
+        // nothing more to report than the reason
+      }
+      return corruptInfo(procId, env, e.getMessage());
+    }
+  }
+
+  /** The view of a record that cannot be decoded: FAILED and finished, with the reason. */
+  static ProcedureInfo corruptInfo(long procId, ProcedureEnvelope env, String reason) {
+    String failure = "corrupt record: " + reason;
+    if (env == null) {
+      return new ProcedureInfo(
+          procId,
+          Procedure.NO_PARENT,
+          procId,
+          null,
+          ProcedureState.FAILED,
+          null,
+          0,
+          0,
+          null,
+          failure,
+          true);
+    }
+    return new ProcedureInfo(
+        procId,
+        env.getParentProcId(),
+        env.getRootProcId(),
+        env.getType(),
+        ProcedureState.FAILED,
+        null,
+        env.getSubmittedTime(),
+        env.getLastUpdate(),
+        null,
+        failure,
+        true);
+  }
 }

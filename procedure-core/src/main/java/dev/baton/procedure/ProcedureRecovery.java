@@ -85,7 +85,8 @@ final class ProcedureRecovery<Env> {
     }
     for (Map.Entry<Long, String> e : corruptReasons.entrySet()) {
       ctx.corrupt.put(
-          e.getKey(), corruptInfo(e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
+          e.getKey(),
+          ProcedureCodec.corruptInfo(e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
     }
     wireLive(live, brokenTrees);
   }
@@ -194,35 +195,5 @@ final class ProcedureRecovery<Env> {
         }
       }
     }
-  }
-
-  private static ProcedureInfo corruptInfo(long procId, ProcedureEnvelope env, String reason) {
-    String failure = "corrupt record: " + reason;
-    if (env == null) {
-      return new ProcedureInfo(
-          procId,
-          Procedure.NO_PARENT,
-          procId,
-          null,
-          ProcedureState.FAILED,
-          null,
-          0,
-          0,
-          null,
-          failure,
-          true);
-    }
-    return new ProcedureInfo(
-        procId,
-        env.getParentProcId(),
-        env.getRootProcId(),
-        env.getType(),
-        ProcedureState.FAILED,
-        null,
-        env.getSubmittedTime(),
-        env.getLastUpdate(),
-        null,
-        failure,
-        true);
   }
 }

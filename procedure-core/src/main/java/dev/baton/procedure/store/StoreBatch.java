@@ -1,5 +1,8 @@
 package dev.baton.procedure.store;
 
+import com.google.protobuf.UnsafeByteOperations;
+import dev.baton.procedure.proto.StoreBatchProto;
+import dev.baton.procedure.proto.StoreRecordProto;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -52,6 +55,34 @@ public final class StoreBatch {
       bytes += r.data().length + Long.BYTES;
     }
     return bytes;
+  }
+
+  /** The wire form, shared by the file store's records and the replicated log's entries. */
+  public StoreBatchProto toProto() {
+    StoreBatchProto.Builder proto = StoreBatchProto.newBuilder().setMaxProcId(maxProcId);
+    for (StoreRecord r : upserts) {
+      // A record owns its bytes and they never change (StoreRecord's contract): no copy needed.
+      proto.addUpserts(
+          StoreRecordProto.newBuilder()
+              .setProcId(r.procId())
+              .setData(UnsafeByteOperations.unsafeWrap(r.data())));
+    }
+    for (long procId : deletes) {
+      proto.addDeletes(procId);
+    }
+    return proto.build();
+  }
+
+  /** The batch a {@link #toProto()} form stands for. */
+  public static StoreBatch fromProto(StoreBatchProto proto) {
+    Builder batch = builder().maxProcId(proto.getMaxProcId());
+    for (StoreRecordProto r : proto.getUpsertsList()) {
+      batch.upsert(new StoreRecord(r.getProcId(), r.getData().toByteArray()));
+    }
+    for (int i = 0; i < proto.getDeletesCount(); i++) {
+      batch.delete(proto.getDeletes(i));
+    }
+    return batch.build();
   }
 
   @Override

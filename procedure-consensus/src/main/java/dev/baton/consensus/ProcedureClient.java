@@ -1,0 +1,234 @@
+package dev.baton.consensus;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.baton.consensus.proto.Abort;
+import dev.baton.consensus.proto.Command;
+import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.Query;
+import dev.baton.consensus.proto.QueryReply;
+import dev.baton.consensus.proto.StoredProcedure;
+import dev.baton.consensus.proto.Submit;
+import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.Procedure;
+import dev.baton.procedure.ProcedureCodec;
+import dev.baton.procedure.ProcedureInfo;
+import dev.baton.procedure.ProcedureRegistry;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * Talks to a procedure cluster from outside (another process) or from a member on behalf of its
+ * callers: submissions and aborts go to the leader through the Raft log, reads are linearizable
+ * (read index) and may be answered by any member. Every call gives up after the request timeout
+ * with a clear error (no leader, or no majority), never hangs.
+ */
+public final class ProcedureClient implements AutoCloseable {
+  /** Pause between retries while Ratis looks for the leader. */
+  static final Duration RETRY_SLEEP = Duration.ofMillis(50);
+
+  /** First and largest pause between polls of {@link #await}. */
+  static final Duration AWAIT_POLL_MIN = Duration.ofMillis(10);
+
+  static final Duration AWAIT_POLL_MAX = Duration.ofMillis(500);
+
+  private final RaftClient raft;
+  private final ProcedureCodec codec;
+  private final Duration requestTimeout;
+
+  ProcedureClient(RaftGroup group, ProcedureRegistry registry, RaftSettings settings) {
+    this.codec = new ProcedureCodec(registry);
+    this.requestTimeout = settings.requestTimeout();
+    this.raft =
+        RaftClient.newBuilder()
+            .setRaftGroup(group)
+            .setProperties(settings.clientProperties())
+            .setRetryPolicy(
+                RetryPolicies.retryForeverWithSleep(
+                    TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)))
+            .build();
+  }
+
+  /** A client of the cluster made of {@code peers} (node id → Raft address). */
+  public static ProcedureClient connect(
+      Map<String, InetSocketAddress> peers, ProcedureRegistry registry) {
+    return connect(peers, registry, RaftSettings.defaults());
+  }
+
+  public static ProcedureClient connect(
+      Map<String, InetSocketAddress> peers, ProcedureRegistry registry, RaftSettings settings) {
+    return new ProcedureClient(ProcedureGroup.of(peers), registry, settings);
+  }
+
+  /** Submits a root procedure; a repeated nonce returns the first submission's id. */
+  public long submit(Procedure<?> proc, NonceKey nonce) throws IOException {
+    byte[] envelope = codec.encodeSubmission(proc, nonce, System.currentTimeMillis());
+    if (envelope.length > ProcedureNode.MAX_SUBMISSION_BYTES) {
+      throw new IllegalArgumentException(
+          "procedure serializes to "
+              + envelope.length
+              + " bytes; the limit is "
+              + ProcedureNode.MAX_SUBMISSION_BYTES);
+    }
+    Command command =
+        Command.newBuilder()
+            .setSubmit(Submit.newBuilder().setEnvelope(ByteString.copyFrom(envelope)))
+            .build();
+    return procIdOf(get(send(command), "submission"), proc.getType());
+  }
+
+  public boolean abort(long procId) throws IOException {
+    Command command = Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
+    return get(send(command), "abort").getAborted();
+  }
+
+  public Optional<ProcedureInfo> getInfo(long procId) throws IOException {
+    return get(getInfoAsync(procId, null), "read of procedure " + procId);
+  }
+
+  public List<ProcedureInfo> list() throws IOException {
+    return get(listAsync(null), "list");
+  }
+
+  /** Polls until the procedure finished, with growing pauses. */
+  public ProcedureInfo await(long procId, Duration timeout) throws IOException, TimeoutException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long pause = AWAIT_POLL_MIN.toMillis();
+    while (true) {
+      Optional<ProcedureInfo> info = getInfo(procId);
+      if (info.isEmpty()) {
+        throw new IOException("procedure " + procId + " is unknown to the cluster");
+      }
+      if (info.get().finished()) {
+        return info.get();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException(
+            "procedure " + procId + " did not finish within " + timeout + "; last " + info.get());
+      }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted while awaiting procedure " + procId);
+      }
+      pause = Math.min(pause * 2, AWAIT_POLL_MAX.toMillis());
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      raft.close();
+    } catch (IOException e) {
+      // closing a client loses nothing
+    }
+  }
+
+  /** Appends a command through the leader. */
+  CompletableFuture<CommandReply> send(Command command) {
+    return raft.async()
+        .send(RaftReplies.message(command))
+        .thenApply(RaftReplies::commandReply)
+        .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** A linearizable read; answered by {@code server}, or by the leader if null. */
+  CompletableFuture<Optional<ProcedureInfo>> getInfoAsync(long procId, RaftPeerId server) {
+    return query(Query.newBuilder().setGet(procId).build(), server)
+        .thenApply(
+            reply ->
+                reply.getProceduresCount() == 0
+                    ? Optional.empty()
+                    : Optional.of(describe(reply.getProcedures(0))));
+  }
+
+  CompletableFuture<List<ProcedureInfo>> listAsync(RaftPeerId server) {
+    return query(Query.newBuilder().setList(true).build(), server)
+        .thenApply(
+            reply -> {
+              List<ProcedureInfo> out = new ArrayList<>(reply.getProceduresCount());
+              for (StoredProcedure p : reply.getProceduresList()) {
+                out.add(describe(p));
+              }
+              return out;
+            });
+  }
+
+  private ProcedureInfo describe(StoredProcedure p) {
+    return codec.describe(p.getProcId(), p.getData().toByteArray());
+  }
+
+  private CompletableFuture<QueryReply> query(Query query, RaftPeerId server) {
+    Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray()));
+    CompletableFuture<RaftClientReply> sent =
+        server == null
+            ? raft.async().sendReadOnly(message)
+            : raft.async().sendReadOnly(message, server);
+    return sent.thenApply(
+            reply -> {
+              try {
+                return QueryReply.parseFrom(RaftReplies.content(reply));
+              } catch (InvalidProtocolBufferException e) {
+                throw new CompletionException(new IOException("unreadable query reply", e));
+              }
+            })
+        .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  static long procIdOf(CommandReply reply, String type) {
+    if (reply.getKindCase() != CommandReply.KindCase.PROC_ID) {
+      throw new CompletionException(
+          new IOException("submission of " + type + " refused: " + reply.getRejected()));
+    }
+    return reply.getProcId();
+  }
+
+  private <T> T get(CompletableFuture<T> future, String what) throws IOException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted during " + what);
+    } catch (ExecutionException e) {
+      throw asIOException(e.getCause(), what, requestTimeout);
+    }
+  }
+
+  /** A clear error for a failed call; a timeout means no leader or no majority answered. */
+  static IOException asIOException(Throwable cause, String what, Duration timeout) {
+    if (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof TimeoutException) {
+      return new IOException(
+          what
+              + " got no answer within "
+              + timeout
+              + ": no leader, or no majority of the cluster reachable");
+    }
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    return new IOException(what + " failed: " + cause, cause);
+  }
+}

@@ -1,0 +1,420 @@
+package dev.baton.consensus;
+
+import dev.baton.consensus.proto.Abort;
+import dev.baton.consensus.proto.Command;
+import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.Submit;
+import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.Procedure;
+import dev.baton.procedure.ProcedureCodec;
+import dev.baton.procedure.ProcedureExecutor;
+import dev.baton.procedure.ProcedureInfo;
+import dev.baton.procedure.ProcedureRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member of a procedure cluster: a Ratis peer whose state machine holds every procedure, and,
+ * while it is the ready leader, the only executor running them.
+ *
+ * <p>Life of a leadership (see {@link LeaderTerm}): Ratis says the node is ready as leader (every
+ * entry of earlier terms applied) → role {@link NodeRole#LEADER_RECOVERING} and a background task
+ * builds a brand-new executor from the replicated table, stamped with the term → {@link
+ * NodeRole#LEADER_RUNNING}. Losing leadership fails the store at once and stops the executor on the
+ * background thread; Ratis' own threads are never blocked.
+ *
+ * <p>Submissions, from any node, are log entries the state machine de-duplicates by nonce and
+ * numbers from the replicated counter; the leader adopts each applied submission into its executor.
+ * Queries are linearizable reads of the replicated table and any node answers them.
+ */
+public final class ProcedureNode<Env> implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcedureNode.class);
+
+  /**
+   * Workers of a leader executor: steps wait on Raft commits (milliseconds), so concurrency, not
+   * CPU, bounds the step rate; group commit turns many concurrent writes into one entry.
+   */
+  public static final int DEFAULT_WORKERS = 16;
+
+  /** Maximum workers (with temporary keep-alive workers) as a multiple of the core workers. */
+  public static final int MAX_WORKERS_FACTOR = 4;
+
+  /** The largest serialized submission accepted. */
+  public static final int MAX_SUBMISSION_BYTES = 4 << 20;
+
+  private final String nodeId;
+  private final Map<String, InetSocketAddress> peers;
+  private final RaftGroup group;
+  private final Path storageDir;
+  private final ProcedureRegistry registry;
+  private final ProcedureCodec codec;
+  private final Function<LeaderContext, Env> environment;
+  private final List<Consumer<ProcedureExecutor.Builder<Env>>> executorTuning;
+  private final RaftSettings raftSettings;
+  private final RaftProcedureStore.Settings storeSettings;
+  private final LongSupplier clock;
+  private final ProcedureStateMachine stateMachine = new ProcedureStateMachine();
+  private final LeadershipManager<Env> leadership;
+  private RaftServer server;
+  private ProcedureClient client;
+  private LocalSubmitter local;
+
+  private ProcedureNode(Builder<Env> b) {
+    this.nodeId = b.nodeId;
+    this.peers = Map.copyOf(b.peers);
+    this.group = ProcedureGroup.of(b.peers);
+    this.storageDir = b.storageDir;
+    this.registry = b.registry;
+    this.codec = new ProcedureCodec(b.registry);
+    this.environment = b.environment;
+    this.executorTuning = List.copyOf(b.tuning);
+    this.raftSettings = b.raft;
+    this.storeSettings = b.store;
+    this.clock = b.clock;
+    this.leadership = new LeadershipManager<>(this);
+  }
+
+  public static <Env> Builder<Env> builder() {
+    return new Builder<>();
+  }
+
+  /** Starts the Raft peer; leadership and recovery follow in the background. */
+  public synchronized void start() throws IOException {
+    if (server != null) {
+      throw new IllegalStateException("node " + nodeId + " is already started");
+    }
+    Files.createDirectories(storageDir);
+    int port = ProcedureGroup.port(peers, nodeId);
+    boolean existing = ProcedureGroup.hasStorage(storageDir);
+    stateMachine.setListener(leadership);
+    server =
+        RaftServer.newBuilder()
+            .setServerId(RaftPeerId.valueOf(nodeId))
+            .setGroup(group)
+            .setProperties(raftSettings.serverProperties(storageDir, port))
+            .setStateMachine(stateMachine)
+            .setOption(
+                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+            .build();
+    server.start();
+    local = new LocalSubmitter(server, group.getGroupId());
+    client = new ProcedureClient(group, registry, raftSettings);
+    LOG.info(
+        "Procedure node {} started ({} storage in {})",
+        nodeId,
+        existing ? "existing" : "new",
+        storageDir);
+  }
+
+  /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */
+  @Override
+  public void close() {
+    RaftServer s;
+    ProcedureClient c;
+    synchronized (this) {
+      s = server;
+      c = client;
+      server = null;
+      client = null;
+    }
+    leadership.shutdown();
+    if (c != null) {
+      c.close();
+    }
+    if (s != null) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        LOG.warn("Error closing the Raft server of node {}", nodeId, e);
+      }
+    }
+  }
+
+  public String nodeId() {
+    return nodeId;
+  }
+
+  public NodeRole role() {
+    return leadership.role();
+  }
+
+  public boolean isLeader() {
+    return division().map(d -> d.getInfo().isLeader()).orElse(false);
+  }
+
+  public Optional<String> leaderId() {
+    return division().map(d -> d.getInfo().getLeaderId()).map(RaftPeerId::toString);
+  }
+
+  /** The current Raft term as this node knows it. */
+  public long term() {
+    return division().map(d -> d.getInfo().getCurrentTerm()).orElse(0L);
+  }
+
+  /** The running executor's leader context (term = fencing token), if this node leads. */
+  public Optional<LeaderContext> leaderContext() {
+    return leadership.context();
+  }
+
+  /** The last recovery this node ran as leader, if any. */
+  public Optional<LeadershipManager.Recovery> lastRecovery() {
+    return leadership.lastRecovery();
+  }
+
+  /**
+   * The live executor while this node is {@link NodeRole#LEADER_RUNNING}; for tests and metrics.
+   */
+  public Optional<ProcedureExecutor<Env>> executor() {
+    return leadership.executor();
+  }
+
+  /** Store writes rejected by this node's state machine for a stale term. */
+  public long rejectedWriteCount() {
+    return stateMachine.rejectedWriteCount();
+  }
+
+  /**
+   * Submits a new root procedure through the replicated log; completes with its id once the
+   * submission is committed. A repeated nonce completes with the first submission's id.
+   */
+  public CompletableFuture<Long> submit(Procedure<Env> proc, NonceKey nonce) {
+    byte[] envelope;
+    try {
+      envelope = codec.encodeSubmission(proc, nonce, clock.getAsLong());
+    } catch (IOException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (envelope.length > MAX_SUBMISSION_BYTES) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(
+              "procedure "
+                  + proc.getType()
+                  + " serializes to "
+                  + envelope.length
+                  + " bytes; the limit is "
+                  + MAX_SUBMISSION_BYTES));
+    }
+    Command command =
+        Command.newBuilder()
+            .setSubmit(
+                Submit.newBuilder().setEnvelope(com.google.protobuf.ByteString.copyFrom(envelope)))
+            .build();
+    return send(command).thenApply(reply -> ProcedureClient.procIdOf(reply, proc.getType()));
+  }
+
+  /** Asks the leader's executor to abort a procedure; false if unknown, finished or refused. */
+  public CompletableFuture<Boolean> abort(long procId) {
+    Command command = Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
+    return send(command).thenApply(CommandReply::getAborted);
+  }
+
+  /** A linearizable read of one procedure, answered by this node. */
+  public CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
+    return requireClient().getInfoAsync(procId, RaftPeerId.valueOf(nodeId));
+  }
+
+  /** A linearizable read of every procedure, answered by this node. */
+  public CompletableFuture<List<ProcedureInfo>> list() {
+    return requireClient().listAsync(RaftPeerId.valueOf(nodeId));
+  }
+
+  /**
+   * On the leader: append through the local server; elsewhere, through the client to the leader.
+   */
+  private CompletableFuture<CommandReply> send(Command command) {
+    LocalSubmitter l;
+    synchronized (this) {
+      l = local;
+    }
+    if (l != null && isLeader()) {
+      return l.submit(command)
+          .exceptionallyCompose(
+              e ->
+                  unwrap(e) instanceof NotLeaderException
+                      ? requireClient().send(command)
+                      : CompletableFuture.failedFuture(unwrap(e)));
+    }
+    return requireClient().send(command);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+        ? e.getCause()
+        : e;
+  }
+
+  private synchronized ProcedureClient requireClient() {
+    if (client == null) {
+      throw new IllegalStateException("node " + nodeId + " is not started");
+    }
+    return client;
+  }
+
+  synchronized Optional<RaftServer.Division> division() {
+    if (server == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(server.getDivision(group.getGroupId()));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  ProcedureStateMachine stateMachine() {
+    return stateMachine;
+  }
+
+  synchronized LocalSubmitter localSubmitter() {
+    return local;
+  }
+
+  ProcedureRegistry registry() {
+    return registry;
+  }
+
+  Function<LeaderContext, Env> environment() {
+    return environment;
+  }
+
+  /** Applies the builder's executor settings to a new leader executor's builder. */
+  void tune(ProcedureExecutor.Builder<Env> builder) {
+    builder.coreWorkers(DEFAULT_WORKERS).maxWorkers(DEFAULT_WORKERS * MAX_WORKERS_FACTOR);
+    for (Consumer<ProcedureExecutor.Builder<Env>> t : executorTuning) {
+      t.accept(builder);
+    }
+  }
+
+  RaftProcedureStore.Settings storeSettings() {
+    return storeSettings;
+  }
+
+  LongSupplier clock() {
+    return clock;
+  }
+
+  @Override
+  public String toString() {
+    return "ProcedureNode{" + nodeId + "}";
+  }
+
+  /** Builds a {@link ProcedureNode}. */
+  public static final class Builder<Env> {
+    private String nodeId;
+    private Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
+    private Path storageDir;
+    private ProcedureRegistry registry;
+    private Function<LeaderContext, Env> environment;
+    private final List<Consumer<ProcedureExecutor.Builder<Env>>> tuning = new ArrayList<>();
+    private RaftSettings raft = RaftSettings.defaults();
+    private RaftProcedureStore.Settings store = RaftProcedureStore.Settings.defaults();
+    private LongSupplier clock = System::currentTimeMillis;
+
+    private Builder() {}
+
+    public Builder<Env> nodeId(String id) {
+      this.nodeId = id;
+      return this;
+    }
+
+    public Builder<Env> peers(Map<String, InetSocketAddress> peers) {
+      this.peers = new LinkedHashMap<>(peers);
+      return this;
+    }
+
+    public Builder<Env> storageDir(Path dir) {
+      this.storageDir = dir;
+      return this;
+    }
+
+    public Builder<Env> registry(ProcedureRegistry registry) {
+      this.registry = registry;
+      return this;
+    }
+
+    /** Makes the environment each new leader executor runs with, given its leader context. */
+    public Builder<Env> environment(Function<LeaderContext, Env> environment) {
+      this.environment = environment;
+      return this;
+    }
+
+    public Builder<Env> coreWorkers(int n) {
+      return executor(b -> b.coreWorkers(n));
+    }
+
+    public Builder<Env> maxWorkers(int n) {
+      return executor(b -> b.maxWorkers(n));
+    }
+
+    public Builder<Env> stuckThreshold(Duration d) {
+      return executor(b -> b.stuckThreshold(d));
+    }
+
+    public Builder<Env> completedRetention(Duration d) {
+      return executor(b -> b.completedRetention(d));
+    }
+
+    /** Any other executor setting, applied to every leader executor this node builds. */
+    public Builder<Env> executor(Consumer<ProcedureExecutor.Builder<Env>> setting) {
+      tuning.add(Objects.requireNonNull(setting, "setting"));
+      return this;
+    }
+
+    public Builder<Env> raft(RaftSettings settings) {
+      this.raft = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    public Builder<Env> electionTimeouts(Duration min, Duration max) {
+      this.raft = raft.withElectionTimeouts(min, max);
+      return this;
+    }
+
+    public Builder<Env> snapshotEvery(long entries) {
+      this.raft = raft.withSnapshotEvery(entries);
+      return this;
+    }
+
+    public Builder<Env> requestTimeout(Duration timeout) {
+      this.raft = raft.withRequestTimeout(timeout);
+      return this;
+    }
+
+    /** Clock for submission times (tests). */
+    public Builder<Env> clock(LongSupplier clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public ProcedureNode<Env> build() {
+      Objects.requireNonNull(nodeId, "nodeId");
+      Objects.requireNonNull(storageDir, "storageDir");
+      Objects.requireNonNull(registry, "registry");
+      Objects.requireNonNull(environment, "environment");
+      if (!peers.containsKey(nodeId)) {
+        throw new IllegalArgumentException(
+            "peers " + peers.keySet() + " do not include this node " + nodeId);
+      }
+      return new ProcedureNode<>(this);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.baton.consensus;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.baton.consensus.proto.Command;
+import dev.baton.consensus.proto.CommandReply;
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/** Encoding of commands into Ratis messages and decoding of Ratis replies, with clear errors. */
+final class RaftReplies {
+  private RaftReplies() {}
+
+  static Message message(Command command) {
+    return Message.valueOf(UnsafeByteOperations.unsafeWrap(command.toByteArray()));
+  }
+
+  /**
+   * The state machine's reply, or a {@link CompletionException} wrapping a clear {@link
+   * IOException}: {@link dev.baton.consensus.NotLeaderException} when the server was not leader.
+   */
+  static CommandReply commandReply(RaftClientReply reply) {
+    return parse(content(reply));
+  }
+
+  static byte[] content(RaftClientReply reply) {
+    if (!reply.isSuccess()) {
+      NotLeaderException notLeader = reply.getNotLeaderException();
+      if (notLeader != null) {
+        throw new CompletionException(
+            new dev.baton.consensus.NotLeaderException(
+                "server "
+                    + reply.getServerId()
+                    + " is not the leader"
+                    + (notLeader.getSuggestedLeader() == null
+                        ? ""
+                        : "; the leader is " + notLeader.getSuggestedLeader().getId())));
+      }
+      RaftException e = reply.getException();
+      throw new CompletionException(
+          new IOException(
+              "request failed on server "
+                  + reply.getServerId()
+                  + ": "
+                  + (e == null ? "no reason given" : e.getMessage()),
+              e));
+    }
+    return reply.getMessage().getContent().toByteArray();
+  }
+
+  private static CommandReply parse(byte[] bytes) {
+    try {
+      return CommandReply.parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new CompletionException(new IOException("unreadable reply from the state machine", e));
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.baton.consensus;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * Raft tuning of a procedure node, turned into Ratis properties.
+ *
+ * @param electionTimeoutMin lower bound of the randomized election timeout
+ * @param electionTimeoutMax upper bound
+ * @param requestTimeout how long a submission or query may wait for a leader and a majority
+ * @param snapshotEvery applied entries between snapshots (the log is purged behind each)
+ * @param logSegmentBytes size of a Raft log segment; only whole closed segments are purged
+ */
+public record RaftSettings(
+    Duration electionTimeoutMin,
+    Duration electionTimeoutMax,
+    Duration requestTimeout,
+    long snapshotEvery,
+    long logSegmentBytes) {
+
+  /** Election timeouts that ride out pauses of a busy 2-core machine; failover ≈ 1-2× min. */
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(300);
+
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MAX = Duration.ofMillis(600);
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  public static final long DEFAULT_SNAPSHOT_EVERY = 10_000;
+  public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L << 20;
+
+  /** Snapshots kept on disk: the newest, and one before it while a follower may still fetch it. */
+  static final int SNAPSHOTS_RETAINED = 2;
+
+  public RaftSettings {
+    if (electionTimeoutMin.isNegative()
+        || electionTimeoutMin.isZero()
+        || electionTimeoutMax.compareTo(electionTimeoutMin) <= 0) {
+      throw new IllegalArgumentException(
+          "election timeouts must satisfy 0 < min < max: "
+              + electionTimeoutMin
+              + ", "
+              + electionTimeoutMax);
+    }
+    if (snapshotEvery < 1) {
+      throw new IllegalArgumentException("snapshotEvery must be positive: " + snapshotEvery);
+    }
+  }
+
+  public static RaftSettings defaults() {
+    return new RaftSettings(
+        DEFAULT_ELECTION_TIMEOUT_MIN,
+        DEFAULT_ELECTION_TIMEOUT_MAX,
+        DEFAULT_REQUEST_TIMEOUT,
+        DEFAULT_SNAPSHOT_EVERY,
+        DEFAULT_LOG_SEGMENT_BYTES);
+  }
+
+  public RaftSettings withElectionTimeouts(Duration min, Duration max) {
+    return new RaftSettings(min, max, requestTimeout, snapshotEvery, logSegmentBytes);
+  }
+
+  public RaftSettings withSnapshotEvery(long entries) {
+    return new RaftSettings(
+        electionTimeoutMin, electionTimeoutMax, requestTimeout, entries, logSegmentBytes);
+  }
+
+  public RaftSettings withRequestTimeout(Duration timeout) {
+    return new RaftSettings(
+        electionTimeoutMin, electionTimeoutMax, timeout, snapshotEvery, logSegmentBytes);
+  }
+
+  RaftProperties serverProperties(Path storageDir, int port) {
+    RaftProperties p = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(p, List.of(storageDir.toFile()));
+    GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
+    GrpcConfigKeys.Server.setPort(p, port);
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(electionTimeoutMin));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(electionTimeoutMax));
+    RaftServerConfigKeys.Rpc.setRequestTimeout(p, millis(requestTimeout));
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEvery);
+    RaftServerConfigKeys.Snapshot.setCreationGap(p, snapshotEvery);
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, SNAPSHOTS_RETAINED);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, snapshotEvery));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(logSegmentBytes));
+    return p;
+  }
+
+  RaftProperties clientProperties() {
+    RaftProperties p = new RaftProperties();
+    org.apache.ratis.client.RaftClientConfigKeys.Rpc.setRequestTimeout(p, millis(requestTimeout));
+    return p;
+  }
+
+  static TimeDuration millis(Duration d) {
+    return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

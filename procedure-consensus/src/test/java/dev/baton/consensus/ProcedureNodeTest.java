@@ -1,0 +1,65 @@
+package dev.baton.consensus;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureInfo;
+import dev.baton.procedure.ProcedureState;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ProcedureNodeTest {
+  @TempDir Path dir;
+
+  @Test
+  void submissionOnAFollowerRunsOnTheLeaderAndEveryNodeAnswersReads() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      ProcedureNode<Work.Env> follower = cluster.follower();
+
+      long procId = follower.submit(new Work("w1"), null).get(30, TimeUnit.SECONDS);
+
+      ProcedureInfo done = awaitFinished(follower, procId);
+      assertEquals(ProcedureState.SUCCESS, done.state());
+      List<World.Step> steps = cluster.world.steps("w1");
+      assertEquals(
+          List.of("PREPARE", "APPLY", "COMMIT"), steps.stream().map(World.Step::state).toList());
+      for (World.Step s : steps) {
+        assertEquals(leader.nodeId(), s.node());
+        assertEquals(leader.term(), s.term());
+      }
+      for (ProcedureNode<Work.Env> n : cluster.running()) {
+        ProcedureInfo info = n.getInfo(procId).get(30, TimeUnit.SECONDS).orElseThrow();
+        assertEquals(ProcedureState.SUCCESS, info.state(), "as read on " + n.nodeId());
+      }
+    }
+  }
+
+  @Test
+  void aRepeatedNonceReturnsTheFirstId() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      NonceKey nonce = new NonceKey(7, 42);
+      long first = leader.submit(new Work("a"), nonce).get(30, TimeUnit.SECONDS);
+      long again = cluster.follower().submit(new Work("a"), nonce).get(30, TimeUnit.SECONDS);
+      long other = leader.submit(new Work("b"), new NonceKey(7, 43)).get(30, TimeUnit.SECONDS);
+      assertEquals(first, again);
+      assertNotEquals(first, other);
+    }
+  }
+
+  static ProcedureInfo awaitFinished(ProcedureNode<Work.Env> node, long procId) {
+    return org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> node.getInfo(procId).get(30, TimeUnit.SECONDS).orElse(null),
+            info -> info != null && info.finished());
+  }
+}

@@ -1,0 +1,119 @@
+package dev.baton.consensus;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * An in-process procedure cluster for tests: real Ratis servers over gRPC on 127.0.0.1, each with
+ * its own storage directory; nodes can be closed (a crash: no clean shutdown path) and restarted on
+ * the same directory and port.
+ */
+final class TestCluster implements AutoCloseable {
+  /** Generous bound for elections and recoveries on a busy 2-core machine. */
+  static final Duration ELECTION_WAIT = Duration.ofSeconds(30);
+
+  final World world = new World();
+  final Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
+  private final Path root;
+  private final UnaryOperator<ProcedureNode.Builder<Work.Env>> tuning;
+  private final Map<String, ProcedureNode<Work.Env>> nodes = new LinkedHashMap<>();
+
+  TestCluster(Path root, int size) throws IOException {
+    this(root, size, UnaryOperator.identity());
+  }
+
+  TestCluster(Path root, int size, UnaryOperator<ProcedureNode.Builder<Work.Env>> tuning)
+      throws IOException {
+    this.root = root;
+    this.tuning = tuning;
+    for (int i = 1; i <= size; i++) {
+      peers.put("n" + i, new InetSocketAddress("127.0.0.1", freePort()));
+    }
+  }
+
+  TestCluster startAll() throws IOException {
+    for (String id : peers.keySet()) {
+      start(id);
+    }
+    return this;
+  }
+
+  ProcedureNode<Work.Env> start(String id) throws IOException {
+    ProcedureNode.Builder<Work.Env> b =
+        ProcedureNode.<Work.Env>builder()
+            .nodeId(id)
+            .peers(peers)
+            .storageDir(root.resolve(id))
+            .registry(Work.registry())
+            .environment(leader -> new Work.Env(world, leader))
+            .coreWorkers(4);
+    ProcedureNode<Work.Env> node = tuning.apply(b).build();
+    node.start();
+    nodes.put(id, node);
+    return node;
+  }
+
+  /** Closes a node abruptly (its executor stops, the Raft server closes). */
+  void kill(String id) {
+    ProcedureNode<Work.Env> n = nodes.remove(id);
+    if (n != null) {
+      n.close();
+    }
+  }
+
+  ProcedureNode<Work.Env> node(String id) {
+    return nodes.get(id);
+  }
+
+  List<ProcedureNode<Work.Env>> running() {
+    return new ArrayList<>(nodes.values());
+  }
+
+  /** Waits for a leader whose executor runs; returns it. */
+  ProcedureNode<Work.Env> awaitRunningLeader() {
+    return await().atMost(ELECTION_WAIT).until(this::runningLeader, Optional::isPresent).get();
+  }
+
+  Optional<ProcedureNode<Work.Env>> runningLeader() {
+    for (ProcedureNode<Work.Env> n : nodes.values()) {
+      if (n.role() == NodeRole.LEADER_RUNNING && n.isLeader()) {
+        return Optional.of(n);
+      }
+    }
+    return Optional.empty();
+  }
+
+  ProcedureNode<Work.Env> follower() {
+    ProcedureNode<Work.Env> leader = awaitRunningLeader();
+    for (ProcedureNode<Work.Env> n : nodes.values()) {
+      if (n != leader) {
+        return n;
+      }
+    }
+    throw new IllegalStateException("no follower running");
+  }
+
+  @Override
+  public void close() {
+    for (String id : new ArrayList<>(nodes.keySet())) {
+      kill(id);
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}
