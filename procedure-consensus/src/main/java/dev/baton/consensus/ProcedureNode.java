@@ -187,6 +187,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return leadership.executor();
   }
 
+  /** This node's replicated state machine (counters, for metrics and benchmarks). */
+  public ProcedureStateMachine stateMachine() {
+    return stateMachine;
+  }
+
   /** Store writes rejected by this node's state machine for a stale term. */
   public long rejectedWriteCount() {
     return stateMachine.rejectedWriteCount();
@@ -278,10 +283,6 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     } catch (IOException e) {
       return Optional.empty();
     }
-  }
-
-  ProcedureStateMachine stateMachine() {
-    return stateMachine;
   }
 
   synchronized LocalSubmitter localSubmitter() {

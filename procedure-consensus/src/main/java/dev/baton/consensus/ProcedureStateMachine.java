@@ -79,6 +79,8 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final ProcedureTable table = new ProcedureTable();
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final AtomicLong rejectedWrites = new AtomicLong();
+  private final AtomicLong appliedBatches = new AtomicLong();
+  private final AtomicLong appliedWriteEntries = new AtomicLong();
   private volatile Listener listener;
 
   void setListener(Listener listener) {
@@ -92,6 +94,16 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   /** Store batches refused because their executor term was stale. */
   public long rejectedWriteCount() {
     return rejectedWrites.get();
+  }
+
+  /** Executor store batches applied (each one procedure-state update of the executor). */
+  public long appliedBatchCount() {
+    return appliedBatches.get();
+  }
+
+  /** Log entries that carried applied store batches (group commit: far fewer than batches). */
+  public long appliedWriteEntryCount() {
+    return appliedWriteEntries.get();
   }
 
   /** A consistent copy of the table and the index of the last entry it includes. */
@@ -250,6 +262,8 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     for (StoreBatch b : batches) {
       table.apply(b);
     }
+    appliedBatches.addAndGet(batches.length);
+    appliedWriteEntries.incrementAndGet();
     return CommandReply.newBuilder().setWritten(true).build();
   }
 

@@ -334,6 +334,15 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     }
   }
 
+  /**
+   * A future completed when the procedure reaches its terminal state; may be asked before the
+   * procedure is known (e.g. right after a replicated submission, before it is adopted). Fails if
+   * this executor stops first.
+   */
+  public java.util.concurrent.CompletableFuture<ProcedureInfo> whenFinished(long procId) {
+    return ctx.finishFuture(procId);
+  }
+
   /** Number of live (unfinished-tree) procedures. */
   public int liveCount() {
     return ctx.procedures.size();

@@ -1,0 +1,406 @@
+package dev.baton.consensus.bench;
+
+import dev.baton.consensus.NodeRole;
+import dev.baton.consensus.ProcedureNode;
+import dev.baton.procedure.ProcedureExecutor;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * The procedure-consensus benchmark: on one 3-node cluster in this JVM (real Ratis over gRPC on
+ * loopback), raw Ratis entries/s (the baseline), then Baton's 3-state no-op procedures/s and store
+ * updates/s with their ratio to the baseline, submit-to-done latency at half the peak rate, and the
+ * failover time with many live procedures.
+ *
+ * <p>Run: {@code mvn -B -q -pl procedure-consensus -am test-compile exec:java@bench-consensus}
+ * (system properties {@code bench.warmupSeconds}, {@code bench.seconds}, {@code bench.live}, {@code
+ * bench.kills}, {@code bench.workers}, {@code bench.window}).
+ */
+public final class ConsensusBenchmark {
+  static final int DEFAULT_WARMUP_SECONDS = 60;
+  static final int DEFAULT_MEASURE_SECONDS = 20;
+  static final int DEFAULT_LIVE = 10_000;
+  static final int DEFAULT_KILLS = 5;
+  static final int DEFAULT_WORKERS = 32;
+  static final int DEFAULT_WINDOW = 512;
+  static final int NODES = 3;
+  static final Duration WAIT = Duration.ofSeconds(60);
+  static final double TARGET_UPDATE_RATIO = 3.0;
+  static final double TARGET_PROCS_PER_SECOND = 2000;
+  static final double TARGET_P99_MS = 50;
+  static final double TARGET_FAILOVER_MS = 1000;
+
+  private final int warmup = Integer.getInteger("bench.warmupSeconds", DEFAULT_WARMUP_SECONDS);
+  private final int seconds = Integer.getInteger("bench.seconds", DEFAULT_MEASURE_SECONDS);
+  private final int live = Integer.getInteger("bench.live", DEFAULT_LIVE);
+  private final int kills = Integer.getInteger("bench.kills", DEFAULT_KILLS);
+  private final int workers = Integer.getInteger("bench.workers", DEFAULT_WORKERS);
+  private final int window = Integer.getInteger("bench.window", DEFAULT_WINDOW);
+  private final Path dir;
+  private final Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
+  private final Map<String, ProcedureNode<Object>> nodes = new LinkedHashMap<>();
+  private final Map<String, Object> results = new LinkedHashMap<>();
+
+  private ConsensusBenchmark(Path dir) throws IOException {
+    this.dir = dir;
+    for (int i = 1; i <= NODES; i++) {
+      peers.put("b" + i, new InetSocketAddress("127.0.0.1", freePort()));
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path dir = Files.createTempDirectory("baton-bench");
+    ConsensusBenchmark bench = new ConsensusBenchmark(dir);
+    try {
+      bench.run();
+    } finally {
+      bench.closeAll();
+    }
+    System.exit(0);
+  }
+
+  private void run() throws Exception {
+    for (String id : peers.keySet()) {
+      startNode(id);
+    }
+    log("warming up for %d s (the JIT needs about a minute on 2 cores)", warmup);
+    closedLoop(warmup);
+
+    Map<String, InetSocketAddress> rawPeers = new LinkedHashMap<>();
+    for (int i = 1; i <= NODES; i++) {
+      rawPeers.put("r" + i, new InetSocketAddress("127.0.0.1", freePort()));
+    }
+    double raw;
+    try (RawRatisBaseline baseline = new RawRatisBaseline(dir.resolve("raw"), rawPeers)) {
+      baseline.run(Math.min(warmup, DEFAULT_MEASURE_SECONDS) / 2.0);
+      raw = baseline.run(seconds);
+    }
+    results.put("rawRatisEntriesPerSecond", raw);
+
+    ProcedureNode<Object> leader = awaitLeader();
+    long batches0 = leader.stateMachine().appliedBatchCount();
+    long entries0 = leader.stateMachine().appliedWriteEntryCount();
+    Run peak = closedLoop(seconds);
+    long batches = leader.stateMachine().appliedBatchCount() - batches0;
+    long entries = leader.stateMachine().appliedWriteEntryCount() - entries0;
+    double updates = batches / peak.seconds;
+    results.put("proceduresPerSecond", peak.perSecond());
+    results.put("storeUpdatesPerSecond", updates);
+    results.put("updatesPerLogEntry", entries == 0 ? 0 : (double) batches / entries);
+    results.put("updatesToRawRatio", updates / raw);
+
+    Run half = openLoop(seconds, peak.perSecond() / 2);
+    results.put("halfLoadRate", half.perSecond());
+    results.put("latencyP50Ms", half.percentile(0.50));
+    results.put("latencyP99Ms", half.percentile(0.99));
+    results.put("latencyP999Ms", half.percentile(0.999));
+
+    fillParked(live);
+    failovers();
+    report();
+  }
+
+  /** Submits with {@link #window} outstanding for {@code secs}; counts finished procedures. */
+  private Run closedLoop(double secs) throws Exception {
+    Semaphore permits = new Semaphore(window);
+    Run run = new Run();
+    long end = System.nanoTime() + (long) (secs * 1e9);
+    while (System.nanoTime() < end) {
+      permits.acquire();
+      submitNoop(run, permits::release);
+    }
+    permits.acquire(window);
+    run.finish();
+    return run;
+  }
+
+  /** Submits at a fixed rate for {@code secs}; records submit-to-done latency. */
+  private Run openLoop(double secs, double rate) throws Exception {
+    Run run = new Run();
+    long interval = (long) (1e9 / rate);
+    long next = System.nanoTime();
+    long end = next + (long) (secs * 1e9);
+    AtomicLong outstanding = new AtomicLong();
+    while (next < end) {
+      LockSupport.parkNanos(next - System.nanoTime());
+      outstanding.incrementAndGet();
+      submitNoop(run, outstanding::decrementAndGet);
+      next += interval;
+    }
+    awaitTrue(() -> outstanding.get() == 0);
+    run.finish();
+    return run;
+  }
+
+  private void submitNoop(Run run, Runnable done) {
+    ProcedureNode<Object> leader = currentLeader();
+    long start = System.nanoTime();
+    leader
+        .submit(new BenchProcedures.Noop3(), null)
+        .thenCompose(id -> executorOf(leader).whenFinished(id))
+        .whenComplete(
+            (info, e) -> {
+              if (e == null) {
+                run.record(System.nanoTime() - start);
+              } else {
+                run.errors.incrementAndGet();
+              }
+              done.run();
+            });
+  }
+
+  private void fillParked(int count) throws Exception {
+    log("parking %d live procedures", count);
+    ProcedureNode<Object> leader = awaitLeader();
+    Semaphore permits = new Semaphore(window);
+    int base = executorOf(leader).liveCount();
+    for (int i = 0; i < count; i++) {
+      permits.acquire();
+      leader.submit(new BenchProcedures.Parked(), null).whenComplete((id, e) -> permits.release());
+    }
+    permits.acquire(window);
+    awaitTrue(() -> executorOf(leader).liveCount() >= base + count);
+    results.put("liveProcedures", executorOf(leader).liveCount());
+  }
+
+  private void failovers() throws Exception {
+    List<Long> elected = new ArrayList<>();
+    List<Long> running = new ArrayList<>();
+    List<Long> firstStep = new ArrayList<>();
+    List<Long> rebuildMs = new ArrayList<>();
+    for (int k = 0; k < kills; k++) {
+      ProcedureNode<Object> old = awaitLeader();
+      String victim = old.nodeId();
+      long t0 = System.nanoTime();
+      Thread killer = new Thread(() -> closeNode(victim), "bench-kill");
+      killer.start();
+      ProcedureNode<Object> next = awaitValue(() -> otherLeader(victim, false));
+      elected.add(ms(t0));
+      awaitTrue(() -> next.role() == NodeRole.LEADER_RUNNING);
+      running.add(ms(t0));
+      long probe =
+          next.submit(new BenchProcedures.Noop3(), null).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      executorOf(next).whenFinished(probe).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      firstStep.add(ms(t0));
+      rebuildMs.add(next.lastRecovery().orElseThrow().rebuildTime().toMillis());
+      killer.join();
+      startNode(victim);
+      log(
+          "kill %d: elected %d ms, running %d ms, probe done %d ms, rebuild of %d procedures %d ms",
+          k + 1,
+          elected.get(k),
+          running.get(k),
+          firstStep.get(k),
+          next.lastRecovery().get().procedures(),
+          rebuildMs.get(k));
+    }
+    results.put("failoverElectedMedianMs", median(elected));
+    results.put("failoverRunningMedianMs", median(running));
+    results.put("failoverProbeDoneMedianMs", median(firstStep));
+    results.put("failoverProbeDoneMaxMs", max(firstStep));
+    results.put("rebuildMedianMs", median(rebuildMs));
+    int liveCount = ((Number) results.get("liveProcedures")).intValue();
+    double rebuild = median(rebuildMs);
+    results.put("rebuildProceduresPerSecond", rebuild == 0 ? 0 : liveCount * 1000.0 / rebuild);
+  }
+
+  private void report() {
+    double raw = (double) results.get("rawRatisEntriesPerSecond");
+    System.out.println();
+    System.out.println(
+        "Baton procedure-consensus benchmark (3 nodes in one JVM, gRPC on loopback)");
+    row("raw Ratis entries/s (async client, window 64)", raw, "baseline");
+    row(
+        "3-state no-op procedures/s",
+        (double) results.get("proceduresPerSecond"),
+        target(">=", TARGET_PROCS_PER_SECOND, (double) results.get("proceduresPerSecond")));
+    row("store updates/s", (double) results.get("storeUpdatesPerSecond"), "");
+    row("store updates per log entry", (double) results.get("updatesPerLogEntry"), "");
+    row(
+        "store updates / raw entries",
+        (double) results.get("updatesToRawRatio"),
+        target(">=", TARGET_UPDATE_RATIO, (double) results.get("updatesToRawRatio")));
+    row("latency p50 ms at half peak", (double) results.get("latencyP50Ms"), "");
+    row(
+        "latency p99 ms at half peak",
+        (double) results.get("latencyP99Ms"),
+        target("<=", TARGET_P99_MS, (double) results.get("latencyP99Ms")));
+    row("latency p99.9 ms at half peak", (double) results.get("latencyP999Ms"), "");
+    row("failover kill->elected median ms", (double) results.get("failoverElectedMedianMs"), "");
+    row(
+        "failover kill->LEADER_RUNNING median ms",
+        (double) results.get("failoverRunningMedianMs"),
+        "");
+    row(
+        "failover kill->probe procedure done median ms",
+        (double) results.get("failoverProbeDoneMedianMs"),
+        target("<=", TARGET_FAILOVER_MS, (double) results.get("failoverProbeDoneMedianMs")));
+    row(
+        "failover kill->probe procedure done max ms",
+        (double) results.get("failoverProbeDoneMaxMs"),
+        "");
+    row(
+        "rebuild procedures/s (" + results.get("liveProcedures") + " live)",
+        (double) results.get("rebuildProceduresPerSecond"),
+        "");
+    StringBuilder json = new StringBuilder("{");
+    results.forEach(
+        (k, v) ->
+            json.append(json.length() > 1 ? "," : "")
+                .append('"')
+                .append(k)
+                .append("\":")
+                .append(v instanceof Double d ? String.format(Locale.ROOT, "%.2f", d) : v));
+    System.out.println("JSON " + json.append('}'));
+  }
+
+  private static String target(String op, double target, double value) {
+    boolean ok = op.equals(">=") ? value >= target : value <= target;
+    return String.format(Locale.ROOT, "target %s %.0f: %s", op, target, ok ? "PASS" : "MISS");
+  }
+
+  private static void row(String name, double value, String note) {
+    System.out.printf(Locale.ROOT, "  %-48s %12.1f   %s%n", name, value, note);
+  }
+
+  private static void log(String format, Object... args) {
+    System.out.printf(Locale.ROOT, "[bench] " + format + "%n", args);
+  }
+
+  private void startNode(String id) throws IOException {
+    ProcedureNode<Object> node =
+        ProcedureNode.<Object>builder()
+            .nodeId(id)
+            .peers(peers)
+            .storageDir(dir.resolve(id))
+            .registry(BenchProcedures.registry())
+            .environment(leader -> new Object())
+            .coreWorkers(workers)
+            .maxWorkers(workers)
+            .completedRetention(Duration.ZERO)
+            .build();
+    node.start();
+    synchronized (nodes) {
+      nodes.put(id, node);
+    }
+  }
+
+  private void closeNode(String id) {
+    ProcedureNode<Object> n;
+    synchronized (nodes) {
+      n = nodes.remove(id);
+    }
+    if (n != null) {
+      n.close();
+    }
+  }
+
+  private void closeAll() {
+    for (String id : new ArrayList<>(nodes.keySet())) {
+      closeNode(id);
+    }
+  }
+
+  private ProcedureNode<Object> currentLeader() {
+    ProcedureNode<Object> l = otherLeader(null, true);
+    return l != null ? l : awaitLeader();
+  }
+
+  private ProcedureNode<Object> awaitLeader() {
+    return awaitValue(() -> otherLeader(null, true));
+  }
+
+  private ProcedureNode<Object> otherLeader(String not, boolean mustRun) {
+    synchronized (nodes) {
+      for (ProcedureNode<Object> n : nodes.values()) {
+        if (!n.nodeId().equals(not)
+            && n.isLeader()
+            && (!mustRun || n.role() == NodeRole.LEADER_RUNNING)) {
+          return n;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static ProcedureExecutor<Object> executorOf(ProcedureNode<Object> node) {
+    return node.executor().orElseThrow(() -> new IllegalStateException(node + " runs no executor"));
+  }
+
+  private static <T> T awaitValue(Supplier<T> s) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      T v = s.get();
+      if (v != null) {
+        return v;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    throw new IllegalStateException("gave up after " + WAIT);
+  }
+
+  private static void awaitTrue(Supplier<Boolean> s) {
+    awaitValue(() -> s.get() ? Boolean.TRUE : null);
+  }
+
+  private static long ms(long t0) {
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  private static double median(List<Long> v) {
+    long[] a = v.stream().mapToLong(Long::longValue).sorted().toArray();
+    return a.length == 0 ? 0 : a[a.length / 2];
+  }
+
+  private static double max(List<Long> v) {
+    return v.stream().mapToLong(Long::longValue).max().orElse(0);
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Completions of one load phase. */
+  private static final class Run {
+    final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+    final AtomicLong errors = new AtomicLong();
+    final long start = System.nanoTime();
+    double seconds;
+
+    void record(long nanos) {
+      latencies.add(nanos);
+    }
+
+    void finish() {
+      seconds = (System.nanoTime() - start) / 1e9;
+    }
+
+    double perSecond() {
+      return latencies.size() / seconds;
+    }
+
+    double percentile(double p) {
+      long[] a = latencies.stream().mapToLong(Long::longValue).toArray();
+      Arrays.sort(a);
+      return a.length == 0 ? 0 : a[Math.min(a.length - 1, (int) (p * a.length))] / 1e6;
+    }
+  }
+}
