@@ -258,7 +258,8 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
             node.stateMachine(),
             raft,
             t.term,
-            node.storeSettings(),
+            node.batchLimits(),
+            RaftProcedureStore.DEFAULT_WRITE_TIMEOUT,
             node::isLeader,
             "procedure store of " + node.nodeId());
     ProcedureExecutor<Env> executor;

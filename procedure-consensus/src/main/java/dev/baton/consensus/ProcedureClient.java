@@ -9,6 +9,7 @@ import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
 import dev.baton.consensus.proto.Submit;
+import dev.baton.consensus.proto.SubmitResult;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
@@ -89,11 +90,7 @@ public final class ProcedureClient implements AutoCloseable {
               + " bytes; the limit is "
               + ProcedureNode.MAX_SUBMISSION_BYTES);
     }
-    Command command =
-        Command.newBuilder()
-            .setSubmit(Submit.newBuilder().setEnvelope(ByteString.copyFrom(envelope)))
-            .build();
-    return procIdOf(get(send(command), "submission"), proc.getType());
+    return procIdOf(get(submit(ByteString.copyFrom(envelope)), "submission"), proc.getType());
   }
 
   public boolean abort(long procId) throws IOException {
@@ -142,6 +139,21 @@ public final class ProcedureClient implements AutoCloseable {
     } catch (IOException e) {
       // closing a client loses nothing
     }
+  }
+
+  /** Submits one envelope through the leader. */
+  CompletableFuture<SubmitResult> submit(ByteString envelope) {
+    Command command =
+        Command.newBuilder().setSubmit(Submit.newBuilder().addEnvelopes(envelope)).build();
+    return send(command).thenApply(reply -> submitResults(reply).get(0));
+  }
+
+  /** The per-submission results of a submit entry's reply. */
+  static List<SubmitResult> submitResults(CommandReply reply) {
+    if (reply.getKindCase() != CommandReply.KindCase.SUBMITTED) {
+      throw new CompletionException(new IOException("submission refused: " + reply.getRejected()));
+    }
+    return reply.getSubmitted().getResultsList();
   }
 
   /** Appends a command through the leader. */
@@ -195,12 +207,12 @@ public final class ProcedureClient implements AutoCloseable {
         .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  static long procIdOf(CommandReply reply, String type) {
-    if (reply.getKindCase() != CommandReply.KindCase.PROC_ID) {
+  static long procIdOf(SubmitResult result, String type) {
+    if (result.getKindCase() != SubmitResult.KindCase.PROC_ID) {
       throw new CompletionException(
-          new IOException("submission of " + type + " refused: " + reply.getRejected()));
+          new IOException("submission of " + type + " refused: " + result.getRejected()));
     }
-    return reply.getProcId();
+    return result.getProcId();
   }
 
   private <T> T get(CompletableFuture<T> future, String what) throws IOException {

@@ -1,9 +1,11 @@
 package dev.baton.consensus;
 
+import com.google.protobuf.ByteString;
 import dev.baton.consensus.proto.Abort;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.Submit;
+import dev.baton.consensus.proto.SubmitResult;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
@@ -70,13 +72,14 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   private final Function<LeaderContext, Env> environment;
   private final List<Consumer<ProcedureExecutor.Builder<Env>>> executorTuning;
   private final RaftSettings raftSettings;
-  private final RaftProcedureStore.Settings storeSettings;
+  private final EntryBatcher.Limits batchLimits;
   private final LongSupplier clock;
   private final ProcedureStateMachine stateMachine = new ProcedureStateMachine();
   private final LeadershipManager<Env> leadership;
   private RaftServer server;
   private ProcedureClient client;
   private LocalSubmitter local;
+  private EntryBatcher<SubmitResult> submissions;
 
   private ProcedureNode(Builder<Env> b) {
     this.nodeId = b.nodeId;
@@ -88,7 +91,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     this.environment = b.environment;
     this.executorTuning = List.copyOf(b.tuning);
     this.raftSettings = b.raft;
-    this.storeSettings = b.store;
+    this.batchLimits = EntryBatcher.Limits.defaults();
     this.clock = b.clock;
     this.leadership = new LeadershipManager<>(this);
   }
@@ -117,6 +120,12 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             .build();
     server.start();
     local = new LocalSubmitter(server, group.getGroupId());
+    LocalSubmitter raft = local;
+    submissions =
+        new EntryBatcher<>(
+            envelopes -> submitEntry(raft, envelopes),
+            () -> new NotLeaderException("node " + nodeId + " stopped"),
+            batchLimits);
     client = new ProcedureClient(group, registry, raftSettings);
     LOG.info(
         "Procedure node {} started ({} storage in {})",
@@ -130,11 +139,17 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   public void close() {
     RaftServer s;
     ProcedureClient c;
+    EntryBatcher<SubmitResult> batcher;
     synchronized (this) {
       s = server;
       c = client;
+      batcher = submissions;
       server = null;
       client = null;
+      submissions = null;
+    }
+    if (batcher != null) {
+      batcher.stop();
     }
     leadership.shutdown();
     if (c != null) {
@@ -218,12 +233,37 @@ public final class ProcedureNode<Env> implements AutoCloseable {
                   + " bytes; the limit is "
                   + MAX_SUBMISSION_BYTES));
     }
+    ByteString bytes = ByteString.copyFrom(envelope);
+    return submitLocallyOrForward(bytes)
+        .thenApply(result -> ProcedureClient.procIdOf(result, proc.getType()));
+  }
+
+  /**
+   * On the leader, the submission joins the next group-committed entry; elsewhere (or when the
+   * leader moved meanwhile) it goes to the leader through the client.
+   */
+  private CompletableFuture<SubmitResult> submitLocallyOrForward(ByteString envelope) {
+    EntryBatcher<SubmitResult> batcher;
+    synchronized (this) {
+      batcher = submissions;
+    }
+    if (batcher == null || !isLeader()) {
+      return requireClient().submit(envelope);
+    }
+    return batcher
+        .add(envelope)
+        .exceptionallyCompose(
+            e ->
+                unwrap(e) instanceof NotLeaderException
+                    ? requireClient().submit(envelope)
+                    : CompletableFuture.failedFuture(unwrap(e)));
+  }
+
+  private static CompletableFuture<List<SubmitResult>> submitEntry(
+      LocalSubmitter raft, List<ByteString> envelopes) {
     Command command =
-        Command.newBuilder()
-            .setSubmit(
-                Submit.newBuilder().setEnvelope(com.google.protobuf.ByteString.copyFrom(envelope)))
-            .build();
-    return send(command).thenApply(reply -> ProcedureClient.procIdOf(reply, proc.getType()));
+        Command.newBuilder().setSubmit(Submit.newBuilder().addAllEnvelopes(envelopes)).build();
+    return raft.submit(command).thenApply(ProcedureClient::submitResults);
   }
 
   /** Asks the leader's executor to abort a procedure; false if unknown, finished or refused. */
@@ -305,8 +345,8 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     }
   }
 
-  RaftProcedureStore.Settings storeSettings() {
-    return storeSettings;
+  EntryBatcher.Limits batchLimits() {
+    return batchLimits;
   }
 
   LongSupplier clock() {
@@ -327,7 +367,6 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     private Function<LeaderContext, Env> environment;
     private final List<Consumer<ProcedureExecutor.Builder<Env>>> tuning = new ArrayList<>();
     private RaftSettings raft = RaftSettings.defaults();
-    private RaftProcedureStore.Settings store = RaftProcedureStore.Settings.defaults();
     private LongSupplier clock = System::currentTimeMillis;
 
     private Builder() {}

@@ -1,5 +1,6 @@
 package dev.baton.consensus;
 
+import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
@@ -7,6 +8,8 @@ import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoreWrite;
 import dev.baton.consensus.proto.StoredProcedure;
+import dev.baton.consensus.proto.SubmitReply;
+import dev.baton.consensus.proto.SubmitResult;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
@@ -21,7 +24,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,7 +45,6 @@ import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
-import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
@@ -179,9 +183,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     long term = entry.getTerm();
     long index = entry.getIndex();
-    ByteString data = entry.getStateMachineLogEntry().getLogData();
+    org.apache.ratis.thirdparty.com.google.protobuf.ByteString data =
+        entry.getStateMachineLogEntry().getLogData();
     CommandReply reply;
-    StoreRecord submitted = null;
+    List<StoreRecord> submitted = new ArrayList<>();
     long abortId = 0;
     synchronized (table) {
       Command command;
@@ -196,9 +201,15 @@ public final class ProcedureStateMachine extends BaseStateMachine {
         switch (command.getKindCase()) {
           case WRITE -> reply = applyWrite(command.getWrite(), term, index);
           case SUBMIT -> {
-            Submission result = applySubmit(command.getSubmit().getEnvelope().toByteArray(), index);
-            reply = result.reply();
-            submitted = result.created();
+            SubmitReply.Builder results = SubmitReply.newBuilder();
+            for (ByteString envelope : command.getSubmit().getEnvelopesList()) {
+              Submission result = applySubmit(envelope.toByteArray(), index);
+              results.addResults(result.result());
+              if (result.created() != null) {
+                submitted.add(result.created());
+              }
+            }
+            reply = CommandReply.newBuilder().setSubmitted(results).build();
           }
           case RESERVE -> {
             if (command.getReserve().getTerm() != term || command.getReserve().getCount() < 1) {
@@ -225,8 +236,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       updateLastAppliedTermIndex(term, index);
     }
     Listener l = listener;
-    if (submitted != null && l != null) {
-      l.submitted(index, submitted);
+    if (l != null) {
+      for (StoreRecord r : submitted) {
+        l.submitted(index, r);
+      }
     }
     if (reply == null) {
       CompletableFuture<Boolean> aborted =
@@ -235,9 +248,6 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     }
     return CompletableFuture.completedFuture(toMessage(reply));
   }
-
-  /** The reply to a submission, and the record it created (null for a repeated nonce). */
-  private record Submission(CommandReply reply, StoreRecord created) {}
 
   private CommandReply applyWrite(StoreWrite write, long term, long index) {
     if (write.getTerm() != term) {
@@ -267,16 +277,22 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return CommandReply.newBuilder().setWritten(true).build();
   }
 
+  /** The result of one submission, and the record it created (null for a repeated nonce). */
+  private record Submission(SubmitResult result, StoreRecord created) {}
+
   private Submission applySubmit(byte[] envelope, long index) {
     try {
       ProcedureEnvelope env = ProcedureCodec.parseEnvelope(0, envelope);
       StoreRecord created = table.submit(env, envelope);
       long procId =
           created != null ? created.procId() : table.procIdOf(ProcedureTable.nonceOf(env));
-      return new Submission(CommandReply.newBuilder().setProcId(procId).build(), created);
+      return new Submission(SubmitResult.newBuilder().setProcId(procId).build(), created);
     } catch (ProcedureCodecException e) {
       return new Submission(
-          rejected("submission in entry " + index + " is not valid: " + e.getMessage()), null);
+          SubmitResult.newBuilder()
+              .setRejected("submission in entry " + index + " is not valid: " + e.getMessage())
+              .build(),
+          null);
     }
   }
 

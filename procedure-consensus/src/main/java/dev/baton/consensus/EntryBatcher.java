@@ -1,0 +1,151 @@
+package dev.baton.consensus;
+
+import com.google.protobuf.ByteString;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Pipelined group commit into Raft log entries. An item that finds fewer than {@code
+ * maxEntriesInFlight} entries on their way takes every queued item (up to {@code maxItems} and
+ * {@code maxBytes}) into one entry; when an entry completes, the items queued meanwhile go out as
+ * the next one. No thread of its own and no timer: a lone item is sent at once.
+ *
+ * @param <R> the result each item gets from its entry's reply
+ */
+final class EntryBatcher<R> {
+
+  /** Bounds of one entry and of the pipeline. */
+  record Limits(int maxItems, int maxBytes, int maxEntriesInFlight) {
+    static final int DEFAULT_MAX_ITEMS = 512;
+    static final int DEFAULT_MAX_BYTES = 1 << 20;
+    static final int DEFAULT_MAX_ENTRIES_IN_FLIGHT = 2;
+
+    static Limits defaults() {
+      return new Limits(DEFAULT_MAX_ITEMS, DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES_IN_FLIGHT);
+    }
+  }
+
+  private record Item<R>(ByteString bytes, CompletableFuture<R> result) {}
+
+  private final Function<List<ByteString>, CompletableFuture<List<R>>> sender;
+  private final Supplier<? extends Throwable> stoppedError;
+  private final Limits limits;
+  private final ArrayDeque<Item<R>> queue = new ArrayDeque<>();
+  private final Set<List<Item<R>>> inFlight = new HashSet<>();
+  private boolean stopped;
+
+  /**
+   * @param sender sends one entry made of the items' bytes; completes with one result per item, in
+   *     order, or exceptionally to fail them all
+   * @param stoppedError the error of items refused or cut off by {@link #stop}
+   */
+  EntryBatcher(
+      Function<List<ByteString>, CompletableFuture<List<R>>> sender,
+      Supplier<? extends Throwable> stoppedError,
+      Limits limits) {
+    this.sender = sender;
+    this.stoppedError = stoppedError;
+    this.limits = limits;
+  }
+
+  /** Queues an item; the future completes with its result once its entry is applied. */
+  CompletableFuture<R> add(ByteString bytes) {
+    Item<R> item = new Item<>(bytes, new CompletableFuture<>());
+    List<Item<R>> entry;
+    synchronized (this) {
+      if (stopped) {
+        return CompletableFuture.failedFuture(stoppedError.get());
+      }
+      queue.addLast(item);
+      entry = takeEntryIfPipelineFree();
+    }
+    if (entry != null) {
+      send(entry);
+    }
+    return item.result();
+  }
+
+  /** Fails every queued and in-flight item and refuses new ones. Idempotent. */
+  void stop() {
+    List<Item<R>> failed = new ArrayList<>();
+    synchronized (this) {
+      if (stopped) {
+        return;
+      }
+      stopped = true;
+      failed.addAll(queue);
+      queue.clear();
+      for (List<Item<R>> entry : inFlight) {
+        failed.addAll(entry);
+      }
+      inFlight.clear();
+    }
+    Throwable cause = stoppedError.get();
+    for (Item<R> item : failed) {
+      item.result().completeExceptionally(cause);
+    }
+  }
+
+  private List<Item<R>> takeEntryIfPipelineFree() {
+    if (queue.isEmpty() || inFlight.size() >= limits.maxEntriesInFlight()) {
+      return null;
+    }
+    List<Item<R>> entry = new ArrayList<>();
+    long bytes = 0;
+    while (!queue.isEmpty() && entry.size() < limits.maxItems()) {
+      Item<R> next = queue.peekFirst();
+      if (!entry.isEmpty() && bytes + next.bytes().size() > limits.maxBytes()) {
+        break;
+      }
+      entry.add(queue.pollFirst());
+      bytes += next.bytes().size();
+    }
+    inFlight.add(entry);
+    return entry;
+  }
+
+  private void send(List<Item<R>> entry) {
+    List<ByteString> bytes = new ArrayList<>(entry.size());
+    for (Item<R> item : entry) {
+      bytes.add(item.bytes());
+    }
+    CompletableFuture<List<R>> sent;
+    try {
+      sent = sender.apply(bytes);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    sent.whenComplete((results, error) -> completed(entry, results, error));
+  }
+
+  private void completed(List<Item<R>> entry, List<R> results, Throwable error) {
+    List<Item<R>> next;
+    synchronized (this) {
+      inFlight.remove(entry);
+      next = stopped ? null : takeEntryIfPipelineFree();
+    }
+    if (error != null) {
+      Throwable cause =
+          error instanceof CompletionException && error.getCause() != null
+              ? error.getCause()
+              : error;
+      for (Item<R> item : entry) {
+        item.result().completeExceptionally(cause);
+      }
+    } else {
+      for (int i = 0; i < entry.size(); i++) {
+        entry.get(i).result().complete(results.get(i));
+      }
+    }
+    if (next != null) {
+      send(next);
+    }
+  }
+}
