@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Abort;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.MetadataEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
@@ -23,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -184,6 +187,24 @@ public final class ProcedureClient implements AutoCloseable {
               }
               return out;
             });
+  }
+
+  /** A linearizable read of metadata under {@code prefix}; by {@code server}, or the leader. */
+  CompletableFuture<SortedMap<String, byte[]>> metadataAsync(String prefix, RaftPeerId server) {
+    return query(Query.newBuilder().setMetadataPrefix(prefix).build(), server)
+        .thenApply(
+            reply -> {
+              SortedMap<String, byte[]> out = new TreeMap<>();
+              for (MetadataEntry e : reply.getMetadataList()) {
+                out.put(e.getKey(), e.getValue().toByteArray());
+              }
+              return out;
+            });
+  }
+
+  /** Metadata under {@code prefix}, read through the leader. */
+  public SortedMap<String, byte[]> metadata(String prefix) throws IOException {
+    return get(metadataAsync(prefix, null), "metadata read");
   }
 
   private ProcedureInfo describe(StoredProcedure p) {

@@ -76,6 +76,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   private final LongSupplier clock;
   private final ProcedureStateMachine stateMachine = new ProcedureStateMachine();
   private final LeadershipManager<Env> leadership;
+  private final ReplicatedMetadata metadata;
   private RaftServer server;
   private ProcedureClient client;
   private LocalSubmitter local;
@@ -94,6 +95,13 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     this.batchLimits = EntryBatcher.Limits.defaults();
     this.clock = b.clock;
     this.leadership = new LeadershipManager<>(this);
+    this.metadata =
+        new ReplicatedMetadata(
+            stateMachine,
+            this::localSubmitter,
+            this::requireClient,
+            nodeId,
+            raftSettings.requestTimeout());
   }
 
   public static <Env> Builder<Env> builder() {
@@ -200,6 +208,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    */
   public Optional<ProcedureExecutor<Env>> executor() {
     return leadership.executor();
+  }
+
+  /** Application metadata replicated beside the procedures. */
+  public ReplicatedMetadata metadata() {
+    return metadata;
   }
 
   /** This node's replicated state machine (counters, for metrics and benchmarks). */

@@ -4,6 +4,8 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.MetadataEntry;
+import dev.baton.consensus.proto.MetadataWrite;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoreWrite;
@@ -226,6 +228,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
                       .build();
             }
           }
+          case METADATA -> reply = applyMetadata(command.getMetadata(), term, index);
           case ABORT -> {
             abortId = command.getAbort().getProcId();
             reply = null;
@@ -277,6 +280,25 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return CommandReply.newBuilder().setWritten(true).build();
   }
 
+  private CommandReply applyMetadata(MetadataWrite write, long term, long index) {
+    if (write.getTerm() != term) {
+      rejectedWrites.incrementAndGet();
+      return rejected(
+          "stale executor term "
+              + write.getTerm()
+              + " for a metadata write in entry "
+              + index
+              + " of term "
+              + term);
+    }
+    Map<String, byte[]> puts = new java.util.HashMap<>();
+    for (MetadataEntry e : write.getPutsList()) {
+      puts.put(e.getKey(), e.getValue().toByteArray());
+    }
+    table.applyMetadata(puts, write.getDeletesList());
+    return CommandReply.newBuilder().setWritten(true).build();
+  }
+
   /** The result of one submission, and the record it created (null for a repeated nonce). */
   private record Submission(SubmitResult result, StoreRecord created) {}
 
@@ -307,7 +329,14 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     }
     QueryReply.Builder reply = QueryReply.newBuilder();
     synchronized (table) {
-      if (query.getKindCase() == Query.KindCase.GET) {
+      if (query.getKindCase() == Query.KindCase.METADATA_PREFIX) {
+        for (Map.Entry<String, byte[]> e : table.metadata(query.getMetadataPrefix()).entrySet()) {
+          reply.addMetadata(
+              MetadataEntry.newBuilder()
+                  .setKey(e.getKey())
+                  .setValue(com.google.protobuf.UnsafeByteOperations.unsafeWrap(e.getValue())));
+        }
+      } else if (query.getKindCase() == Query.KindCase.GET) {
         byte[] data = table.get(query.getGet());
         if (data != null) {
           reply.addProcedures(stored(query.getGet(), data));

@@ -41,7 +41,7 @@ final class ProcedureTable {
   static final int SNAPSHOT_MAGIC = 0x4241544e; // "BATN"
 
   /** Snapshot format version this code writes and reads. */
-  static final int SNAPSHOT_VERSION = 1;
+  static final int SNAPSHOT_VERSION = 2;
 
   /** The largest record a snapshot may hold; a larger length is corruption. */
   static final int MAX_RECORD_BYTES = 64 << 20;
@@ -51,6 +51,7 @@ final class ProcedureTable {
   private final TreeMap<Long, byte[]> records = new TreeMap<>();
   private final Map<NonceKey, Long> nonces = new HashMap<>();
   private final Map<Long, NonceKey> nonceOf = new HashMap<>();
+  private final TreeMap<String, byte[]> metadata = new TreeMap<>();
   private long maxProcId;
 
   /** The contents as of now, with the highest id ever allocated or reserved. */
@@ -118,6 +119,26 @@ final class ProcedureTable {
     return nonces.getOrDefault(nonce, 0L);
   }
 
+  /** Applies a metadata change: puts, then deletes. */
+  synchronized void applyMetadata(Map<String, byte[]> puts, List<String> deletes) {
+    metadata.putAll(puts);
+    for (String key : deletes) {
+      metadata.remove(key);
+    }
+  }
+
+  /** Metadata entries whose key starts with {@code prefix}, in key order. */
+  synchronized TreeMap<String, byte[]> metadata(String prefix) {
+    TreeMap<String, byte[]> out = new TreeMap<>();
+    for (Map.Entry<String, byte[]> e : metadata.tailMap(prefix, true).entrySet()) {
+      if (!e.getKey().startsWith(prefix)) {
+        break;
+      }
+      out.put(e.getKey(), e.getValue());
+    }
+    return out;
+  }
+
   /** Reserves {@code count} ids; returns the first. */
   synchronized long reserve(int count) {
     long first = maxProcId + 1;
@@ -147,6 +168,12 @@ final class ProcedureTable {
       out.writeInt(e.getValue().length);
       out.write(e.getValue());
     }
+    out.writeInt(metadata.size());
+    for (Map.Entry<String, byte[]> e : metadata.entrySet()) {
+      out.writeUTF(e.getKey());
+      out.writeInt(e.getValue().length);
+      out.write(e.getValue());
+    }
     out.flush();
     long crc = checked.getChecksum().getValue();
     out.writeLong(crc);
@@ -160,6 +187,7 @@ final class ProcedureTable {
    */
   synchronized void loadSnapshot(Path file) throws IOException {
     TreeMap<Long, byte[]> loaded = new TreeMap<>();
+    TreeMap<String, byte[]> loadedMeta = new TreeMap<>();
     long loadedMax;
     try (InputStream raw = Files.newInputStream(file)) {
       CheckedInputStream checked =
@@ -190,6 +218,21 @@ final class ProcedureTable {
         in.readFully(data);
         loaded.put(procId, data);
       }
+      int metaCount = in.readInt();
+      if (metaCount < 0) {
+        throw new CorruptSnapshotException(file, "negative metadata count " + metaCount);
+      }
+      for (int i = 0; i < metaCount; i++) {
+        String key = in.readUTF();
+        int length = in.readInt();
+        if (length < 0 || length > MAX_RECORD_BYTES) {
+          throw new CorruptSnapshotException(
+              file, "metadata entry " + key + " has length " + length);
+        }
+        byte[] value = new byte[length];
+        in.readFully(value);
+        loadedMeta.put(key, value);
+      }
       long computed = checked.getChecksum().getValue();
       long stored = in.readLong();
       if (computed != stored) {
@@ -205,6 +248,8 @@ final class ProcedureTable {
     }
     records.clear();
     records.putAll(loaded);
+    metadata.clear();
+    metadata.putAll(loadedMeta);
     maxProcId = loadedMax;
     rebuildNonces();
     LOG.info(
@@ -235,6 +280,7 @@ final class ProcedureTable {
     records.clear();
     nonces.clear();
     nonceOf.clear();
+    metadata.clear();
     maxProcId = 0;
   }
 

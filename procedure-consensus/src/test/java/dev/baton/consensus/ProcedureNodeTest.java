@@ -1,14 +1,19 @@
 package dev.baton.consensus;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -53,6 +58,33 @@ class ProcedureNodeTest {
       assertEquals(first, again);
       assertNotEquals(first, other);
     }
+  }
+
+  @Test
+  void metadataWritesAreFencedByTermAndReadableOnEveryNode() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      LeaderContext context = leader.leaderContext().orElseThrow();
+      leader.metadata().write(context, Map.of("db/a", bytes("1"), "db/b", bytes("2")), List.of());
+      leader.metadata().write(context, Map.of(), List.of("db/b"));
+
+      LeaderContext stale = new LeaderContext(leader.nodeId(), context.term() - 1);
+      long rejectedBefore = leader.rejectedWriteCount();
+      assertThrows(
+          NotLeaderException.class,
+          () -> leader.metadata().write(stale, Map.of("db/c", bytes("3")), List.of()));
+      assertEquals(rejectedBefore + 1, leader.rejectedWriteCount());
+
+      for (ProcedureNode<Work.Env> n : cluster.running()) {
+        SortedMap<String, byte[]> dbs = n.metadata().read("db/").get(30, TimeUnit.SECONDS);
+        assertEquals(List.of("db/a"), List.copyOf(dbs.keySet()), "as read on " + n.nodeId());
+        assertArrayEquals(bytes("1"), dbs.get("db/a"));
+      }
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   static ProcedureInfo awaitFinished(ProcedureNode<Work.Env> node, long procId) {
