@@ -1,11 +1,13 @@
 package dev.baton.confignode;
 
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * Entry point of the ConfigNode simulation jar. The commands of API.md are being built; until they
- * land, every command says so clearly and exits with {@link #EXIT_UNAVAILABLE}.
+ * Entry point of the ConfigNode simulation jar. The commands of API.md are being built: {@code
+ * datanode} runs; every other command says clearly that it is not available yet and exits with
+ * {@link #EXIT_UNAVAILABLE}.
  */
 public final class ConfigNodeMain {
   /** Exit code for a command that is not available in this build. */
@@ -32,6 +34,9 @@ public final class ConfigNodeMain {
     if (!COMMANDS.contains(args[0])) {
       err.println("unknown command '" + args[0] + "'; commands: " + String.join(", ", COMMANDS));
       return EXIT_USAGE;
+    }
+    if (args[0].equals(DataNodeCommand.NAME)) {
+      return DataNodeCommand.run(Arrays.copyOfRange(args, 1, args.length), out, err);
     }
     err.println("command '" + args[0] + "' is not available in this build yet");
     return EXIT_UNAVAILABLE;

@@ -1,0 +1,246 @@
+package dev.baton.confignode.datanode;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Talks to one simulated DataNode over HTTP: typed commands, its state, fault control. Every method
+ * answers or throws a {@link DataNodeException} within the request timeout; none retries (retrying
+ * is the caller's policy: see {@link DataNodeException#retryable()}). Thread-safe; many clients may
+ * share one {@link HttpClient} ({@link #newHttpClient()}).
+ */
+public final class DataNodeClient {
+  /** How long to wait for a TCP connection to a DataNode. */
+  public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+  /** How long to wait for an answer, unless the client is built with another timeout. */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Longest excerpt of an unexpected answer put in an exception message. */
+  static final int EXCERPT_CHARS = 200;
+
+  private static final String CONTENT_TYPE = "application/json";
+
+  private final HttpClient http;
+  private final String address;
+  private final URI base;
+  private final Duration requestTimeout;
+
+  /** A client of the DataNode at {@code host:port}, with its own HTTP client. */
+  public DataNodeClient(String address) {
+    this(newHttpClient(), address, DEFAULT_REQUEST_TIMEOUT);
+  }
+
+  public DataNodeClient(HttpClient http, String address, Duration requestTimeout) {
+    this.http = http;
+    this.address = address;
+    this.base = baseUri(address);
+    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+      throw new IllegalArgumentException("request timeout must be positive: " + requestTimeout);
+    }
+    this.requestTimeout = requestTimeout;
+  }
+
+  /** An HTTP client suited to DataNodes (HTTP/1.1, connect timeout), to share among clients. */
+  public static HttpClient newHttpClient() {
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(CONNECT_TIMEOUT)
+        .build();
+  }
+
+  /** host:port of the DataNode. */
+  public String address() {
+    return address;
+  }
+
+  public CommandReply ping(CommandContext ctx) throws DataNodeException, InterruptedException {
+    return command(new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step()));
+  }
+
+  /** Creates a follower replica. */
+  public CommandReply createRegion(
+      CommandContext ctx, int regionId, String database, RegionKind kind)
+      throws DataNodeException, InterruptedException {
+    return createRegion(ctx, regionId, database, kind, RegionRole.FOLLOWER);
+  }
+
+  public CommandReply createRegion(
+      CommandContext ctx, int regionId, String database, RegionKind kind, RegionRole role)
+      throws DataNodeException, InterruptedException {
+    return command(
+        new DataNodeRequest.CreateRegion(
+            ctx.term(), ctx.procId(), ctx.step(), regionId, database, kind, role));
+  }
+
+  public CommandReply deleteRegion(CommandContext ctx, int regionId)
+      throws DataNodeException, InterruptedException {
+    return command(
+        new DataNodeRequest.DeleteRegion(ctx.term(), ctx.procId(), ctx.step(), regionId));
+  }
+
+  public CommandReply setRegionRole(CommandContext ctx, int regionId, RegionRole role)
+      throws DataNodeException, InterruptedException {
+    return command(
+        new DataNodeRequest.SetRegionRole(ctx.term(), ctx.procId(), ctx.step(), regionId, role));
+  }
+
+  public CommandReply syncRegion(CommandContext ctx, int regionId, long dataVersion)
+      throws DataNodeException, InterruptedException {
+    return command(
+        new DataNodeRequest.SyncRegion(
+            ctx.term(), ctx.procId(), ctx.step(), regionId, dataVersion));
+  }
+
+  public CommandReply invalidateCache(CommandContext ctx, String database)
+      throws DataNodeException, InterruptedException {
+    return command(
+        new DataNodeRequest.InvalidateCache(ctx.term(), ctx.procId(), ctx.step(), database));
+  }
+
+  public DataNodeState state() throws DataNodeException, InterruptedException {
+    return send(
+        HttpRequest.newBuilder(base.resolve(DataNodeServer.STATE_PATH)).GET(),
+        DataNodeServer.STATE_PATH,
+        DataNodeState.class);
+  }
+
+  /** Changes the injected faults; fields left null keep their value. */
+  public FaultState injectFaults(FaultSettings settings)
+      throws DataNodeException, InterruptedException {
+    return post(DataNodeServer.FAULTS_PATH, settings, FaultState.class);
+  }
+
+  /** The next {@code n} commands fail with 503 without being applied. */
+  public FaultState failNext(int n) throws DataNodeException, InterruptedException {
+    return injectFaults(FaultSettings.failNextCommands(n));
+  }
+
+  /** Every command is delayed by {@code latency}. */
+  public FaultState addLatency(Duration latency) throws DataNodeException, InterruptedException {
+    return injectFaults(FaultSettings.addLatency(latency.toMillis()));
+  }
+
+  /** Commands block until {@link #releaseStall()}. */
+  public FaultState stall() throws DataNodeException, InterruptedException {
+    return injectFaults(FaultSettings.stallCommands());
+  }
+
+  public FaultState releaseStall() throws DataNodeException, InterruptedException {
+    return post(DataNodeServer.FAULTS_RELEASE_PATH, null, FaultState.class);
+  }
+
+  /** Clears every fault and releases stalled commands. */
+  public FaultState resetFaults() throws DataNodeException, InterruptedException {
+    return post(DataNodeServer.FAULTS_RESET_PATH, null, FaultState.class);
+  }
+
+  private CommandReply command(DataNodeRequest request)
+      throws DataNodeException, InterruptedException {
+    return post(CommandType.of(request).path(), request, CommandReply.class);
+  }
+
+  private <T> T post(String path, Object body, Class<T> answer)
+      throws DataNodeException, InterruptedException {
+    byte[] bytes;
+    try {
+      bytes = body == null ? new byte[0] : DataNodeJson.STRICT.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot encode " + body + " as JSON", e);
+    }
+    return send(
+        HttpRequest.newBuilder(base.resolve(path))
+            .header("Content-Type", CONTENT_TYPE)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)),
+        path,
+        answer);
+  }
+
+  private <T> T send(HttpRequest.Builder builder, String path, Class<T> answer)
+      throws DataNodeException, InterruptedException {
+    HttpRequest request = builder.timeout(requestTimeout).build();
+    HttpResponse<byte[]> response;
+    try {
+      response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    } catch (HttpConnectTimeoutException | ConnectException e) {
+      throw noAnswer(path, DataNodeErrors.UNREACHABLE, "cannot connect: " + e, e);
+    } catch (HttpTimeoutException e) {
+      throw noAnswer(
+          path, DataNodeErrors.TIMEOUT, "no answer within " + requestTimeout + ": " + e, e);
+    } catch (IOException e) {
+      throw noAnswer(path, DataNodeErrors.UNREACHABLE, "connection failed: " + e, e);
+    }
+    int status = response.statusCode();
+    byte[] body = response.body();
+    if (status / 100 != 2) {
+      ErrorReply error = errorOf(body);
+      throw new DataNodeException(
+          address,
+          path,
+          status,
+          error == null ? DataNodeErrors.BAD_RESPONSE : error.error(),
+          error == null ? "unexpected answer: " + printable(body) : error.message(),
+          null);
+    }
+    try {
+      return DataNodeJson.LENIENT.readValue(body, answer);
+    } catch (IOException e) {
+      throw new DataNodeException(
+          address,
+          path,
+          status,
+          DataNodeErrors.BAD_RESPONSE,
+          "cannot read the answer as " + answer.getSimpleName() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  private DataNodeException noAnswer(String path, String error, String message, Throwable e) {
+    return new DataNodeException(address, path, DataNodeException.NO_STATUS, error, message, e);
+  }
+
+  private static ErrorReply errorOf(byte[] body) {
+    try {
+      ErrorReply reply = DataNodeJson.LENIENT.readValue(body, ErrorReply.class);
+      return reply == null || reply.error() == null ? null : reply;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static String printable(byte[] body) {
+    String text = new String(body, StandardCharsets.UTF_8);
+    return text.length() <= EXCERPT_CHARS ? text : text.substring(0, EXCERPT_CHARS) + "...";
+  }
+
+  private static URI baseUri(String address) {
+    int colon = address.lastIndexOf(':');
+    if (colon <= 0 || colon == address.length() - 1) {
+      throw new IllegalArgumentException(
+          "DataNode address must be host:port, got '" + address + "'");
+    }
+    try {
+      int port = Integer.parseInt(address.substring(colon + 1));
+      if (port < 1 || port > DataNodeConfig.MAX_PORT) {
+        throw new NumberFormatException("out of range");
+      }
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "DataNode address must be host:port with a port in 1.."
+              + DataNodeConfig.MAX_PORT
+              + ", got '"
+              + address
+              + "'");
+    }
+    return URI.create("http://" + address);
+  }
+}

@@ -1,0 +1,67 @@
+package dev.baton.confignode.datanode;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Configuration of a simulated DataNode.
+ *
+ * @param id the DataNode's id; a data directory belongs to one id
+ * @param dataDir where the state lives; created if missing
+ * @param port HTTP port on 127.0.0.1; 0 picks a free one ({@link DataNodeServer#port()})
+ * @param ledgerCapacity idempotency ledger entries kept; the oldest are dropped beyond it (a
+ *     command older than that would be applied again, which every command tolerates)
+ * @param historyCapacity entries kept in each of the rejected, duplicate and invalidation logs
+ * @param snapshotEvery journal lines after which the state is snapshotted and the journal emptied
+ */
+public record DataNodeConfig(
+    int id, Path dataDir, int port, int ledgerCapacity, int historyCapacity, int snapshotEvery) {
+
+  public static final int DEFAULT_LEDGER_CAPACITY = 10_000;
+  public static final int DEFAULT_HISTORY_CAPACITY = 1_000;
+  public static final int DEFAULT_SNAPSHOT_EVERY = 1_000;
+
+  /** Highest TCP port. */
+  public static final int MAX_PORT = 65_535;
+
+  public DataNodeConfig {
+    if (id < 0) {
+      throw new IllegalArgumentException("DataNode id must be zero or positive, got " + id);
+    }
+    Objects.requireNonNull(dataDir, "dataDir");
+    if (port < 0 || port > MAX_PORT) {
+      throw new IllegalArgumentException("port must be in 0.." + MAX_PORT + ", got " + port);
+    }
+    positive("ledgerCapacity", ledgerCapacity);
+    positive("historyCapacity", historyCapacity);
+    positive("snapshotEvery", snapshotEvery);
+  }
+
+  /** DataNode {@code id} on {@code dataDir}, on a free port, with default capacities. */
+  public static DataNodeConfig of(int id, Path dataDir) {
+    return new DataNodeConfig(
+        id, dataDir, 0, DEFAULT_LEDGER_CAPACITY, DEFAULT_HISTORY_CAPACITY, DEFAULT_SNAPSHOT_EVERY);
+  }
+
+  public DataNodeConfig withPort(int newPort) {
+    return new DataNodeConfig(id, dataDir, newPort, ledgerCapacity, historyCapacity, snapshotEvery);
+  }
+
+  public DataNodeConfig withLedgerCapacity(int entries) {
+    return new DataNodeConfig(id, dataDir, port, entries, historyCapacity, snapshotEvery);
+  }
+
+  public DataNodeConfig withHistoryCapacity(int entries) {
+    return new DataNodeConfig(id, dataDir, port, ledgerCapacity, entries, snapshotEvery);
+  }
+
+  public DataNodeConfig withSnapshotEvery(int lines) {
+    return new DataNodeConfig(id, dataDir, port, ledgerCapacity, historyCapacity, lines);
+  }
+
+  private static void positive(String name, int value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be positive, got " + value);
+    }
+  }
+}

@@ -1,0 +1,20 @@
+package dev.baton.confignode.datanode;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * One applied command in the idempotency ledger, keyed by {@code (procId, step)}.
+ *
+ * @param args the command's arguments as received, without term, procId and step; a later command
+ *     with the same key must carry equal arguments
+ * @param reply the answer given, returned again to a duplicate
+ * @param time when it was applied, epoch milliseconds
+ */
+public record LedgerEntry(
+    long procId,
+    String step,
+    long term,
+    String command,
+    JsonNode args,
+    CommandReply reply,
+    long time) {}
