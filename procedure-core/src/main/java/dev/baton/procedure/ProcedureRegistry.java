@@ -52,6 +52,11 @@ public final class ProcedureRegistry {
   }
 
   /** Whether {@code type} is registered. */
+  /** The registered type names, sorted. */
+  public java.util.SortedSet<String> types() {
+    return new java.util.TreeSet<>(byType.keySet());
+  }
+
   public boolean isRegistered(String type) {
     return byType.containsKey(type);
   }

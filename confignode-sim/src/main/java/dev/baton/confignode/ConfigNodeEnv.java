@@ -1,0 +1,63 @@
+package dev.baton.confignode;
+
+import dev.baton.confignode.datanode.CommandContext;
+import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.consensus.LeaderContext;
+import dev.baton.procedure.Procedure;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What ConfigNode procedures act on, one per leader term: the leader context (its term is the
+ * fencing token every DataNode command carries), the replicated metadata, and clients of the
+ * registered DataNodes.
+ */
+public final class ConfigNodeEnv {
+  private final LeaderContext leader;
+  private final ClusterMetadata metadata;
+  private final HttpClient http = DataNodeClient.newHttpClient();
+  private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
+
+  public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata) {
+    this.leader = leader;
+    this.metadata = metadata;
+  }
+
+  public LeaderContext leader() {
+    return leader;
+  }
+
+  public ClusterMetadata metadata() {
+    return metadata;
+  }
+
+  /** The command context of one DataNode call of a step; {@code key} makes it unique per call. */
+  public CommandContext command(Procedure<?> proc, String key) {
+    return new CommandContext(leader.term(), proc.getProcId(), key);
+  }
+
+  /** A client of the DataNode at {@code address}. */
+  public DataNodeClient dataNode(String address) {
+    return clients.computeIfAbsent(
+        address, a -> new DataNodeClient(http, a, DataNodeClient.DEFAULT_REQUEST_TIMEOUT));
+  }
+
+  /** A client of a registered DataNode. */
+  public DataNodeClient dataNode(int id) throws IOException {
+    ClusterMetadata.DataNode dn =
+        metadata
+            .local()
+            .dataNode(id)
+            .orElseThrow(() -> new IOException("DataNode " + id + " is not registered"));
+    return dataNode(dn.address());
+  }
+
+  /** Writes metadata as this term's leader. */
+  public void writeMetadata(Map<String, Object> puts, java.util.Collection<String> deletes)
+      throws IOException {
+    metadata.write(leader, puts, deletes);
+  }
+}
