@@ -1,0 +1,136 @@
+package dev.baton.confignode;
+
+import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.procedures.AddDataNode;
+import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.consensus.ProcedureNode;
+import dev.baton.consensus.RaftSettings;
+import dev.baton.procedure.NonceKey;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One ConfigNode: a {@link ProcedureNode} running the ConfigNode procedures, plus its HTTP admin
+ * API. DataNodes given at start are registered through {@link AddDataNode} procedures whose nonce
+ * comes from the address, so every node may ask and each DataNode is added once.
+ */
+public final class ConfigNodeServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ConfigNodeServer.class);
+
+  /** Nonce group of the registrations of start-up DataNodes. */
+  static final long DATANODE_NONCE_GROUP = 1;
+
+  /** How long registration of start-up DataNodes keeps trying (elections included). */
+  static final Duration REGISTRATION_PATIENCE = Duration.ofMinutes(2);
+
+  static final Duration REGISTRATION_RETRY = Duration.ofMillis(500);
+
+  /**
+   * How a node is set up.
+   *
+   * @param httpPort port of the admin API on 127.0.0.1 (0 picks a free one)
+   * @param dataNodes host:port of DataNodes to register at start (may be empty)
+   */
+  public record Config(
+      String nodeId,
+      Map<String, InetSocketAddress> peers,
+      Path dataDir,
+      int httpPort,
+      List<String> dataNodes,
+      RaftSettings raft) {}
+
+  private final Config config;
+  private final ProcedureNode<ConfigNodeEnv> node;
+  private final ClusterMetadata metadata;
+  private AdminApi api;
+  private Thread registrar;
+
+  public ConfigNodeServer(Config config) {
+    this.config = config;
+    AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
+    this.node =
+        ProcedureNode.<ConfigNodeEnv>builder()
+            .nodeId(config.nodeId())
+            .peers(config.peers())
+            .storageDir(config.dataDir().resolve("raft"))
+            .registry(ConfigNodeProcedures.registry())
+            .environment(leader -> new ConfigNodeEnv(leader, meta.get()))
+            .raft(config.raft())
+            .build();
+    this.metadata = new ClusterMetadata(node.metadata());
+    meta.set(metadata);
+  }
+
+  public void start() throws IOException {
+    node.start();
+    api = new AdminApi(node, metadata);
+    api.start(config.httpPort());
+    if (!config.dataNodes().isEmpty()) {
+      registrar = new Thread(this::registerDataNodes, "register-datanodes-" + config.nodeId());
+      registrar.setDaemon(true);
+      registrar.start();
+    }
+    LOG.info("ConfigNode {} serves its admin API on 127.0.0.1:{}", config.nodeId(), api.port());
+  }
+
+  public int httpPort() {
+    return api.port();
+  }
+
+  public ProcedureNode<ConfigNodeEnv> node() {
+    return node;
+  }
+
+  @Override
+  public void close() {
+    if (registrar != null) {
+      registrar.interrupt();
+    }
+    if (api != null) {
+      api.close();
+    }
+    node.close();
+  }
+
+  private void registerDataNodes() {
+    long deadline = System.nanoTime() + REGISTRATION_PATIENCE.toNanos();
+    for (String address : config.dataNodes()) {
+      NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          long id = node.submit(new AddDataNode(address), nonce).get(
+              config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+          LOG.info("DataNode {} registered by procedure {}", address, id);
+          break;
+        } catch (InterruptedException e) {
+          return;
+        } catch (Exception e) {
+          if (System.nanoTime() > deadline) {
+            LOG.error("Could not register DataNode {}: {}", address, e.toString());
+            break;
+          }
+          try {
+            Thread.sleep(REGISTRATION_RETRY.toMillis());
+          } catch (InterruptedException stop) {
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  static long addressNonce(String address) {
+    return UUID.nameUUIDFromBytes(address.getBytes(StandardCharsets.UTF_8))
+        .getMostSignificantBits();
+  }
+}
