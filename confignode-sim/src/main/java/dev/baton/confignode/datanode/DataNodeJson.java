@@ -5,8 +5,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import java.io.IOException;
 import java.util.Comparator;
 import java.util.List;
 
@@ -19,6 +23,13 @@ final class DataNodeJson {
    */
   static final ObjectMapper STRICT =
       JsonMapper.builder()
+          .withCoercionConfig(
+              LogicalType.Textual,
+              config -> {
+                config.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail);
+                config.setCoercion(CoercionInputShape.Float, CoercionAction.Fail);
+                config.setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail);
+              })
           .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -52,11 +63,19 @@ final class DataNodeJson {
 
   private DataNodeJson() {}
 
-  /** A command's arguments: its body without term, procId and step. */
+  /**
+   * A command's arguments: its body without term, procId and step, as a tree read from JSON text,
+   * so that it equals the same arguments read back from a file or an answer (a tree built from a
+   * {@code long} field holds a long node; one read from {@code 17} an int node).
+   */
   static JsonNode argsOf(DataNodeRequest request) {
     ObjectNode tree = STRICT.valueToTree(request);
     tree.remove(CONTEXT_FIELDS);
-    return tree;
+    try {
+      return STRICT.readTree(STRICT.writeValueAsBytes(tree));
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot re-read the arguments " + tree, e);
+    }
   }
 
   /** Whether two argument trees are the same command arguments. */

@@ -33,6 +33,9 @@ final class JsonExchange {
   /** Start of Jackson's message for a missing required creator property. */
   private static final String MISSING_PROPERTY = "Missing required creator property";
 
+  /** Start of Jackson's message for content after the value. */
+  private static final String TRAILING_TOKEN = "Trailing token";
+
   private JsonExchange() {}
 
   /** The request body, at most {@code maxBytes} long. */
@@ -71,7 +74,9 @@ final class JsonExchange {
           HttpURLConnection.HTTP_BAD_REQUEST, DataNodeErrors.INVALID_REQUEST, cause.getMessage());
     } catch (JsonMappingException e) {
       throw new HttpError(
-          HttpURLConnection.HTTP_BAD_REQUEST, DataNodeErrors.INVALID_REQUEST, describe(e));
+          HttpURLConnection.HTTP_BAD_REQUEST,
+          isTrailingContent(e) ? DataNodeErrors.MALFORMED_JSON : DataNodeErrors.INVALID_REQUEST,
+          describe(e));
     } catch (JsonProcessingException e) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
@@ -121,6 +126,9 @@ final class JsonExchange {
               .collect(Collectors.joining(", "));
     }
     if (e instanceof MismatchedInputException mismatch) {
+      if (isTrailingContent(e)) {
+        return "request body is not valid JSON: it has content after the JSON object";
+      }
       String message = String.valueOf(mismatch.getOriginalMessage());
       if (message.startsWith(MISSING_PROPERTY)) {
         return "missing required field '" + field + "'";
@@ -142,6 +150,11 @@ final class JsonExchange {
     }
     String what = String.valueOf(e.getOriginalMessage());
     return field.isEmpty() ? what : "field '" + field + "': " + what;
+  }
+
+  private static boolean isTrailingContent(JsonMappingException e) {
+    return e instanceof MismatchedInputException
+        && String.valueOf(e.getOriginalMessage()).startsWith(TRAILING_TOKEN);
   }
 
   private static String describeValue(MismatchedInputException e) {

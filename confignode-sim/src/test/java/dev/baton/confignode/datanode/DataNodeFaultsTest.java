@@ -1,0 +1,189 @@
+package dev.baton.confignode.datanode;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.HttpURLConnection;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Injected faults: failures, latency, stalls, and reset. */
+@Timeout(60)
+class DataNodeFaultsTest {
+  private static final String DB = "root.faults";
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  @TempDir Path dir;
+
+  private DataNodeServer server;
+  private DataNodeClient client;
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+
+  @BeforeEach
+  void start() throws Exception {
+    server = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    client = new DataNodeClient(server.address());
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+    pool.shutdownNow();
+  }
+
+  private static CommandContext ctx(long procId, String step) {
+    return new CommandContext(1, procId, step);
+  }
+
+  private CompletableFuture<CommandReply> createInBackground(int regionId, DataNodeClient via) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return via.createRegion(ctx(regionId, "C#" + regionId), regionId, DB, RegionKind.DATA);
+          } catch (DataNodeException e) {
+            throw new CompletionException(e);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+          }
+        },
+        pool);
+  }
+
+  @Test
+  void failNextFailsExactlyThatManyCommandsWithoutApplyingThem() throws Exception {
+    assertEquals(2, client.failNext(2).failNext());
+
+    for (int i = 0; i < 2; i++) {
+      int region = i;
+      DataNodeException e =
+          assertThrows(
+              DataNodeException.class,
+              () -> client.createRegion(ctx(region, "C"), region, DB, RegionKind.DATA));
+      assertEquals(HttpURLConnection.HTTP_UNAVAILABLE, e.status());
+      assertEquals(DataNodeErrors.INJECTED_FAILURE, e.error());
+      assertTrue(e.retryable());
+    }
+    DataNodeState state = client.state();
+    assertTrue(state.regions().isEmpty(), "failed commands must not apply");
+    assertTrue(state.ledger().isEmpty());
+    assertEquals(2, state.faults().injectedFailures());
+    assertEquals(0, state.faults().failNext());
+
+    assertTrue(client.createRegion(ctx(0, "C"), 0, DB, RegionKind.DATA).changed());
+  }
+
+  @Test
+  void latencyDelaysEveryCommandUntilReset() throws Exception {
+    Duration latency = Duration.ofMillis(400);
+    assertEquals(latency.toMillis(), client.addLatency(latency).latencyMs());
+
+    long start = System.nanoTime();
+    client.ping(ctx(1, "P"));
+    long elapsed = System.nanoTime() - start;
+    assertTrue(
+        elapsed >= latency.toNanos(),
+        "a ping took " + TimeUnit.NANOSECONDS.toMillis(elapsed) + " ms, less than the latency");
+
+    FaultState reset = client.resetFaults();
+    assertEquals(0, reset.latencyMs());
+    assertEquals(0, client.state().faults().latencyMs());
+  }
+
+  @Test
+  void stalledCommandWaitsUntilReleasedThenApplies() throws Exception {
+    assertTrue(client.stall().stalled());
+    CompletableFuture<CommandReply> pending = createInBackground(10, client);
+
+    await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
+    assertFalse(pending.isDone(), "a stalled command must not complete");
+    assertTrue(client.state().region(10).isEmpty(), "a stalled command must not apply yet");
+
+    FaultState released = client.releaseStall();
+    assertFalse(released.stalled());
+    CommandReply reply = pending.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertTrue(reply.changed());
+    assertTrue(client.state().region(10).isPresent());
+    assertEquals(0, client.state().faults().waiting());
+  }
+
+  @Test
+  void resetAlsoReleasesAStall() throws Exception {
+    client.stall();
+    CompletableFuture<CommandReply> pending = createInBackground(11, client);
+    await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
+    assertFalse(pending.isDone());
+
+    client.resetFaults();
+    assertTrue(pending.get(WAIT.toSeconds(), TimeUnit.SECONDS).changed());
+  }
+
+  @Test
+  void answerLostToATimeoutIsRecoveredByARetryFromTheLedger() throws Exception {
+    DataNodeClient impatient =
+        new DataNodeClient(
+            DataNodeClient.newHttpClient(), server.address(), Duration.ofMillis(300));
+    client.stall();
+    CompletableFuture<CommandReply> pending = createInBackground(12, impatient);
+
+    ExecutionException timedOut =
+        assertThrows(
+            ExecutionException.class, () -> pending.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    DataNodeException e = (DataNodeException) timedOut.getCause();
+    assertEquals(DataNodeErrors.TIMEOUT, e.error());
+    assertTrue(e.retryable());
+
+    // the command reached the DataNode and applies once released, though nobody hears the answer
+    client.releaseStall();
+    await().atMost(WAIT).until(() -> client.state().region(12).isPresent());
+    CommandReply retry = client.createRegion(ctx(12, "C#12"), 12, DB, RegionKind.DATA);
+    assertTrue(retry.duplicate());
+    assertTrue(retry.changed(), "the retry reports what the first delivery did");
+    assertEquals(1, client.state().counts().applied());
+  }
+
+  @Test
+  void closingADataNodeAnswersStalledCommandsAsShuttingDown() throws Exception {
+    client.stall();
+    CompletableFuture<CommandReply> pending = createInBackground(13, client);
+    await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
+
+    server.close();
+    ExecutionException failed =
+        assertThrows(
+            ExecutionException.class, () -> pending.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    DataNodeException e = (DataNodeException) failed.getCause();
+    assertTrue(e.retryable(), e.getMessage());
+
+    DataNodeServer restarted = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    try {
+      DataNodeState state = new DataNodeClient(restarted.address()).state();
+      assertTrue(state.region(13).isEmpty(), "a command refused at shutdown must not apply");
+      assertFalse(state.faults().stalled(), "faults do not survive a restart");
+    } finally {
+      restarted.close();
+    }
+  }
+
+  @Test
+  void faultSettingsAreValidated() {
+    assertThrows(IllegalArgumentException.class, () -> FaultSettings.failNextCommands(-1));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> FaultSettings.addLatency(FaultSettings.MAX_LATENCY_MS + 1));
+  }
+}
