@@ -108,8 +108,9 @@ public final class ConfigNodeServer implements AutoCloseable {
       NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
       while (!Thread.currentThread().isInterrupted()) {
         try {
-          long id = node.submit(new AddDataNode(address), nonce).get(
-              config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+          long id =
+              node.submit(new AddDataNode(address), nonce)
+                  .get(config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
           LOG.info("DataNode {} registered by procedure {}", address, id);
           break;
         } catch (InterruptedException e) {

@@ -176,6 +176,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return nodeId;
   }
 
+  /** The cluster's members, by node id. */
+  public Map<String, InetSocketAddress> peers() {
+    return peers;
+  }
+
   public NodeRole role() {
     return leadership.role();
   }

@@ -1,6 +1,8 @@
 package dev.baton.confignode.datanode;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.baton.confignode.http.ErrorReply;
+import dev.baton.confignode.http.Json;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -153,7 +155,7 @@ public final class DataNodeClient {
       throws DataNodeException, InterruptedException {
     byte[] bytes;
     try {
-      bytes = body == null ? new byte[0] : DataNodeJson.STRICT.writeValueAsBytes(body);
+      bytes = body == null ? new byte[0] : Json.STRICT.writeValueAsBytes(body);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("cannot encode " + body + " as JSON", e);
     }
@@ -192,7 +194,7 @@ public final class DataNodeClient {
           null);
     }
     try {
-      return DataNodeJson.LENIENT.readValue(body, answer);
+      return Json.LENIENT.readValue(body, answer);
     } catch (IOException e) {
       throw new DataNodeException(
           address,
@@ -210,7 +212,7 @@ public final class DataNodeClient {
 
   private static ErrorReply errorOf(byte[] body) {
     try {
-      ErrorReply reply = DataNodeJson.LENIENT.readValue(body, ErrorReply.class);
+      ErrorReply reply = Json.LENIENT.readValue(body, ErrorReply.class);
       return reply == null || reply.error() == null ? null : reply;
     } catch (IOException e) {
       return null;

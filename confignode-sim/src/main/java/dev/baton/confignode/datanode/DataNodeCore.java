@@ -1,6 +1,7 @@
 package dev.baton.confignode.datanode;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.http.ErrorReply;
 import java.net.HttpURLConnection;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package dev.baton.confignode.datanode;
 
+import dev.baton.confignode.http.ErrorReply;
+import dev.baton.confignode.http.HttpErrors;
+
 /** The error codes of a DataNode's answers ({@link ErrorReply#error()}), with their status. */
 public final class DataNodeErrors {
   /** 409: the command's term is below the highest term seen; it was recorded, not applied. */
@@ -24,22 +27,22 @@ public final class DataNodeErrors {
   public static final String STORAGE_FAILED = "storage_failed";
 
   /** 400: the body is not JSON. */
-  public static final String MALFORMED_JSON = "malformed_json";
+  public static final String MALFORMED_JSON = HttpErrors.MALFORMED_JSON;
 
   /** 400: the body is JSON but not a valid command (missing or unknown field, wrong type). */
-  public static final String INVALID_REQUEST = "invalid_request";
+  public static final String INVALID_REQUEST = HttpErrors.INVALID_REQUEST;
 
   /** 404: no such path. */
-  public static final String NOT_FOUND = "not_found";
+  public static final String NOT_FOUND = HttpErrors.NOT_FOUND;
 
   /** 405: the path exists but not for this method. */
-  public static final String METHOD_NOT_ALLOWED = "method_not_allowed";
+  public static final String METHOD_NOT_ALLOWED = HttpErrors.METHOD_NOT_ALLOWED;
 
   /** 413: the body exceeds {@link DataNodeServer#MAX_BODY_BYTES}. */
-  public static final String PAYLOAD_TOO_LARGE = "payload_too_large";
+  public static final String PAYLOAD_TOO_LARGE = HttpErrors.PAYLOAD_TOO_LARGE;
 
   /** 500: a bug in the DataNode; logged there with its stack trace. */
-  public static final String INTERNAL = "internal";
+  public static final String INTERNAL = HttpErrors.INTERNAL;
 
   // Client-side codes of DataNodeException, for answers that never came.
 

@@ -1,6 +1,7 @@
 package dev.baton.confignode.datanode;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.baton.confignode.http.Json;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -111,7 +112,7 @@ final class DataNodeJournal implements Closeable {
     }
     StringBuilder text = new StringBuilder();
     for (JournalLine line : lines) {
-      text.append(DataNodeJson.STRICT.writeValueAsString(line)).append((char) NEWLINE);
+      text.append(Json.STRICT.writeValueAsString(line)).append((char) NEWLINE);
     }
     ByteBuffer buffer = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
     while (buffer.hasRemaining()) {
@@ -165,7 +166,7 @@ final class DataNodeJournal implements Closeable {
     }
     DurableState state;
     try {
-      state = DataNodeJson.STRICT.readValue(file.toFile(), DurableState.class);
+      state = Json.STRICT.readValue(file.toFile(), DurableState.class);
     } catch (JsonProcessingException e) {
       throw new CorruptDataDirException(
           "snapshot " + file + " is unreadable: " + e.getOriginalMessage(), e);
@@ -235,7 +236,7 @@ final class DataNodeJournal implements Closeable {
 
   private static JournalLine parse(byte[] bytes, int from, int to) {
     try {
-      JournalLine line = DataNodeJson.STRICT.readValue(bytes, from, to - from, JournalLine.class);
+      JournalLine line = Json.STRICT.readValue(bytes, from, to - from, JournalLine.class);
       return line == null || line.change() == null ? null : line;
     } catch (IOException e) {
       return null;
@@ -281,7 +282,7 @@ final class DataNodeJournal implements Closeable {
 
   private static void writeSnapshot(Path dir, DurableState state) throws IOException {
     Path temp = dir.resolve(SNAPSHOT_TEMP_FILE);
-    byte[] bytes = DataNodeJson.STRICT.writeValueAsBytes(state);
+    byte[] bytes = Json.STRICT.writeValueAsBytes(state);
     try (FileChannel ch =
         FileChannel.open(
             temp,

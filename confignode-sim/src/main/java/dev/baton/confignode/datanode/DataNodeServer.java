@@ -2,6 +2,9 @@ package dev.baton.confignode.datanode;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.baton.confignode.http.ErrorReply;
+import dev.baton.confignode.http.HttpError;
+import dev.baton.confignode.http.JsonExchange;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.InetAddress;

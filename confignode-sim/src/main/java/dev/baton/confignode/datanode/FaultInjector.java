@@ -1,5 +1,6 @@
 package dev.baton.confignode.datanode;
 
+import dev.baton.confignode.http.ErrorReply;
 import java.util.Optional;
 
 /**

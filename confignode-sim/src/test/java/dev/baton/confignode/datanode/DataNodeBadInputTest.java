@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.confignode.http.ErrorReply;
+import dev.baton.confignode.http.Json;
+import dev.baton.confignode.http.JsonExchange;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -60,7 +63,7 @@ class DataNodeBadInputTest {
     assertEquals(status, response.statusCode(), response.body());
     assertEquals(
         JsonExchange.CONTENT_TYPE, response.headers().firstValue("Content-Type").orElse(""));
-    ErrorReply error = DataNodeJson.STRICT.readValue(response.body(), ErrorReply.class);
+    ErrorReply error = Json.STRICT.readValue(response.body(), ErrorReply.class);
     assertEquals(code, error.error(), response.body());
     assertFalse(error.message().isBlank());
     assertFalse(response.body().contains("\tat "), "no stack trace: " + response.body());

@@ -12,6 +12,7 @@ import dev.baton.confignode.datanode.DataNodeRequest.InvalidateCache;
 import dev.baton.confignode.datanode.DataNodeRequest.Ping;
 import dev.baton.confignode.datanode.DataNodeRequest.SetRegionRole;
 import dev.baton.confignode.datanode.DataNodeRequest.SyncRegion;
+import dev.baton.confignode.http.ErrorReply;
 import java.net.HttpURLConnection;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.baton.confignode.datanode;
+package dev.baton.confignode.http;
 
 /**
  * The body of every error answer of a DataNode.

@@ -1,21 +1,21 @@
-package dev.baton.confignode.datanode;
+package dev.baton.confignode.http;
 
 /** An error answer decided while handling a request: its status and JSON body. */
-final class HttpError extends Exception {
+public final class HttpError extends Exception {
   private final int status;
   private final ErrorReply reply;
 
-  HttpError(int status, String error, String message) {
+  public HttpError(int status, String error, String message) {
     super(message, null, false, false);
     this.status = status;
     this.reply = new ErrorReply(error, message);
   }
 
-  int status() {
+  public int status() {
     return status;
   }
 
-  ErrorReply reply() {
+  public ErrorReply reply() {
     return reply;
   }
 }

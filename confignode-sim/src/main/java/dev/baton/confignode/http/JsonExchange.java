@@ -1,4 +1,4 @@
-package dev.baton.confignode.datanode;
+package dev.baton.confignode.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
@@ -16,19 +16,19 @@ import java.util.Arrays;
 import java.util.stream.Collectors;
 
 /** Reading JSON request bodies with a size limit, and writing JSON answers. */
-final class JsonExchange {
-  static final String CONTENT_TYPE = "application/json";
+public final class JsonExchange {
+  public static final String CONTENT_TYPE = "application/json";
 
   /**
    * How much of an oversized body is read and discarded so the client gets the 413 instead of a
    * reset connection; beyond it the connection is simply closed.
    */
-  static final long DRAIN_LIMIT_BYTES = 16L << 20;
+  public static final long DRAIN_LIMIT_BYTES = 16L << 20;
 
   private static final int DRAIN_CHUNK_BYTES = 8192;
 
   /** Status code 413, which {@link HttpURLConnection} names only under a deprecated alias. */
-  static final int HTTP_PAYLOAD_TOO_LARGE = 413;
+  public static final int HTTP_PAYLOAD_TOO_LARGE = 413;
 
   /** Start of Jackson's message for a missing required creator property. */
   private static final String MISSING_PROPERTY = "Missing required creator property";
@@ -39,66 +39,66 @@ final class JsonExchange {
   private JsonExchange() {}
 
   /** The request body, at most {@code maxBytes} long. */
-  static byte[] readBody(HttpExchange exchange, int maxBytes) throws IOException, HttpError {
+  public static byte[] readBody(HttpExchange exchange, int maxBytes) throws IOException, HttpError {
     InputStream in = exchange.getRequestBody();
     byte[] body = in.readNBytes(maxBytes + 1);
     if (body.length > maxBytes) {
       drain(in);
       throw new HttpError(
           HTTP_PAYLOAD_TOO_LARGE,
-          DataNodeErrors.PAYLOAD_TOO_LARGE,
+          HttpErrors.PAYLOAD_TOO_LARGE,
           "request body exceeds the limit of " + maxBytes + " bytes");
     }
     return body;
   }
 
   /** Binds a JSON body to {@code type}; any problem is a 400 saying what and where. */
-  static <T> T parse(byte[] body, Class<T> type) throws HttpError {
+  public static <T> T parse(byte[] body, Class<T> type) throws HttpError {
     if (body.length == 0) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
-          DataNodeErrors.INVALID_REQUEST,
+          HttpErrors.INVALID_REQUEST,
           "request body is empty; expected a JSON object");
     }
     T value;
     try {
-      value = DataNodeJson.STRICT.readValue(body, type);
+      value = Json.STRICT.readValue(body, type);
     } catch (StreamReadException e) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
-          DataNodeErrors.MALFORMED_JSON,
+          HttpErrors.MALFORMED_JSON,
           "request body is not valid JSON: " + e.getOriginalMessage());
     } catch (ValueInstantiationException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       throw new HttpError(
-          HttpURLConnection.HTTP_BAD_REQUEST, DataNodeErrors.INVALID_REQUEST, cause.getMessage());
+          HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, cause.getMessage());
     } catch (JsonMappingException e) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
-          isTrailingContent(e) ? DataNodeErrors.MALFORMED_JSON : DataNodeErrors.INVALID_REQUEST,
+          isTrailingContent(e) ? HttpErrors.MALFORMED_JSON : HttpErrors.INVALID_REQUEST,
           describe(e));
     } catch (JsonProcessingException e) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
-          DataNodeErrors.MALFORMED_JSON,
+          HttpErrors.MALFORMED_JSON,
           "request body is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
-          DataNodeErrors.MALFORMED_JSON,
+          HttpErrors.MALFORMED_JSON,
           "request body is unreadable: " + e.getMessage());
     }
     if (value == null) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
-          DataNodeErrors.INVALID_REQUEST,
+          HttpErrors.INVALID_REQUEST,
           "request body is null; expected a JSON object");
     }
     return value;
   }
 
-  static void send(HttpExchange exchange, int status, Object body) throws IOException {
-    byte[] bytes = DataNodeJson.STRICT.writeValueAsBytes(body);
+  public static void send(HttpExchange exchange, int status, Object body) throws IOException {
+    byte[] bytes = Json.STRICT.writeValueAsBytes(body);
     exchange.getResponseHeaders().set("Content-Type", CONTENT_TYPE);
     exchange.sendResponseHeaders(status, bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
@@ -110,7 +110,7 @@ final class JsonExchange {
    * Says what was wrong in terms of the request's fields, without Jackson's class names and
    * configuration hints.
    */
-  static String describe(JsonMappingException e) {
+  public static String describe(JsonMappingException e) {
     String field =
         e.getPath().stream()
             .map(
