@@ -35,8 +35,18 @@ public final class ConfigNodeMain {
       err.println("unknown command '" + args[0] + "'; commands: " + String.join(", ", COMMANDS));
       return EXIT_USAGE;
     }
-    if (args[0].equals(DataNodeCommand.NAME)) {
-      return DataNodeCommand.run(Arrays.copyOfRange(args, 1, args.length), out, err);
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    switch (args[0]) {
+      case DataNodeCommand.NAME -> {
+        return DataNodeCommand.run(rest, out, err);
+      }
+      case NodeCommand.NAME -> {
+        return NodeCommand.run(rest, out, err);
+      }
+      case DrillCommand.NAME -> {
+        return DrillCommand.run(rest, out, err);
+      }
+      default -> {}
     }
     err.println("command '" + args[0] + "' is not available in this build yet");
     return EXIT_UNAVAILABLE;

@@ -1,0 +1,131 @@
+package dev.baton.confignode;
+
+import dev.baton.consensus.RaftSettings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code confignode-sim node --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT
+ * [--datanodes HOST:PORT,...]}: runs one ConfigNode until the process is stopped. Once serving it
+ * prints {@code node ID http 127.0.0.1:PORT}, so a launcher that passed port 0 can read the port.
+ */
+final class NodeCommand {
+  static final String NAME = "node";
+  static final int EXIT_START_FAILED = 1;
+  static final int MAX_PORT = 65_535;
+
+  static final List<CommandLineFlags.Flag> FLAGS =
+      List.of(
+          new CommandLineFlags.Flag("id", "ID", "this node's id, one of --peers", true),
+          new CommandLineFlags.Flag(
+              "peers", "ID=HOST:PORT,...", "every ConfigNode's Raft address", true),
+          new CommandLineFlags.Flag("data-dir", "DIR", "directory of this node's state", true),
+          new CommandLineFlags.Flag(
+              "http-port", "PORT", "admin API port on 127.0.0.1; 0 picks a free one", true),
+          new CommandLineFlags.Flag(
+              "datanodes", "HOST:PORT,...", "DataNodes to register at start", false));
+
+  private NodeCommand() {}
+
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    if (CommandLineFlags.wantsHelp(args)) {
+      out.println(usage());
+      return 0;
+    }
+    ConfigNodeServer.Config config;
+    try {
+      config = parse(args);
+    } catch (UsageException e) {
+      err.println(NAME + ": " + e.getMessage());
+      err.println(usage());
+      return ConfigNodeMain.EXIT_USAGE;
+    }
+    ConfigNodeServer server = new ConfigNodeServer(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.close();
+                  stopped.countDown();
+                },
+                "node-shutdown"));
+    try {
+      server.start();
+    } catch (IOException | RuntimeException e) {
+      err.println(NAME + ": could not start: " + e.getMessage());
+      return EXIT_START_FAILED;
+    }
+    out.println("node " + config.nodeId() + " http 127.0.0.1:" + server.httpPort());
+    out.flush();
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 0;
+  }
+
+  static ConfigNodeServer.Config parse(String[] args) throws UsageException {
+    CommandLineFlags flags = CommandLineFlags.parse(NAME, FLAGS, args);
+    String id = flags.string("id");
+    Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
+    for (String part : flags.string("peers").split(",")) {
+      int eq = part.indexOf('=');
+      if (eq <= 0) {
+        throw new UsageException("--peers entries must be ID=HOST:PORT, got '" + part + "'");
+      }
+      peers.put(part.substring(0, eq), address(part.substring(eq + 1), "--peers"));
+    }
+    if (!peers.containsKey(id)) {
+      throw new UsageException("--id " + id + " is not one of --peers " + peers.keySet());
+    }
+    List<String> dataNodes = new ArrayList<>();
+    String dn = flags.string("datanodes");
+    if (dn != null && !dn.isBlank()) {
+      for (String a : dn.split(",")) {
+        InetSocketAddress addr = address(a, "--datanodes");
+        dataNodes.add(addr.getHostString() + ":" + addr.getPort());
+      }
+    }
+    return new ConfigNodeServer.Config(
+        id,
+        peers,
+        Path.of(flags.string("data-dir")),
+        flags.intValue("http-port", 0, MAX_PORT),
+        dataNodes,
+        RaftSettings.defaults());
+  }
+
+  static InetSocketAddress address(String s, String flag) throws UsageException {
+    int colon = s.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new UsageException(flag + " address must be HOST:PORT, got '" + s + "'");
+    }
+    try {
+      int port = Integer.parseInt(s.substring(colon + 1));
+      if (port < 1 || port > MAX_PORT) {
+        throw new NumberFormatException();
+      }
+      return InetSocketAddress.createUnresolved(s.substring(0, colon), port);
+    } catch (NumberFormatException e) {
+      throw new UsageException(flag + " port must be 1.." + MAX_PORT + " in '" + s + "'");
+    }
+  }
+
+  static String usage() {
+    return "usage: confignode-sim "
+        + NAME
+        + " --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT"
+        + " [--datanodes HOST:PORT,...]"
+        + System.lineSeparator()
+        + CommandLineFlags.describe(FLAGS);
+  }
+}
