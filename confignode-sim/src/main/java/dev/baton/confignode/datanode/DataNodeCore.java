@@ -26,11 +26,7 @@ import java.util.TreeMap;
  */
 final class DataNodeCore {
   /** What to persist and what to answer. {@code body} is a {@link CommandReply} or an error. */
-  record Decision(List<Change> changes, int status, Object body) {
-    boolean accepted() {
-      return status == HttpURLConnection.HTTP_OK;
-    }
-  }
+  record Decision(List<Change> changes, int status, Object body) {}
 
   private record LedgerKey(long procId, String step) {}
 
@@ -120,23 +116,25 @@ final class DataNodeCore {
     if (first != null) {
       if (!first.command().equals(type.commandName())
           || !DataNodeJson.sameArgs(first.args(), args)) {
-        return refuse(
+        return new Decision(
             changes,
-            DataNodeErrors.IDEMPOTENCY_CONFLICT,
-            "procedure "
-                + request.procId()
-                + " step "
-                + request.step()
-                + " was first used for "
-                + first.command()
-                + " "
-                + first.args()
-                + ", now for "
-                + type.commandName()
-                + " "
-                + args
-                + "; a step that sends several commands to one DataNode needs a distinct step"
-                + " string for each");
+            HttpURLConnection.HTTP_CONFLICT,
+            new ErrorReply(
+                DataNodeErrors.IDEMPOTENCY_CONFLICT,
+                "procedure "
+                    + request.procId()
+                    + " step "
+                    + request.step()
+                    + " was first used for "
+                    + first.command()
+                    + " "
+                    + first.args()
+                    + ", now for "
+                    + type.commandName()
+                    + " "
+                    + args
+                    + "; a step that sends several commands to one DataNode needs a distinct step"
+                    + " string for each"));
       }
       changes.add(
           new Change.DuplicateSeen(
@@ -321,10 +319,6 @@ final class DataNodeCore {
             + "; "
             + type.commandName()
             + " needs it");
-  }
-
-  private static Decision refuse(List<Change> changes, String code, String message) {
-    return new Decision(changes, HttpURLConnection.HTTP_CONFLICT, new ErrorReply(code, message));
   }
 
   private void applyEffect(Effect effect) {

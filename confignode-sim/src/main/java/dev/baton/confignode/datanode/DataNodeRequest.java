@@ -1,6 +1,5 @@
 package dev.baton.confignode.datanode;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
@@ -15,11 +14,6 @@ sealed interface DataNodeRequest {
   long procId();
 
   String step();
-
-  @JsonIgnore
-  default CommandContext context() {
-    return new CommandContext(term(), procId(), step());
-  }
 
   /** Does nothing but pass fencing and the ledger; a liveness check that also carries a term. */
   record Ping(

@@ -1,0 +1,37 @@
+/**
+ * The simulated DataNode: the side of the cluster that ConfigNode procedures act on.
+ *
+ * <p>{@link dev.baton.confignode.datanode.DataNodeServer} serves the HTTP API below on 127.0.0.1
+ * (JSON bodies, at most {@link dev.baton.confignode.datanode.DataNodeServer#MAX_BODY_BYTES});
+ * {@link dev.baton.confignode.datanode.DataNodeClient} calls it with typed methods.
+ *
+ * <table>
+ *   <caption>DataNode HTTP API</caption>
+ *   <tr><th>method and path</th><th>body</th><th>answer</th></tr>
+ *   <tr><td>POST /ping</td><td>{term, procId, step}</td><td>CommandReply</td></tr>
+ *   <tr><td>POST /regions/create</td>
+ *       <td>{term, procId, step, regionId, database, kind: SCHEMA|DATA, role?: LEADER|FOLLOWER}</td>
+ *       <td>CommandReply; existing replica of the same database and kind: changed=false;
+ *           of another: 409 region_conflict</td></tr>
+ *   <tr><td>POST /regions/delete</td><td>{term, procId, step, regionId}</td>
+ *       <td>CommandReply; a missing replica: changed=false</td></tr>
+ *   <tr><td>POST /regions/role</td><td>{term, procId, step, regionId, role}</td>
+ *       <td>CommandReply; 409 region_not_found</td></tr>
+ *   <tr><td>POST /regions/sync</td><td>{term, procId, step, regionId, dataVersion}</td>
+ *       <td>CommandReply, dataVersion = max(current, given); 409 region_not_found</td></tr>
+ *   <tr><td>POST /cache/invalidate</td><td>{term, procId, step, database}</td>
+ *       <td>CommandReply; appended to the invalidation log</td></tr>
+ *   <tr><td>GET /state</td><td></td><td>DataNodeState</td></tr>
+ *   <tr><td>POST /faults</td><td>{failNext?, latencyMs?, stall?}</td><td>FaultState</td></tr>
+ *   <tr><td>POST /faults/release</td><td></td><td>FaultState</td></tr>
+ *   <tr><td>POST /faults/reset</td><td></td><td>FaultState</td></tr>
+ * </table>
+ *
+ * <p>Every command: a term below the highest seen is refused with 409 {@code stale_term} and
+ * recorded; a higher one is recorded first. A (procId, step) already in the ledger returns the
+ * first answer with {@code duplicate: true} (409 {@code idempotency_conflict} if the arguments
+ * differ). Errors are {@code {error, message}} with the codes of {@link
+ * dev.baton.confignode.datanode.DataNodeErrors}. Every accepted change is fsynced before the
+ * answer.
+ */
+package dev.baton.confignode.datanode;
