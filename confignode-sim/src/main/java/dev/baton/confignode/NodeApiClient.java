@@ -21,6 +21,13 @@ public final class NodeApiClient {
 
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
+  /** How long reads keep retrying while no node can serve them. */
+  static final Duration READ_PATIENCE = Duration.ofSeconds(60);
+
+  static final Duration READ_RETRY = Duration.ofMillis(200);
+
+  private static final int HTTP_SERVER_ERROR = 500;
+
   private final List<String> nodes;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
 
@@ -46,14 +53,33 @@ public final class NodeApiClient {
     public int status() {
       return status;
     }
+
+    /** No node answered, or it could not serve the request now (503): worth asking again. */
+    public boolean retryable() {
+      return status == 0 || status >= HTTP_SERVER_ERROR;
+    }
   }
 
   public JsonNode cluster(String node) throws IOException, InterruptedException {
     return call(node, "GET", "/api/cluster", null);
   }
 
+  /**
+   * A read from any node; retried (reads are safe to repeat) while no node can serve it, up to
+   * {@link #READ_PATIENCE}, e.g. during an election.
+   */
   public JsonNode get(String path) throws IOException, InterruptedException {
-    return anyNode("GET", path, null);
+    long deadline = System.nanoTime() + READ_PATIENCE.toNanos();
+    while (true) {
+      try {
+        return anyNode("GET", path, null);
+      } catch (ApiException e) {
+        if (!e.retryable() || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(READ_RETRY.toMillis());
+      }
+    }
   }
 
   public long submit(String type, JsonNode args, Long nonceGroup, Long nonce)
@@ -82,7 +108,7 @@ public final class NodeApiClient {
       try {
         return call(node, method, path, body);
       } catch (ApiException e) {
-        if (e.status() != 0 && e.status() < 500) {
+        if (!e.retryable()) {
           throw e;
         }
         last = e;

@@ -302,7 +302,7 @@ public final class Drill implements AutoCloseable {
         submitted.put(what, api.submit(type, args, NONCE_GROUP, n));
         return;
       } catch (NodeApiClient.ApiException e) {
-        if (e.status() != 0 && e.status() < 500 || System.nanoTime() > deadline) {
+        if (!e.retryable() || System.nanoTime() > deadline) {
           throw e;
         }
         Thread.sleep(POLL.toMillis());
