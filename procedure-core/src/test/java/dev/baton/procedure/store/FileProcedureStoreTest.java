@@ -99,11 +99,13 @@ class FileProcedureStoreTest {
   @Test
   void loadReturnsRecordsInAscendingProcIdOrder() throws Exception {
     FileProcedureStore store = open(NO_FSYNC);
-    List<Long> ids = new ArrayList<>();
-    for (long id = 1; id <= 200; id++) {
-      ids.add(id);
+    // ids spread wide, in random order: a hash map's iteration order is not procId order
+    java.util.Random random = new java.util.Random(42);
+    Set<Long> unique = new java.util.LinkedHashSet<>();
+    while (unique.size() < 200) {
+      unique.add(1 + (long) random.nextInt(1 << 30));
     }
-    Collections.shuffle(ids, new java.util.Random(42));
+    List<Long> ids = new ArrayList<>(unique);
     for (long id : ids) {
       store.write(upserts(record(id, "r" + id)));
     }
@@ -254,6 +256,24 @@ class FileProcedureStoreTest {
     assertEquals(Map.of(1L, "one", 2L, "two"), contents(second));
     second.write(upserts(record(3, "three")));
     assertEquals(3, contents(second).size());
+  }
+
+  @Test
+  void aFailedSecondStartDoesNotUnlockTheDirectoryForOtherProcesses() throws Exception {
+    FileProcedureStore first = open(NO_FSYNC);
+    Path lockFile = dir.toRealPath().resolve(StoreDirectoryLock.LOCK_FILE);
+    FileProcedureStore second = new FileProcedureStore(dir, NO_FSYNC);
+    opened.add(second);
+    assertThrows(IOException.class, second::start);
+    assertThrows(IOException.class, second::start);
+    // (POSIX: closing any channel of the lock file drops every lock of this process on it)
+    assertEquals(
+        LockProbe.LOCKED_ELSEWHERE,
+        LockProbe.probe(lockFile, Duration.ofSeconds(30)),
+        "another process could lock the directory of a running store");
+
+    first.stop();
+    assertEquals(LockProbe.GOT_LOCK, LockProbe.probe(lockFile, Duration.ofSeconds(30)));
   }
 
   @Test
