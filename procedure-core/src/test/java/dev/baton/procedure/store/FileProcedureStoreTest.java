@@ -277,6 +277,39 @@ class FileProcedureStoreTest {
   }
 
   @Test
+  void stopReturnsOnlyOnceTheStoreIsStoppedEvenWhenAnotherThreadIsStoppingIt() throws Exception {
+    FileProcedureStore store = open(NO_FSYNC);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      for (int round = 0; round < 100; round++) {
+        store.start();
+        store.write(upserts(record(round + 1, "r" + round)));
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> stoppers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+          stoppers.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    store.stop();
+                    // whichever stop() returns, the directory must be free now
+                    synchronized (go) {
+                      StoreDirectoryLock.acquire(dir).close();
+                    }
+                    return null;
+                  }));
+        }
+        go.countDown();
+        for (Future<?> f : stoppers) {
+          f.get(10, TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void writesAndLoadsOnAStoppedOrNeverStartedStoreFail() throws Exception {
     FileProcedureStore never = new FileProcedureStore(dir, NO_FSYNC);
     assertThrows(StoreStoppedException.class, () -> never.write(upserts(record(1, "x"))));
