@@ -371,6 +371,47 @@ class FileProcedureStoreTest {
   }
 
   @Test
+  void aFailedWriteFailsTheStoreUntilARestartWhichKeepsEveryAcknowledgedWrite() throws Exception {
+    FileProcedureStore.Config small = NO_FSYNC.withSegmentBytes(256);
+    FileProcedureStore store = open(small);
+    Map<Long, String> acknowledged = new TreeMap<>();
+    store.write(upserts(record(1, "one")));
+    acknowledged.put(1L, "one");
+    // a directory holds the next segment's name: the roll to it fails
+    Path blocker = Files.createDirectory(SegmentFormat.path(dir, 2));
+    IOException failure = null;
+    for (long id = 2; id < 100 && failure == null; id++) {
+      String data = "record " + id + " padded to fill the segment quickly";
+      try {
+        store.write(upserts(record(id, data)));
+        acknowledged.put(id, data);
+      } catch (IOException e) {
+        failure = e;
+      }
+    }
+    assertTrue(failure != null, "the roll never failed");
+    assertFalse(failure instanceof StoreStoppedException, failure.toString());
+    IOException later =
+        assertThrows(IOException.class, () -> store.write(upserts(record(500, "later"))));
+    assertFalse(later instanceof StoreStoppedException, later.toString());
+    // "stop and start it to recover", or the writer's own failure if this write was queued first
+    assertTrue(later.getMessage().contains("start"), later.getMessage());
+
+    store.stop();
+    Files.delete(blocker);
+    store.start();
+    Map<Long, String> recovered = contents(store);
+    assertTrue(
+        recovered.entrySet().containsAll(acknowledged.entrySet()),
+        "acknowledged " + acknowledged + ", recovered " + recovered);
+    assertFalse(recovered.containsKey(500L));
+    store.write(upserts(record(501, "after the restart")));
+    store.stop();
+    FileProcedureStore fresh = open(small);
+    assertEquals("after the restart", contents(fresh).get(501L));
+  }
+
+  @Test
   void anOversizedBatchIsRefusedAndTheStoreKeepsWorking() throws Exception {
     FileProcedureStore store = open(NO_FSYNC);
     store.write(upserts(record(1, "before")));
