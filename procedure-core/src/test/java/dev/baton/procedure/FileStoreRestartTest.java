@@ -1,10 +1,13 @@
 package dev.baton.procedure;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.procedure.store.CorruptStoreException;
 import dev.baton.procedure.store.FileProcedureStore;
 import dev.baton.procedure.testing.CrashInjectingStore;
 import dev.baton.procedure.testing.CrashInjectingStore.Mode;
@@ -63,10 +66,16 @@ class FileStoreRestartTest {
   private ProcedureExecutor<TestEnv> start(
       dev.baton.procedure.store.ProcedureStore store, ProcedureRegistry registry)
       throws IOException {
+    return start(store, registry, 1);
+  }
+
+  private ProcedureExecutor<TestEnv> start(
+      dev.baton.procedure.store.ProcedureStore store, ProcedureRegistry registry, int workers)
+      throws IOException {
     ProcedureExecutor<TestEnv> executor =
         ProcedureExecutor.builder(env, store, registry)
-            .coreWorkers(1)
-            .maxWorkers(1)
+            .coreWorkers(workers)
+            .maxWorkers(workers)
             .clock(clock::get)
             .build();
     executors.add(executor);
@@ -327,6 +336,57 @@ class FileStoreRestartTest {
     // and the store opens cleanly once more: the new records follow the good ones directly
     ProcedureExecutor<TestEnv> again = start(newStore(), registry());
     assertEquals(ProcedureState.SUCCESS, again.getInfo(id).orElseThrow().state());
+  }
+
+  @Test
+  void anExecutorOnACorruptStoreFailsToStartAndALaterOneStartsOnceRepaired() throws Exception {
+    ProcedureExecutor<TestEnv> executor = start(newStore(), registry());
+    long id = executor.submit(new Steps("p"));
+    assertEquals(ProcedureState.SUCCESS, executor.await(id, WAIT).state());
+    executor.stop();
+    Path segment = lastSegment();
+    byte[] good = Files.readAllBytes(segment);
+    byte[] bad = good.clone();
+    bad[10] ^= 0x01; // in the payload of the first record; valid records follow it
+    Files.write(segment, bad);
+
+    ProcedureExecutor<TestEnv> refused =
+        ProcedureExecutor.builder(env, newStore(), registry()).build();
+    executors.add(refused);
+    IOException e = assertThrows(IOException.class, refused::start);
+    CorruptStoreException corrupt = assertInstanceOf(CorruptStoreException.class, e);
+    assertEquals(segment, corrupt.file());
+    assertEquals(0, corrupt.offset());
+    assertFalse(refused.isRunning());
+    assertArrayEquals(bad, Files.readAllBytes(segment), "a failed start changed the segment");
+
+    Files.write(segment, good); // the operator restores the file
+    ProcedureExecutor<TestEnv> repaired = start(newStore(), registry());
+    assertEquals(ProcedureState.SUCCESS, repaired.getInfo(id).orElseThrow().state());
+  }
+
+  @Test
+  void concurrentProceduresShareForcesOfTheFileStore() throws Exception {
+    FileProcedureStore store = newStore();
+    ProcedureExecutor<TestEnv> executor = start(store, registry(), 4);
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      ids.add(executor.submit(new Steps("p" + i)));
+    }
+    for (long id : ids) {
+      assertEquals(ProcedureState.SUCCESS, executor.await(id, WAIT).state());
+    }
+    assertTrue(store.writtenBatchCount() >= 40 * 4, "batches: " + store.writtenBatchCount());
+    assertTrue(
+        store.syncCount() < store.writtenBatchCount(),
+        store.syncCount() + " forces for " + store.writtenBatchCount() + " batches");
+    executor.stop();
+
+    ProcedureExecutor<TestEnv> restarted = start(newStore(), registry());
+    for (long id : ids) {
+      assertEquals(ProcedureState.SUCCESS, restarted.getInfo(id).orElseThrow().state());
+    }
+    assertEquals(40 * 3, env.journal().size(), "a step ran twice: " + env.journal());
   }
 
   private Path lastSegment() throws IOException {
