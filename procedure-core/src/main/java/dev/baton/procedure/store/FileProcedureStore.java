@@ -109,15 +109,16 @@ public final class FileProcedureStore implements ProcedureStore {
     }
   }
 
+  /**
+   * Fails the queued writes and closes the files. Returns once the store is stopped and its
+   * directory unlocked, also when another thread is stopping it at the same time.
+   */
   @Override
-  public void stop() {
-    StoreSession closing;
-    synchronized (this) {
-      closing = session;
-      session = null;
-    }
+  public synchronized void stop() {
+    StoreSession closing = session;
+    session = null;
     if (closing != null) {
-      closing.close();
+      closing.close(); // under the monitor: a concurrent stop() or start() waits for the close
     }
   }
 

@@ -44,10 +44,17 @@ final class SegmentLog implements Closeable {
 
   /**
    * Opens the log over the recovered segments, appending to the newest; creates the first segment
-   * of an empty directory.
+   * of an empty directory. If the newest segment is empty (a crash right after a roll created it,
+   * or its only record was a torn tail), the recovered {@code maxProcId} is declared in it at once,
+   * as a roll would have: otherwise removing the older segments would lose the highest id.
    */
   static SegmentLog open(
-      Path dir, List<Long> segmentIds, long segmentBytes, boolean fsync, AtomicLong syncs)
+      Path dir,
+      List<Long> segmentIds,
+      long segmentBytes,
+      boolean fsync,
+      AtomicLong syncs,
+      long maxProcId)
       throws IOException {
     SegmentLog log = new SegmentLog(dir, segmentBytes, fsync, syncs, segmentIds);
     if (segmentIds.isEmpty()) {
@@ -57,6 +64,12 @@ final class SegmentLog implements Closeable {
       log.active = FileChannel.open(SegmentFormat.path(dir, id), StandardOpenOption.WRITE);
       log.activeSize = log.active.size();
       log.active.position(log.activeSize);
+    }
+    if (log.activeSize == 0 && maxProcId > 0) {
+      ByteBuffer header = SegmentFormat.encodeMaxProcId(maxProcId);
+      log.buffered.add(header);
+      log.activeSize += header.remaining();
+      log.sync();
     }
     return log;
   }

@@ -57,7 +57,12 @@ final class StoreSession {
       StoreRecovery.Result recovered = StoreRecovery.recover(dir);
       log =
           SegmentLog.open(
-              dir, recovered.segmentIds(), config.segmentBytes(), config.fsync(), counters.syncs);
+              dir,
+              recovered.segmentIds(),
+              config.segmentBytes(),
+              config.fsync(),
+              counters.syncs,
+              recovered.index().maxProcId());
       StoreSession session = new StoreSession(dir, config, counters, lock, log, recovered.index());
       // Segments left with only history by a crash between a write and its cleanup go now.
       session.cleaner.afterDrain(0);
