@@ -122,6 +122,7 @@ final class ProcedureRecovery<Env> {
       }
     }
     List<Procedure<Env>> runnable = new ArrayList<>();
+    List<Procedure<Env>> childrenDone = new ArrayList<>();
     for (Procedure<Env> p : live) {
       RootProcedureStack<Env> stack = ctx.stacks.get(p.getRootProcId());
       switch (p.getState()) {
@@ -138,6 +139,7 @@ final class ProcedureRecovery<Env> {
             if (pending == 0) {
               p.transitionTo(ProcedureState.RUNNABLE);
               runnable.add(p);
+              childrenDone.add(p);
             }
           }
         }
@@ -154,6 +156,11 @@ final class ProcedureRecovery<Env> {
       }
     }
     for (Procedure<Env> p : runnable) {
+      if (childrenDone.contains(p) && ctx.stacks.get(p.getRootProcId()).isFailed()) {
+        // Stored WAITING in a failed tree: its children were being rolled back, so its due step
+        // never ran and must not be undone.
+        continue;
+      }
       // its due step may have run before the crash; a rollback must undo it too
       if (p.countInterruptedStepAsExecuted()) {
         ctx.stacks.get(p.getRootProcId()).addEntry(p);

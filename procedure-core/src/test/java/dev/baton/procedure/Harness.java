@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
 
 /**
  * One test's world: a {@link TestEnv}, an in-memory store behind a crash injector, a wall clock the
@@ -44,6 +46,14 @@ final class Harness implements AutoCloseable {
 
   void advanceClock(Duration d) {
     clockOffset.addAndGet(d.toMillis());
+  }
+
+  /** Awaitility, polling often (steps take microseconds) with a generous upper bound. */
+  static ConditionFactory eventually(String what) {
+    return Awaitility.await(what)
+        .atMost(AWAIT)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(5));
   }
 
   /** Builds and starts a new executor on the store (stops the previous one first). */

@@ -140,12 +140,10 @@ class ProcedureStateTest {
     long expire = h.executor.submit(new Recording("expire", log));
     long susp = h.executor.submit(new Recording("susp", log));
 
-    org.awaitility.Awaitility.await()
-        .atMost(Harness.AWAIT)
+    Harness.eventually("susp suspended in A")
         .until(() -> h.executor.getInfo(susp).orElseThrow().state() == WAITING);
     assertTrue(h.executor.wake(susp));
-    org.awaitility.Awaitility.await()
-        .atMost(Harness.AWAIT)
+    Harness.eventually("susp suspended in B")
         .until(() -> h.env.journal("exec susp:B").size() == 1 && isWaiting(susp));
     assertTrue(h.executor.abort(susp));
 

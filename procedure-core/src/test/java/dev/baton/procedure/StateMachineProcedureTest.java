@@ -1,6 +1,5 @@
 package dev.baton.procedure;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -293,8 +292,7 @@ class StateMachineProcedureTest {
     h.start();
     h.env.failNext("suspend p:B", 1);
     long id = h.executor.submit(new ScriptedStep("p"));
-    await()
-        .atMost(Harness.AWAIT)
+    Harness.eventually("p suspended")
         .until(() -> h.executor.getInfo(id).orElseThrow().state() == ProcedureState.WAITING);
     ProcedureInfo waiting = h.executor.getInfo(id).orElseThrow();
     assertEquals("B", waiting.stepName());
@@ -313,8 +311,7 @@ class StateMachineProcedureTest {
     h.start();
     h.env.failNext("suspend p:B", 1);
     long id = h.executor.submit(new ScriptedStep("p"));
-    await()
-        .atMost(Harness.AWAIT)
+    Harness.eventually("p suspended")
         .until(() -> h.executor.getInfo(id).orElseThrow().state() == ProcedureState.WAITING);
     h.start(); // restart on the same store
     assertEquals(ProcedureState.WAITING, h.executor.getInfo(id).orElseThrow().state());
