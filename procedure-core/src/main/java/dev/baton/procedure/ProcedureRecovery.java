@@ -123,6 +123,7 @@ final class ProcedureRecovery<Env> {
       }
     }
     List<Procedure<Env>> runnable = new ArrayList<>();
+    List<Procedure<Env>> childrenDone = new ArrayList<>();
     for (Procedure<Env> p : live) {
       RootProcedureStack<Env> stack = ctx.stacks.get(p.getRootProcId());
       switch (p.getState()) {
@@ -139,6 +140,7 @@ final class ProcedureRecovery<Env> {
             if (pending == 0) {
               p.transitionTo(ProcedureState.RUNNABLE);
               runnable.add(p);
+              childrenDone.add(p);
             }
           }
         }
@@ -155,6 +157,11 @@ final class ProcedureRecovery<Env> {
       }
     }
     for (Procedure<Env> p : runnable) {
+      if (childrenDone.contains(p) && ctx.stacks.get(p.getRootProcId()).isFailed()) {
+        // Stored WAITING in a failed tree: its children were being rolled back, so its due step
+        // never ran and must not be undone.
+        continue;
+      }
       // its due step may have run before the crash; a rollback must undo it too
       if (p.countInterruptedStepAsExecuted()) {
         ctx.stacks.get(p.getRootProcId()).addEntry(p);

@@ -82,7 +82,11 @@ final class RollbackRunner<Env> {
       if (!proc.removeNewestStackIndex()) {
         proc.transitionTo(ProcedureState.ROLLEDBACK);
       }
-      ctx.persist(proc);
+      if (proc != root || !root.isFinished()) {
+        // The root's terminal record is written by finish(), in the same batch that deletes the
+        // members: a root must never be stored as finished while its members' records remain.
+        ctx.persist(proc);
+      }
     }
     finish(root, stack);
     return true;

@@ -157,6 +157,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     Procedure<Env>[] children = null;
     boolean yielded = false;
     boolean suspended = false;
+    long timeoutBefore = proc.getTimeout();
     try {
       children = proc.doExecute(ctx.env);
     } catch (ProcedureYieldException e) {
@@ -171,6 +172,11 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     }
     if (!ctx.running || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; step of " + proc + " not recorded");
+    }
+    if (proc.getTimeout() > 0 && proc.getTimeout() != timeoutBefore) {
+      // setTimeout was called by the step: arm the new deadline (still measured from submission)
+      ctx.timeouts.add(
+          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
     }
     if (proc.lastStepAddsRollbackEntry()) {
       stack.addEntry(proc);

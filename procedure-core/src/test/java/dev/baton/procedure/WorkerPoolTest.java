@@ -1,0 +1,271 @@
+package dev.baton.procedure;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.procedure.scheduler.FifoScheduler;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Stuck-worker monitor, keep-alive workers, and the per-procedure lock. */
+@Timeout(60)
+class WorkerPoolTest {
+
+  /** Counts concurrent entries into its steps and rollbacks; fails the test if two overlap. */
+  public static final class Exclusive extends StateMachineProcedure<TestEnv, Integer> {
+    static final int STEPS = 300;
+    final AtomicInteger inside = new AtomicInteger();
+    final AtomicInteger maxInside = new AtomicInteger();
+    int done;
+
+    @Override
+    protected Flow executeFromState(TestEnv env, Integer state) {
+      enter();
+      try {
+        done++;
+        for (int i = 0; i < 200; i++) {
+          Thread.onSpinWait(); // widen the window in which a second worker could come in
+        }
+        return done < STEPS ? Flow.HAS_MORE_STATE : Flow.NO_MORE_STATE;
+      } finally {
+        inside.decrementAndGet();
+      }
+    }
+
+    private void enter() {
+      int now = inside.incrementAndGet();
+      maxInside.accumulateAndGet(now, Math::max);
+    }
+
+    @Override
+    protected void rollbackState(TestEnv env, Integer state) {}
+
+    @Override
+    protected Integer getState(int stateId) {
+      return stateId;
+    }
+
+    @Override
+    protected int getStateId(Integer state) {
+      return state;
+    }
+
+    @Override
+    protected Integer getInitialState() {
+      return 0;
+    }
+
+    @Override
+    protected void serializeStateData(DataOutputStream out) throws IOException {
+      out.writeInt(done);
+    }
+
+    @Override
+    protected void deserializeStateData(DataInputStream in) throws IOException {
+      done = in.readInt();
+    }
+  }
+
+  private final List<Harness> harnesses = new ArrayList<>();
+
+  @AfterEach
+  void tearDown() {
+    harnesses.forEach(Harness::close);
+  }
+
+  private Harness harness(ProcedureRegistry registry) {
+    Harness h = new Harness(registry);
+    harnesses.add(h);
+    return h;
+  }
+
+  @Test
+  void stuckWorkersGetKeepAliveHelpersUpToMaxWhichRetireWhenIdle() throws Exception {
+    Harness h =
+        harness(ScriptedStep.registry())
+            .with(
+                b ->
+                    b.coreWorkers(1)
+                        .maxWorkers(3)
+                        .stuckThreshold(Duration.ofMillis(100))
+                        .stuckCheckInterval(Duration.ofMillis(25))
+                        .keepAlive(Duration.ofMillis(200)));
+    AtomicInteger maxSeen = new AtomicInteger();
+    AtomicBoolean sampling = new AtomicBoolean(true);
+    List<CountDownLatch> releases = new ArrayList<>();
+    List<CountDownLatch> started = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      String step = "s" + i + ":A";
+      releases.add(h.env.gate(step));
+      CountDownLatch s = new CountDownLatch(1);
+      started.add(s);
+      h.env.onRecord.put("exec " + step, s::countDown);
+    }
+    h.start();
+    Thread sampler =
+        new Thread(
+            () -> {
+              while (sampling.get()) {
+                maxSeen.accumulateAndGet(h.executor.workerCount(), Math::max);
+                Thread.onSpinWait();
+              }
+            });
+    sampler.setDaemon(true);
+    sampler.start();
+    try {
+      assertEquals(1, h.executor.workerCount());
+      List<Long> ids = new ArrayList<>();
+      // s0 blocks the only core worker; s1 waits in the queue until the monitor adds a worker
+      ids.add(h.executor.submit(new ScriptedStep("s0")));
+      assertTrue(started.get(0).await(20, TimeUnit.SECONDS));
+      ids.add(h.executor.submit(new ScriptedStep("s1")));
+      assertTrue(started.get(1).await(20, TimeUnit.SECONDS), "a helper ran s1");
+      ids.add(h.executor.submit(new ScriptedStep("s2")));
+      assertTrue(started.get(2).await(20, TimeUnit.SECONDS), "a second helper ran s2");
+      assertEquals(3, h.executor.workerCount());
+
+      // all three stuck, s3 queued: it runs once a worker is free (the cap itself is checked
+      // deterministically in helpersAreAddedOnlyWhileWorkWaitsAndNeverBeyondMax)
+      ids.add(h.executor.submit(new ScriptedStep("s3")));
+      releases.get(0).countDown();
+      assertTrue(started.get(3).await(20, TimeUnit.SECONDS), "s3 ran once a worker was free");
+      releases.forEach(CountDownLatch::countDown);
+      for (long id : ids) {
+        assertEquals(ProcedureState.SUCCESS, h.await(id).state());
+      }
+    } finally {
+      sampling.set(false);
+      sampler.join();
+    }
+    assertEquals(3, maxSeen.get(), "workers never exceed maxWorkers");
+
+    Harness.eventually("helpers retire after keep-alive")
+        .until(() -> h.executor.workerCount() == 1);
+    long id = h.executor.submit(new ScriptedStep("after"));
+    assertEquals(ProcedureState.SUCCESS, h.await(id).state(), "the core worker stays");
+  }
+
+  @Test
+  void helpersAreAddedOnlyWhileWorkWaitsAndNeverBeyondMax() throws Exception {
+    ExecutorConfig config =
+        new ExecutorConfig(
+            1, // core
+            3, // max
+            Duration.ofMillis(1), // stuck threshold
+            Duration.ofHours(1), // the test runs the monitor's rounds itself
+            Duration.ofMillis(50), // keep-alive
+            Duration.ofMillis(10), // poll interval
+            Duration.ZERO,
+            Duration.ofHours(1),
+            Duration.ofMillis(1),
+            Duration.ofMillis(1),
+            Duration.ofSeconds(10),
+            0);
+    FifoScheduler scheduler = new FifoScheduler();
+    scheduler.start();
+    java.util.Map<Procedure<?>, CountDownLatch> gates =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Set<Procedure<?>> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    List<Procedure<?>> procs = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Procedure<?> p = new ScriptedStep("p" + i);
+      procs.add(p);
+      gates.put(p, new CountDownLatch(1));
+    }
+    WorkerPool pool =
+        new WorkerPool(
+            "pool-test",
+            scheduler,
+            p -> {
+              running.add(p);
+              try {
+                gates.get(p).await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            config);
+    pool.start();
+    try {
+      scheduler.addBack(procs.get(0));
+      Harness.eventually("p0 stuck").until(() -> pool.stuckCount() == 1);
+      pool.checkStuck();
+      assertEquals(1, pool.workerCount(), "nothing waits, so no helper");
+
+      for (int i = 1; i < 5; i++) {
+        scheduler.addBack(procs.get(i));
+      }
+      pool.checkStuck();
+      assertEquals(2, pool.workerCount(), "one helper for one stuck worker");
+      Harness.eventually("p1 stuck").until(() -> pool.stuckCount() == 2);
+      pool.checkStuck();
+      assertEquals(3, pool.workerCount(), "capped at max although two are stuck");
+      Harness.eventually("p2 stuck").until(() -> pool.stuckCount() == 3);
+      for (int round = 0; round < 5; round++) {
+        pool.checkStuck();
+        assertEquals(3, pool.workerCount(), "round " + round + " went beyond max");
+      }
+      assertEquals(2, scheduler.size(), "p3 and p4 still wait");
+
+      gates.values().forEach(CountDownLatch::countDown);
+      Harness.eventually("all ran").until(() -> running.size() == 5);
+      Harness.eventually("helpers retired").until(() -> pool.workerCount() == 1);
+    } finally {
+      pool.stop();
+    }
+  }
+
+  @Test
+  void oneProcedureNeverRunsOnTwoWorkersAtOnceEvenWhenQueuedTwice() throws Exception {
+    Exclusive proc = new Exclusive();
+    Harness h =
+        harness(new ProcedureRegistry().register("Exclusive", Exclusive.class, Exclusive::new))
+            .with(b -> b.coreWorkers(4));
+    h.start();
+    long id = h.executor.submit(proc);
+    // wake() puts the procedure in the queue again while it runs: idle workers pick those
+    // duplicates up and must wait for the worker that runs it
+    AtomicInteger wakes = new AtomicInteger();
+    while (!h.executor.getInfo(id).orElseThrow().finished()) {
+      if (h.executor.wake(id)) {
+        wakes.incrementAndGet();
+      }
+      Thread.onSpinWait();
+    }
+    ProcedureInfo info = h.await(id);
+    assertEquals(ProcedureState.SUCCESS, info.state());
+    assertEquals(1, proc.maxInside.get(), "two workers ran the procedure at once");
+    assertEquals(Exclusive.STEPS, proc.done, "every step ran exactly once");
+    assertTrue(wakes.get() > 0);
+  }
+
+  @Test
+  void differentProceduresDoRunInParallel() throws Exception {
+    Harness h = harness(ScriptedStep.registry()).with(b -> b.coreWorkers(2));
+    // each one's first step waits until both are inside: only possible on two workers at once
+    CountDownLatch bothInside = new CountDownLatch(2);
+    h.env.onRecord.put("exec x:A", bothInside::countDown);
+    h.env.onRecord.put("exec y:A", bothInside::countDown);
+    CountDownLatch xGate = h.env.gate("x:A");
+    CountDownLatch yGate = h.env.gate("y:A");
+    h.start();
+    long x = h.executor.submit(new ScriptedStep("x"));
+    long y = h.executor.submit(new ScriptedStep("y"));
+    assertTrue(bothInside.await(20, TimeUnit.SECONDS), "x and y were not inside together");
+    xGate.countDown();
+    yGate.countDown();
+    assertEquals(ProcedureState.SUCCESS, h.await(x).state());
+    assertEquals(ProcedureState.SUCCESS, h.await(y).state());
+  }
+}
