@@ -43,7 +43,13 @@ import java.util.stream.Stream;
  * bench.live}, {@code bench.recoveryRounds}, {@code bench.inFlight}, {@code bench.fileRecovery};
  * see {@link BenchSettings}). It runs inside Maven's JVM, so JVM flags (heap, a flight recording)
  * go in {@code MAVEN_OPTS}. The table and the JSON line go to stdout, progress to stderr. Figures
- * depend on whatever else runs on the machine; the load average is printed with them.
+ * depend on whatever else runs on the machine; the load average and this JVM's share of the cores
+ * are printed with them.
+ *
+ * <p>Recovery figures depend on the heap: the full collections that measure heap per procedure let
+ * G1 shrink the heap, so each timed {@code start()} also pays for committing and first touching
+ * memory again (as a freshly started JVM does). {@code MAVEN_OPTS="-Xms2g -Xmx2g
+ * -XX:+AlwaysPreTouch"} takes that cost out; compare the "start() thread CPU" and "GC" rows.
  */
 public final class CoreBenchmark {
   /** In-memory store: steps per second to reach. */
@@ -58,6 +64,14 @@ public final class CoreBenchmark {
   private static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
   private static final String QUIET_LOG_LEVEL = "warn";
   private static final double NANOS_PER_MILLI = 1e6;
+  private static final double MICROS_PER_SECOND = 1e6;
+
+  /**
+   * Threads that can each have one store write in flight: submitters (submit persists) and workers
+   * (each step persists). With perfect group commit, one fsync carries one write of each, so they
+   * bound the file store's updates per second at this many per fsync.
+   */
+  private static final int WRITER_THREADS = Submitters.THREADS + BenchExecutors.WORKERS;
 
   /** The time bound of a measured run, which is bounded by its procedure count instead. */
   private static final Duration NO_TIME_LIMIT = Duration.ofHours(1);
@@ -199,6 +213,12 @@ public final class CoreBenchmark {
         r.syncs() == 0 ? 0 : r.nanos() / 1e3 / r.syncs(),
         0);
     report.figure(s, "file.raw_fsync_us", "raw append+fsync us (median)", rawFsyncMicros, 0);
+    report.figure(
+        s,
+        "file.ceiling_updates_per_s",
+        "ceiling: writers / raw fsync",
+        WRITER_THREADS * MICROS_PER_SECOND / rawFsyncMicros,
+        0);
     jvmRows(report, s, "file", r);
   }
 
