@@ -3,6 +3,7 @@ package dev.baton.procedure;
 import dev.baton.procedure.scheduler.FifoScheduler;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.time.Duration;
@@ -31,6 +32,9 @@ import org.slf4j.LoggerFactory;
 public final class ProcedureExecutor<Env> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureExecutor.class);
   private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  /** Most deletes in one store write of the cleaner (keeps a record far below any size limit). */
+  static final int MAX_DELETES_PER_CLEANER_WRITE = 1024;
 
   private enum Phase {
     NEW,
@@ -380,25 +384,37 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     }
   }
 
-  /** Deletes completed roots past their retention from the store and forgets them. */
+  /**
+   * Deletes completed roots past their retention from the store and forgets them. The deletes go to
+   * the store in batches of at most {@link #MAX_DELETES_PER_CLEANER_WRITE}, not one write per root:
+   * each write may cost a disk force, and this runs on the timeout thread, which fires no deadline
+   * while it waits. A batch that fails is kept (retained and queryable) for the next round.
+   */
   void cleanCompleted() {
-    for (CompletedProcedureRetainer.Completed c : ctx.completed.expired(ctx.now())) {
+    List<CompletedProcedureRetainer.Completed> expired = ctx.completed.expired(ctx.now());
+    for (int from = 0; from < expired.size(); from += MAX_DELETES_PER_CLEANER_WRITE) {
+      List<CompletedProcedureRetainer.Completed> chunk =
+          expired.subList(from, Math.min(expired.size(), from + MAX_DELETES_PER_CLEANER_WRITE));
+      StoreBatch.Builder batch = StoreBatch.builder().maxProcId(ctx.ids.highest());
+      for (CompletedProcedureRetainer.Completed c : chunk) {
+        batch.delete(c.root().procId());
+      }
       try {
-        ctx.store.write(
-            dev.baton.procedure.store.StoreBatch.builder()
-                .delete(c.root().procId())
-                .maxProcId(ctx.ids.highest())
-                .build());
+        ctx.store.write(batch.build());
       } catch (IOException e) {
         LOG.warn(
-            "cleaner could not delete completed procedure {}: {}; will retry",
-            c.root().procId(),
+            "cleaner could not delete {} completed procedures (procedure {} among them): {};"
+                + " will retry",
+            chunk.size(),
+            chunk.get(0).root().procId(),
             e.getMessage());
         return;
       }
-      ctx.completed.remove(c);
-      if (c.nonce() != null) {
-        ctx.nonces.remove(c.nonce(), c.root().procId());
+      for (CompletedProcedureRetainer.Completed c : chunk) {
+        ctx.completed.remove(c);
+        if (c.nonce() != null) {
+          ctx.nonces.remove(c.nonce(), c.root().procId());
+        }
       }
     }
   }

@@ -5,10 +5,10 @@ import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,13 +32,22 @@ final class ProcedureRecovery<Env> {
   void recover() throws IOException {
     StoreContents contents = ctx.store.load();
     long maxId = contents.maxProcId();
-    Map<Long, Procedure<Env>> loaded = new TreeMap<>();
+    int count = contents.records().size();
+    // By procId for lookups, and in ascending procId order for everything that iterates.
+    Map<Long, Procedure<Env>> loaded = new HashMap<>(hashCapacity(count));
+    List<Procedure<Env>> inOrder = new ArrayList<>(count);
+    long previousId = Long.MIN_VALUE;
+    boolean ascending = true;
     Map<Long, String> corruptReasons = new HashMap<>();
     Map<Long, ProcedureEnvelope> corruptEnvelopes = new HashMap<>();
     for (StoreRecord r : contents.records()) {
       maxId = Math.max(maxId, r.procId());
       try {
-        loaded.put(r.procId(), (Procedure<Env>) ctx.codec.decode(r.procId(), r.data()));
+        Procedure<Env> p = (Procedure<Env>) ctx.codec.decode(r.procId(), r.data());
+        loaded.put(r.procId(), p);
+        inOrder.add(p);
+        ascending &= r.procId() > previousId;
+        previousId = r.procId();
       } catch (ProcedureCodecException e) {
         LOG.error(
             "procedure {} cannot be recovered and is reported as corrupt: {}. Its record is kept "
@@ -53,8 +62,13 @@ final class ProcedureRecovery<Env> {
         }
       }
     }
+    if (!ascending) {
+      // The store broke its order contract (or repeated a procId): sort, the last record wins.
+      inOrder = new ArrayList<>(loaded.values());
+      inOrder.sort(Comparator.comparingLong(Procedure::getProcId));
+    }
     ctx.ids.reset(maxId);
-    for (Procedure<Env> p : loaded.values()) {
+    for (Procedure<Env> p : inOrder) {
       p.beforeRecover(ctx.env);
     }
     List<Procedure<Env>> live = new ArrayList<>();
@@ -65,7 +79,7 @@ final class ProcedureRecovery<Env> {
         brokenTrees.put(env.getRootProcId(), "member " + e.getKey() + " is corrupt");
       }
     }
-    for (Procedure<Env> p : loaded.values()) {
+    for (Procedure<Env> p : inOrder) {
       long rootId = p.getRootProcId();
       Procedure<Env> root = loaded.get(rootId);
       if (root == null) {
@@ -89,6 +103,11 @@ final class ProcedureRecovery<Env> {
           ProcedureCodec.corruptInfo(e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
     }
     wireLive(live, brokenTrees);
+  }
+
+  /** A HashMap capacity that holds {@code entries} without resizing. */
+  private static int hashCapacity(int entries) {
+    return (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil(entries / 0.75) + 1);
   }
 
   private void retainCompleted(Procedure<Env> root) {

@@ -131,6 +131,9 @@ final class RootProcedureStack<Env> {
    * restored index so stored indexes never collide.
    */
   synchronized void rebuildEntries() {
+    if (members.size() == 1 && rebuildFromSoleMember(members.get(0))) {
+      return;
+    }
     TreeMap<Integer, Procedure<Env>> byIndex = new TreeMap<>();
     for (Procedure<Env> member : members) {
       for (int index : member.getStackIndexes()) {
@@ -151,5 +154,25 @@ final class RootProcedureStack<Env> {
     entries.clear();
     entries.addAll(byIndex.values());
     nextIndex = byIndex.isEmpty() ? 0 : byIndex.lastKey() + 1;
+  }
+
+  /**
+   * The common case, a root without children: if its stored indexes are strictly ascending (as
+   * {@link #addEntry} appends them), each is one entry of that member, in that order: what the
+   * general path computes, without a map per stack. Returns false (nothing changed) otherwise.
+   */
+  private boolean rebuildFromSoleMember(Procedure<Env> member) {
+    int[] indexes = member.getStackIndexes();
+    for (int i = 1; i < indexes.length; i++) {
+      if (indexes[i] <= indexes[i - 1]) {
+        return false;
+      }
+    }
+    entries.clear();
+    for (int i = 0; i < indexes.length; i++) {
+      entries.add(member);
+    }
+    nextIndex = indexes.length == 0 ? 0 : indexes[indexes.length - 1] + 1;
+    return true;
   }
 }

@@ -1,0 +1,135 @@
+package dev.baton.procedure;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.procedure.store.InMemoryProcedureStore;
+import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.StoreBatch;
+import dev.baton.procedure.store.StoreContents;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class CompletedProcedureCleanupTest {
+  private static final Duration WAIT = Duration.ofSeconds(10);
+  private static final Duration NEVER = Duration.ofHours(1);
+
+  private final InMemoryProcedureStore records = new InMemoryProcedureStore();
+  private final RecordingStore store = new RecordingStore(records);
+  private ProcedureExecutor<TestEnv> executor;
+
+  /** Retention zero; the cleaner runs only when the test calls it. */
+  private void start() throws IOException {
+    executor =
+        ProcedureExecutor.builder(new TestEnv(), store, Steps.registry())
+            .coreWorkers(2)
+            .completedRetention(Duration.ZERO)
+            .cleanerInterval(NEVER)
+            .build();
+    executor.start();
+  }
+
+  @AfterEach
+  void stop() {
+    if (executor != null) {
+      executor.stop();
+    }
+  }
+
+  private List<Long> runToCompletion(int procedures) throws Exception {
+    List<Long> ids = new ArrayList<>();
+    for (int i = 0; i < procedures; i++) {
+      ids.add(executor.submit(new Steps("p" + i)));
+    }
+    for (long id : ids) {
+      assertEquals(ProcedureState.SUCCESS, executor.await(id, WAIT).state());
+    }
+    return ids;
+  }
+
+  @Test
+  void cleanerDeletesExpiredRootsInBatchesNotOneWriteEach() throws Exception {
+    start();
+    int procedures = ProcedureExecutor.MAX_DELETES_PER_CLEANER_WRITE + 3;
+    List<Long> ids = runToCompletion(procedures);
+    assertEquals(procedures, records.size(), "finished roots stay stored until cleaned");
+
+    store.batches.clear();
+    executor.cleanCompleted();
+
+    assertEquals(2, store.batches.size(), "one write per full batch of deletes, then the rest");
+    assertEquals(
+        ProcedureExecutor.MAX_DELETES_PER_CLEANER_WRITE, store.batches.get(0).deleteCount());
+    assertEquals(3, store.batches.get(1).deleteCount());
+    assertEquals(0, records.size());
+    for (long id : ids) {
+      assertTrue(executor.getInfo(id).isEmpty(), "procedure " + id + " is forgotten");
+    }
+  }
+
+  @Test
+  void failedCleanerWriteKeepsTheRootsForTheNextRound() throws Exception {
+    start();
+    List<Long> ids = runToCompletion(3);
+
+    store.failWrites = true;
+    executor.cleanCompleted();
+    for (long id : ids) {
+      assertTrue(executor.getInfo(id).isPresent(), "procedure " + id + " is still retained");
+    }
+    assertEquals(3, records.size());
+
+    store.failWrites = false;
+    executor.cleanCompleted();
+    for (long id : ids) {
+      assertTrue(executor.getInfo(id).isEmpty(), "procedure " + id + " is forgotten");
+    }
+    assertEquals(0, records.size());
+  }
+
+  /** Passes writes on, remembers the batches, and fails writes on request. */
+  private static final class RecordingStore implements ProcedureStore {
+    private final ProcedureStore delegate;
+    final List<StoreBatch> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile boolean failWrites;
+
+    RecordingStore(ProcedureStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void start() throws IOException {
+      delegate.start();
+    }
+
+    @Override
+    public void stop() {
+      delegate.stop();
+    }
+
+    @Override
+    public boolean isRunning() {
+      return delegate.isRunning();
+    }
+
+    @Override
+    public StoreContents load() throws IOException {
+      return delegate.load();
+    }
+
+    @Override
+    public void write(StoreBatch batch) throws IOException {
+      if (failWrites) {
+        throw new IOException("injected write failure");
+      }
+      delegate.write(batch);
+      batches.add(batch);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package dev.baton.procedure.bench;
+
+import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.StoreBatch;
+import dev.baton.procedure.store.StoreContents;
+import java.io.IOException;
+import java.util.concurrent.atomic.LongAdder;
+
+/** A {@link ProcedureStore} that counts the writes it passes on to the store it wraps. */
+final class CountingStore implements ProcedureStore {
+  private final ProcedureStore delegate;
+  private final LongAdder writes = new LongAdder();
+  private final LongAdder deleteOnlyWrites = new LongAdder();
+
+  CountingStore(ProcedureStore delegate) {
+    this.delegate = delegate;
+  }
+
+  ProcedureStore delegate() {
+    return delegate;
+  }
+
+  /** Batches written (each one store update, however many records it holds). */
+  long writes() {
+    return writes.sum();
+  }
+
+  /** Batches that only deleted records: the executor's cleaner removing completed procedures. */
+  long deleteOnlyWrites() {
+    return deleteOnlyWrites.sum();
+  }
+
+  @Override
+  public void start() throws IOException {
+    delegate.start();
+  }
+
+  @Override
+  public void stop() {
+    delegate.stop();
+  }
+
+  @Override
+  public boolean isRunning() {
+    return delegate.isRunning();
+  }
+
+  @Override
+  public StoreContents load() throws IOException {
+    return delegate.load();
+  }
+
+  @Override
+  public void write(StoreBatch batch) throws IOException {
+    delegate.write(batch);
+    writes.increment();
+    if (batch.upserts().isEmpty() && batch.deleteCount() > 0) {
+      deleteOnlyWrites.increment();
+    }
+  }
+}
