@@ -2,9 +2,7 @@ package dev.baton.procedure.store;
 
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.UnsafeByteOperations;
 import dev.baton.procedure.proto.StoreBatchProto;
-import dev.baton.procedure.proto.StoreRecordProto;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -72,19 +70,7 @@ final class SegmentFormat {
    * @throws IOException if the payload would exceed {@link #MAX_RECORD_BYTES}
    */
   static ByteBuffer encode(StoreBatch batch, long maxProcId) throws IOException {
-    StoreBatchProto.Builder proto =
-        StoreBatchProto.newBuilder().setMaxProcId(Math.max(batch.maxProcId(), maxProcId));
-    for (StoreRecord r : batch.upserts()) {
-      // The record owns its bytes and they never change (StoreRecord's contract): no copy needed.
-      proto.addUpserts(
-          StoreRecordProto.newBuilder()
-              .setProcId(r.procId())
-              .setData(UnsafeByteOperations.unsafeWrap(r.data())));
-    }
-    for (int i = 0; i < batch.deleteCount(); i++) {
-      proto.addDeletes(batch.deleteAt(i));
-    }
-    StoreBatchProto message = proto.build();
+    StoreBatchProto message = withMaxProcId(batch, maxProcId);
     int length = message.getSerializedSize();
     if (length > MAX_RECORD_BYTES) {
       throw new IOException(
@@ -106,6 +92,13 @@ final class SegmentFormat {
     return buffer;
   }
 
+  private static StoreBatchProto withMaxProcId(StoreBatch batch, long maxProcId) {
+    StoreBatchProto proto = batch.toProto();
+    return proto.getMaxProcId() >= maxProcId
+        ? proto
+        : proto.toBuilder().setMaxProcId(maxProcId).build();
+  }
+
   /** A record that only declares the highest procId (the first record of a rolled segment). */
   static ByteBuffer encodeMaxProcId(long maxProcId) throws IOException {
     return encode(StoreBatch.builder().maxProcId(maxProcId).build(), maxProcId);
@@ -118,15 +111,7 @@ final class SegmentFormat {
    * @throws IllegalArgumentException if it holds an invalid record (procId not positive)
    */
   static StoreBatch decode(byte[] payload) throws InvalidProtocolBufferException {
-    StoreBatchProto proto = StoreBatchProto.parseFrom(payload);
-    StoreBatch.Builder batch = StoreBatch.builder().maxProcId(proto.getMaxProcId());
-    for (StoreRecordProto r : proto.getUpsertsList()) {
-      batch.upsert(new StoreRecord(r.getProcId(), r.getData().toByteArray()));
-    }
-    for (int i = 0; i < proto.getDeletesCount(); i++) {
-      batch.delete(proto.getDeletes(i));
-    }
-    return batch.build();
+    return StoreBatch.fromProto(StoreBatchProto.parseFrom(payload));
   }
 
   /** Whether a batch changes nothing and declares nothing: it needs no record. */
