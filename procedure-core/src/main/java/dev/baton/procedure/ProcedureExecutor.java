@@ -90,6 +90,8 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       } catch (IOException | RuntimeException e) {
         ctx.running = false;
         phase = Phase.STOPPED;
+        // release the store (a file store's directory lock) so a new executor can start on it
+        ctx.store.stop();
         throw e;
       }
       ctx.scheduler.start();

@@ -32,7 +32,7 @@ final class SegmentReader {
    * @param next the offset after the record, or -1 if its declared length does not fit the file
    * @param problem what is wrong, null if the record is good
    */
-  record Probe(StoreBatch batch, long next, String problem) {
+  record Probe(StoreBatch batch, long next, String problem, boolean cutOff) {
     boolean ok() {
       return problem == null;
     }
@@ -58,8 +58,8 @@ final class SegmentReader {
   Probe probe(long offset) throws IOException {
     long left = size - offset;
     if (left < SegmentFormat.HEADER_BYTES) {
-      return bad(
-          -1, "only " + left + " bytes left, a record header needs " + SegmentFormat.HEADER_BYTES);
+      return cutOff(
+          "only " + left + " bytes left, a record header needs " + SegmentFormat.HEADER_BYTES);
     }
     ByteBuffer header = bytesAt(offset, SegmentFormat.HEADER_BYTES);
     int length = header.getInt(header.position());
@@ -70,8 +70,7 @@ final class SegmentReader {
     }
     long available = left - SegmentFormat.HEADER_BYTES;
     if (length > available) {
-      return bad(
-          -1,
+      return cutOff(
           "record length " + length + " runs past the end of the file (" + available + " left)");
     }
     long next = offset + SegmentFormat.HEADER_BYTES + length;
@@ -88,7 +87,7 @@ final class SegmentReader {
               + Integer.toHexString(actualCrc));
     }
     try {
-      return new Probe(SegmentFormat.decode(payload), next, null);
+      return new Probe(SegmentFormat.decode(payload), next, null, false);
     } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
       return bad(next, "checksum matches but the payload is not a valid store batch: " + e);
     }
@@ -133,7 +132,12 @@ final class SegmentReader {
   }
 
   private static Probe bad(long next, String problem) {
-    return new Probe(null, next, problem);
+    return new Probe(null, next, problem, false);
+  }
+
+  /** The file ends inside this record: what an append cut short by a crash leaves. */
+  private static Probe cutOff(String problem) {
+    return new Probe(null, -1, problem, true);
   }
 
   /** A read-only view of {@code length} bytes at {@code offset}, positioned at the first byte. */

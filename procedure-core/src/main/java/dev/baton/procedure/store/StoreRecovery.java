@@ -79,7 +79,11 @@ final class StoreRecovery {
           throw new CorruptStoreException(
               file, offset, probe.problem() + " (in a segment that is not the last one)");
         }
-        OptionalLong validAt = reader.findValidRecordAfter(offset, probe);
+        // A record the file ends inside is an append cut short: everything after its header is
+        // its own partial payload, so there is nothing to scan (and scanning a large torn record
+        // byte by byte could refuse a start after an ordinary crash).
+        OptionalLong validAt =
+            probe.cutOff() ? OptionalLong.empty() : reader.findValidRecordAfter(offset, probe);
         if (validAt.isPresent()) {
           throw new CorruptStoreException(
               file,

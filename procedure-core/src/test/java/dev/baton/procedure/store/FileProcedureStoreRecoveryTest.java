@@ -115,6 +115,23 @@ class FileProcedureStoreRecoveryTest {
   }
 
   @Test
+  void aLargeRecordCutShortIsTruncatedWithoutScanningIt() throws Exception {
+    // half of a 1 MiB record of small ints: byte-by-byte resync scanning used to give up on it
+    long[] sizeAfter = writeRecords(3);
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+      for (int i = 0; i < (1 << 18); i++) {
+        out.writeInt(i % 64);
+      }
+    }
+    byte[] frame =
+        StoreFiles.frame(
+            upserts(new dev.baton.procedure.store.StoreRecord(4, bytes.toByteArray())));
+    StoreFiles.append(StoreFiles.lastSegment(dir), Arrays.copyOf(frame, frame.length / 2));
+    assertTornTailTruncated(sizeAfter[3], records(1, 3));
+  }
+
+  @Test
   void aHeaderCutShortIsTruncated() throws Exception {
     long[] sizeAfter = writeRecords(3);
     byte[] frame = StoreFiles.frame(upserts(record(4, "record 4")));
