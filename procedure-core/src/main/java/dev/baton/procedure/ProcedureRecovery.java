@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -142,7 +144,7 @@ final class ProcedureRecovery<Env> {
       }
     }
     List<Procedure<Env>> runnable = new ArrayList<>();
-    List<Procedure<Env>> childrenDone = new ArrayList<>();
+    Set<Procedure<Env>> childrenDone = new HashSet<>();
     for (Procedure<Env> p : live) {
       RootProcedureStack<Env> stack = ctx.stacks.get(p.getRootProcId());
       switch (p.getState()) {
