@@ -22,6 +22,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -218,23 +220,50 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             .setSubmit(
                 Submit.newBuilder().setEnvelope(com.google.protobuf.ByteString.copyFrom(envelope)))
             .build();
-    return send(command).thenApply(reply -> ProcedureClient.procIdOf(reply, proc.getType()));
+    return bounded(
+        send(command).thenApply(reply -> ProcedureClient.procIdOf(reply, proc.getType())),
+        "submission of " + proc.getType());
   }
 
   /** Asks the leader's executor to abort a procedure; false if unknown, finished or refused. */
   public CompletableFuture<Boolean> abort(long procId) {
     Command command = Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
-    return send(command).thenApply(CommandReply::getAborted);
+    return bounded(send(command).thenApply(CommandReply::getAborted), "abort of " + procId);
   }
 
-  /** A linearizable read of one procedure, answered by this node. */
+  /**
+   * A linearizable read of one procedure, answered by this node (or by the leader when this node
+   * cannot answer in time).
+   */
   public CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
-    return requireClient().getInfoAsync(procId, RaftPeerId.valueOf(nodeId));
+    return bounded(
+        requireClient().getInfoAsync(procId, RaftPeerId.valueOf(nodeId)),
+        "read of procedure " + procId);
   }
 
-  /** A linearizable read of every procedure, answered by this node. */
+  /** A linearizable read of every procedure, answered like {@link #getInfo}. */
   public CompletableFuture<List<ProcedureInfo>> list() {
-    return requireClient().listAsync(RaftPeerId.valueOf(nodeId));
+    return bounded(requireClient().listAsync(RaftPeerId.valueOf(nodeId)), "list");
+  }
+
+  /**
+   * Every call of this node completes within the request timeout, and fails with an {@link
+   * IOException} that says why: no leader or no majority (a timeout), not leader, or refused. A
+   * local submission on a leader that lost its majority would otherwise wait until Ratis steps it
+   * down, then start the client's own timeout again; and a bare {@code TimeoutException} says
+   * nothing to the caller.
+   */
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, String what) {
+    Duration timeout = raftSettings.requestTimeout();
+    return call.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .handle(
+            (value, error) -> {
+              if (error != null) {
+                throw new CompletionException(
+                    ProcedureClient.asIOException(unwrap(error), what, timeout));
+              }
+              return value;
+            });
   }
 
   /**
@@ -257,9 +286,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   }
 
   private static Throwable unwrap(Throwable e) {
-    return e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-        ? e.getCause()
-        : e;
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   private synchronized ProcedureClient requireClient() {
