@@ -189,7 +189,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return leadership.executor();
   }
 
-  /** Store writes rejected by this node's state machine for a stale term. */
+  /** Store writes and id reservations rejected by this node's state machine for a stale term. */
   public long rejectedWriteCount() {
     return stateMachine.rejectedWriteCount();
   }
