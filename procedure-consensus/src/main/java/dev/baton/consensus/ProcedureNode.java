@@ -108,7 +108,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     int port = ProcedureGroup.port(peers, nodeId);
     boolean existing = ProcedureGroup.hasStorage(storageDir);
     stateMachine.setListener(leadership);
-    server =
+    RaftServer s =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(nodeId))
             .setGroup(group)
@@ -117,7 +117,13 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
-    server.start();
+    try {
+      s.start();
+    } catch (IOException | RuntimeException e) {
+      closeAfterFailedStart(s);
+      throw startFailure(e);
+    }
+    server = s;
     local = new LocalSubmitter(server, group.getGroupId());
     client = new ProcedureClient(group, registry, raftSettings);
     LOG.info(
@@ -125,6 +131,32 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         nodeId,
         existing ? "existing" : "new",
         storageDir);
+  }
+
+  /**
+   * The error of a failed start. Ratis starts the state machine on its own threads and reports what
+   * it threw (e.g. a {@link CorruptSnapshotException} naming the file) wrapped in an unchecked
+   * {@code CompletionException}; the caller gets the I/O error itself.
+   */
+  private IOException startFailure(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CorruptSnapshotException corrupt) {
+        return corrupt;
+      }
+    }
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return new IOException("node " + nodeId + " could not start: " + cause.getMessage(), cause);
+  }
+
+  /**
+   * Frees the ports and files a server that failed to start may hold, so the node can start again.
+   */
+  private void closeAfterFailedStart(RaftServer s) {
+    try {
+      s.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Node {}: error closing the Raft server after a failed start", nodeId, e);
+    }
   }
 
   /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */
