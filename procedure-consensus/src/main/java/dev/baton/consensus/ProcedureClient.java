@@ -32,11 +32,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.TimeDuration;
 
@@ -49,6 +55,12 @@ import org.apache.ratis.util.TimeDuration;
 public final class ProcedureClient implements AutoCloseable {
   /** Pause between retries while Ratis looks for the leader. */
   static final Duration RETRY_SLEEP = Duration.ofMillis(50);
+
+  /** A read gets at least this many attempts within the request timeout (see queryUntil). */
+  static final int READ_ATTEMPTS = 4;
+
+  /** The shortest time one read attempt gets. */
+  static final Duration READ_ATTEMPT_MIN = Duration.ofMillis(250);
 
   /** First and largest pause between polls of {@link #await}. */
   static final Duration AWAIT_POLL_MIN = Duration.ofMillis(10);
@@ -66,10 +78,25 @@ public final class ProcedureClient implements AutoCloseable {
         RaftClient.newBuilder()
             .setRaftGroup(group)
             .setProperties(settings.clientProperties())
-            .setRetryPolicy(
-                RetryPolicies.retryForeverWithSleep(
-                    TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)))
+            .setRetryPolicy(retryPolicy(requestTimeout))
             .build();
+  }
+
+  /**
+   * Writes are retried until they succeed: they go through Ratis' ordered sliding window, which a
+   * write that runs out of retries closes for good (every later write of this client would fail).
+   * Reads are unordered and independent, so they stop retrying after the request timeout: a read
+   * nobody waits for any more does not keep calling a cluster without a majority.
+   */
+  private static RetryPolicy retryPolicy(Duration requestTimeout) {
+    TimeDuration sleep = TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS);
+    return RequestTypeDependentRetryPolicy.newBuilder()
+        .setRetryPolicy(
+            RaftClientRequestProto.TypeCase.WRITE, RetryPolicies.retryForeverWithSleep(sleep))
+        .setRetryPolicy(
+            RaftClientRequestProto.TypeCase.READ, RetryPolicies.retryForeverWithSleep(sleep))
+        .setTimeout(RaftClientRequestProto.TypeCase.READ, RaftSettings.millis(requestTimeout))
+        .build();
   }
 
   /** A client of the cluster made of {@code peers} (node id → Raft address). */
@@ -213,10 +240,33 @@ public final class ProcedureClient implements AutoCloseable {
 
   private CompletableFuture<QueryReply> query(Query query, RaftPeerId server) {
     Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray()));
+    long deadline = System.nanoTime() + requestTimeout.toNanos();
+    return queryUntil(message, server, deadline)
+        .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * One linearizable read, tried again until the deadline while it cannot be answered yet:
+   *
+   * <ul>
+   *   <li>during an election Ratis answers a read index request at once with "leader is unknown" or
+   *       "not ready" (where a write would wait for the new leader);
+   *   <li>a follower whose own connection to the leader fails (e.g. the leader restarted and the
+   *       follower's gRPC channel to it is still backing off) does not answer at all: Ratis 3.3.0
+   *       drops the request when the follower's read index call fails with a transport error, and
+   *       the client would wait for its whole RPC timeout. So each attempt has its own, shorter
+   *       timeout, and the attempts after the first go to the leader, whose answer is as
+   *       linearizable as the follower's.
+   * </ul>
+   */
+  private CompletableFuture<QueryReply> queryUntil(
+      Message message, RaftPeerId server, long deadline) {
+    // unordered: a read never waits behind an earlier request of this client (an ordered read
+    // would wait for every earlier read to the same server, even one abandoned after a timeout)
     CompletableFuture<RaftClientReply> sent =
         server == null
-            ? raft.async().sendReadOnly(message)
-            : raft.async().sendReadOnly(message, server);
+            ? raft.async().sendReadOnlyUnordered(message)
+            : raft.async().sendReadOnlyUnordered(message, server);
     return sent.thenApply(
             reply -> {
               try {
@@ -225,7 +275,42 @@ public final class ProcedureClient implements AutoCloseable {
                 throw new CompletionException(new IOException("unreadable query reply", e));
               }
             })
-        .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        .orTimeout(readAttemptTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(
+            error -> {
+              Throwable cause = unwrap(error);
+              boolean retry = isNoLeaderYet(cause) || cause instanceof TimeoutException;
+              if (!retry || System.nanoTime() + RETRY_SLEEP.toNanos() >= deadline) {
+                return CompletableFuture.failedFuture(cause);
+              }
+              return CompletableFuture.supplyAsync(
+                      () -> null,
+                      CompletableFuture.delayedExecutor(
+                          RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS))
+                  .thenCompose(ignored -> queryUntil(message, null, deadline));
+            });
+  }
+
+  /** How long one read attempt may take before the next one starts. */
+  private Duration readAttemptTimeout() {
+    Duration d = requestTimeout.dividedBy(READ_ATTEMPTS);
+    return d.compareTo(READ_ATTEMPT_MIN) < 0 ? READ_ATTEMPT_MIN : d;
+  }
+
+  /** Ratis' answers while no leader is elected and ready, or this one is stepping down. */
+  static boolean isNoLeaderYet(Throwable e) {
+    return e instanceof ReadIndexException
+        || e instanceof ServerNotReadyException
+        || e instanceof LeaderSteppingDownException
+        || e instanceof org.apache.ratis.protocol.exceptions.NotLeaderException
+        || e instanceof NotLeaderException;
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
   }
 
   static long procIdOf(SubmitResult result, String type) {
@@ -258,6 +343,14 @@ public final class ProcedureClient implements AutoCloseable {
               + " got no answer within "
               + timeout
               + ": no leader, or no majority of the cluster reachable");
+    }
+    if (isNoLeaderYet(cause)) {
+      return new IOException(
+          what
+              + " failed: no leader, or no majority of the cluster reachable ("
+              + cause.getMessage()
+              + ")",
+          cause);
     }
     if (cause instanceof IOException io) {
       return io;

@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -117,7 +119,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     int port = ProcedureGroup.port(peers, nodeId);
     boolean existing = ProcedureGroup.hasStorage(storageDir);
     stateMachine.setListener(leadership);
-    server =
+    RaftServer s =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(nodeId))
             .setGroup(group)
@@ -126,7 +128,13 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
-    server.start();
+    try {
+      s.start();
+    } catch (IOException | RuntimeException e) {
+      closeAfterFailedStart(s);
+      throw startFailure(e);
+    }
+    server = s;
     local = new LocalSubmitter(server, group.getGroupId());
     LocalSubmitter raft = local;
     submissions =
@@ -140,6 +148,32 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         nodeId,
         existing ? "existing" : "new",
         storageDir);
+  }
+
+  /**
+   * The error of a failed start. Ratis starts the state machine on its own threads and reports what
+   * it threw (e.g. a {@link CorruptSnapshotException} naming the file) wrapped in an unchecked
+   * {@code CompletionException}; the caller gets the I/O error itself.
+   */
+  private IOException startFailure(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CorruptSnapshotException corrupt) {
+        return corrupt;
+      }
+    }
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return new IOException("node " + nodeId + " could not start: " + cause.getMessage(), cause);
+  }
+
+  /**
+   * Frees the ports and files a server that failed to start may hold, so the node can start again.
+   */
+  private void closeAfterFailedStart(RaftServer s) {
+    try {
+      s.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Node {}: error closing the Raft server after a failed start", nodeId, e);
+    }
   }
 
   /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */
@@ -225,7 +259,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return stateMachine;
   }
 
-  /** Store writes rejected by this node's state machine for a stale term. */
+  /** Store writes and id reservations rejected by this node's state machine for a stale term. */
   public long rejectedWriteCount() {
     return stateMachine.rejectedWriteCount();
   }
@@ -252,8 +286,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
                   + MAX_SUBMISSION_BYTES));
     }
     ByteString bytes = ByteString.copyFrom(envelope);
-    return submitLocallyOrForward(bytes)
-        .thenApply(result -> ProcedureClient.procIdOf(result, proc.getType()));
+    return bounded(
+        submitLocallyOrForward(bytes)
+            .thenApply(result -> ProcedureClient.procIdOf(result, proc.getType())),
+        "submission of " + proc.getType());
   }
 
   /**
@@ -287,17 +323,42 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /** Asks the leader's executor to abort a procedure; false if unknown, finished or refused. */
   public CompletableFuture<Boolean> abort(long procId) {
     Command command = Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
-    return send(command).thenApply(CommandReply::getAborted);
+    return bounded(send(command).thenApply(CommandReply::getAborted), "abort of " + procId);
   }
 
-  /** A linearizable read of one procedure, answered by this node. */
+  /**
+   * A linearizable read of one procedure, answered by this node (or by the leader when this node
+   * cannot answer in time).
+   */
   public CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
-    return requireClient().getInfoAsync(procId, RaftPeerId.valueOf(nodeId));
+    return bounded(
+        requireClient().getInfoAsync(procId, RaftPeerId.valueOf(nodeId)),
+        "read of procedure " + procId);
   }
 
-  /** A linearizable read of every procedure, answered by this node. */
+  /** A linearizable read of every procedure, answered like {@link #getInfo}. */
   public CompletableFuture<List<ProcedureInfo>> list() {
-    return requireClient().listAsync(RaftPeerId.valueOf(nodeId));
+    return bounded(requireClient().listAsync(RaftPeerId.valueOf(nodeId)), "list");
+  }
+
+  /**
+   * Every call of this node completes within the request timeout, and fails with an {@link
+   * IOException} that says why: no leader or no majority (a timeout), not leader, or refused. A
+   * local submission on a leader that lost its majority would otherwise wait until Ratis steps it
+   * down, then start the client's own timeout again; and a bare {@code TimeoutException} says
+   * nothing to the caller.
+   */
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, String what) {
+    Duration timeout = raftSettings.requestTimeout();
+    return call.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .handle(
+            (value, error) -> {
+              if (error != null) {
+                throw new CompletionException(
+                    ProcedureClient.asIOException(unwrap(error), what, timeout));
+              }
+              return value;
+            });
   }
 
   /**
@@ -320,9 +381,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   }
 
   private static Throwable unwrap(Throwable e) {
-    return e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-        ? e.getCause()
-        : e;
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   private synchronized ProcedureClient requireClient() {

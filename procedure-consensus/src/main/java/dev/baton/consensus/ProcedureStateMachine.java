@@ -97,7 +97,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return table;
   }
 
-  /** Store batches refused because their executor term was stale. */
+  /** Store writes and id reservations refused because their executor term was stale. */
   public long rejectedWriteCount() {
     return rejectedWrites.get();
   }
@@ -214,13 +214,12 @@ public final class ProcedureStateMachine extends BaseStateMachine {
             reply = CommandReply.newBuilder().setSubmitted(results).build();
           }
           case RESERVE -> {
-            if (command.getReserve().getTerm() != term || command.getReserve().getCount() < 1) {
+            if (command.getReserve().getTerm() != term) {
+              reply = fenced("an id reservation", command.getReserve().getTerm(), term, index);
+            } else if (command.getReserve().getCount() < 1) {
               reply =
                   rejected(
-                      "id reservation of term "
-                          + command.getReserve().getTerm()
-                          + " in term "
-                          + term);
+                      "entry " + index + " reserves " + command.getReserve().getCount() + " ids");
             } else {
               reply =
                   CommandReply.newBuilder()
@@ -252,17 +251,25 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return CompletableFuture.completedFuture(toMessage(reply));
   }
 
+  /**
+   * Refuses an executor's write (store batches or an id reservation) stamped with another term than
+   * the entry carrying it: it comes from an executor of an earlier leadership.
+   */
+  private CommandReply fenced(String what, long executorTerm, long term, long index) {
+    rejectedWrites.incrementAndGet();
+    LOG.warn(
+        "Rejected {} of executor term {} carried by entry {} of term {}: stale executor",
+        what,
+        executorTerm,
+        index,
+        term);
+    return rejected(
+        "stale executor term " + executorTerm + ": the entry was committed in term " + term);
+  }
+
   private CommandReply applyWrite(StoreWrite write, long term, long index) {
     if (write.getTerm() != term) {
-      rejectedWrites.incrementAndGet();
-      LOG.warn(
-          "Rejected a store write of executor term {} carried by entry {} of term {}: stale"
-              + " executor",
-          write.getTerm(),
-          index,
-          term);
-      return rejected(
-          "stale executor term " + write.getTerm() + ": the entry was committed in term " + term);
+      return fenced("a store write", write.getTerm(), term, index);
     }
     StoreBatch[] batches = new StoreBatch[write.getBatchesCount()];
     try {
@@ -282,14 +289,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   private CommandReply applyMetadata(MetadataWrite write, long term, long index) {
     if (write.getTerm() != term) {
-      rejectedWrites.incrementAndGet();
-      return rejected(
-          "stale executor term "
-              + write.getTerm()
-              + " for a metadata write in entry "
-              + index
-              + " of term "
-              + term);
+      return fenced("a metadata write", write.getTerm(), term, index);
     }
     Map<String, byte[]> puts = new java.util.HashMap<>();
     for (MetadataEntry e : write.getPutsList()) {

@@ -87,9 +87,14 @@ class ProcedureNodeTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * Polls a node until the procedure finished. A read that fails (an election on a busy machine) is
+   * polled again; one that never succeeds fails the wait.
+   */
   static ProcedureInfo awaitFinished(ProcedureNode<Work.Env> node, long procId) {
     return org.awaitility.Awaitility.await()
         .atMost(Duration.ofSeconds(60))
+        .ignoreExceptionsInstanceOf(java.util.concurrent.ExecutionException.class)
         .until(
             () -> node.getInfo(procId).get(30, TimeUnit.SECONDS).orElse(null),
             info -> info != null && info.finished());

@@ -2,17 +2,24 @@ package dev.baton.consensus;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.Procedure;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
 
 /**
  * An in-process procedure cluster for tests: real Ratis servers over gRPC on 127.0.0.1, each with
@@ -56,7 +63,11 @@ final class TestCluster implements AutoCloseable {
             .peers(peers)
             .storageDir(root.resolve(id))
             .registry(Work.registry())
-            .environment(leader -> new Work.Env(world, leader))
+            .environment(
+                leader -> {
+                  world.enterRecovery(leader);
+                  return new Work.Env(world, leader);
+                })
             .coreWorkers(4);
     ProcedureNode<Work.Env> node = tuning.apply(b).build();
     node.start();
@@ -70,6 +81,70 @@ final class TestCluster implements AutoCloseable {
     if (n != null) {
       n.close();
     }
+  }
+
+  /** Closes every node (a whole-cluster outage). */
+  void killAll() {
+    for (String id : new ArrayList<>(nodes.keySet())) {
+      kill(id);
+    }
+  }
+
+  /** The storage directory of a node. */
+  Path storageDir(String id) {
+    return root.resolve(id);
+  }
+
+  /** The directory of the state machine's snapshots in a node's storage. */
+  Path snapshotDir(String id) {
+    return storageDir(id).resolve(ProcedureGroup.GROUP_ID.getUuid().toString()).resolve("sm");
+  }
+
+  /** The directory of the Raft log segments in a node's storage. */
+  Path logDir(String id) {
+    return storageDir(id).resolve(ProcedureGroup.GROUP_ID.getUuid().toString()).resolve("current");
+  }
+
+  /** A Ratis client of the cluster, for admin calls (leadership transfer, snapshots). */
+  RaftClient raftClient() {
+    return RaftClient.newBuilder()
+        .setRaftGroup(ProcedureGroup.of(peers))
+        .setProperties(new RaftProperties())
+        .build();
+  }
+
+  /**
+   * Waits until every running node applied the same procedure table (same records, byte for byte),
+   * i.e. the followers caught up with the leader.
+   */
+  void awaitSameTables() {
+    await()
+        .atMost(ELECTION_WAIT)
+        .until(
+            () -> {
+              Map<Long, byte[]> first = null;
+              for (ProcedureNode<Work.Env> n : nodes.values()) {
+                Map<Long, byte[]> t = n.stateMachine().table().copy();
+                if (first == null) {
+                  first = t;
+                } else if (!sameRecords(first, t)) {
+                  return false;
+                }
+              }
+              return true;
+            });
+  }
+
+  private static boolean sameRecords(Map<Long, byte[]> a, Map<Long, byte[]> b) {
+    if (!a.keySet().equals(b.keySet())) {
+      return false;
+    }
+    for (Map.Entry<Long, byte[]> e : a.entrySet()) {
+      if (!Arrays.equals(e.getValue(), b.get(e.getKey()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   ProcedureNode<Work.Env> node(String id) {
@@ -106,9 +181,19 @@ final class TestCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    for (String id : new ArrayList<>(nodes.keySet())) {
-      kill(id);
-    }
+    killAll();
+  }
+
+  /**
+   * Submits with a nonce, again and again until a call succeeds, as a client that lost an answer
+   * would: the nonce makes the retries one procedure.
+   */
+  static long submitRetrying(
+      ProcedureNode<Work.Env> node, Supplier<Procedure<Work.Env>> proc, NonceKey nonce) {
+    return await()
+        .atMost(ELECTION_WAIT)
+        .ignoreExceptionsInstanceOf(ExecutionException.class)
+        .until(() -> node.submit(proc.get(), nonce).get(), id -> id > 0);
   }
 
   static int freePort() throws IOException {

@@ -8,8 +8,11 @@ import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * A three-state test procedure (PREPARE, APPLY, COMMIT). Each step is journaled in the {@link
- * World} with the executing leader's term; a step with a gate waits on it (interruptibly).
+ * A three-state test procedure (PREPARE, APPLY, COMMIT). Each step and each rollback is journaled
+ * in the {@link World} with the executing leader's term; a step with a gate waits on it
+ * (interruptibly). A Work made with a {@code failAt} state fails in that state, after journaling
+ * it, so it rolls back. Aborts are accepted (the {@link StateMachineProcedure} default: every state
+ * supports rollback).
  */
 public class Work extends StateMachineProcedure<Work.Env, Work.S> {
   enum S {
@@ -23,10 +26,18 @@ public class Work extends StateMachineProcedure<Work.Env, Work.S> {
 
   String name = "";
 
+  /** The state whose step fails, or null. */
+  S failAt;
+
   public Work() {}
 
   Work(String name) {
     this.name = name;
+  }
+
+  Work(String name, S failAt) {
+    this.name = name;
+    this.failAt = failAt;
   }
 
   @Override
@@ -40,10 +51,10 @@ public class Work extends StateMachineProcedure<Work.Env, Work.S> {
     if (gate != null) {
       gate.await();
     }
-    env.world()
-        .record(
-            new World.Step(
-                getProcId(), name, state.name(), env.leader().term(), env.leader().nodeId()));
+    env.world().record(step(env, state));
+    if (state == failAt) {
+      throw new IllegalStateException("planned failure of " + name + " in " + state);
+    }
     switch (state) {
       case PREPARE -> setNextState(S.APPLY);
       case APPLY -> setNextState(S.COMMIT);
@@ -55,7 +66,14 @@ public class Work extends StateMachineProcedure<Work.Env, Work.S> {
   }
 
   @Override
-  protected void rollbackState(Env env, S state) {}
+  protected void rollbackState(Env env, S state) {
+    env.world().recordRollback(step(env, state));
+  }
+
+  private World.Step step(Env env, S state) {
+    return new World.Step(
+        getProcId(), name, state.name(), env.leader().term(), env.leader().nodeId());
+  }
 
   @Override
   protected S getState(int stateId) {
@@ -75,14 +93,19 @@ public class Work extends StateMachineProcedure<Work.Env, Work.S> {
   @Override
   protected void serializeStateData(DataOutputStream out) throws IOException {
     out.writeUTF(name);
+    out.writeInt(failAt == null ? -1 : failAt.ordinal());
   }
 
   @Override
   protected void deserializeStateData(DataInputStream in) throws IOException {
     name = in.readUTF();
+    int f = in.readInt();
+    failAt = f < 0 ? null : S.values()[f];
   }
 
   static ProcedureRegistry registry() {
-    return new ProcedureRegistry().register("Work", Work.class, Work::new);
+    return new ProcedureRegistry()
+        .register("Work", Work.class, Work::new)
+        .register("Tree", Tree.class, Tree::new);
   }
 }
