@@ -61,8 +61,12 @@ final class ExecutorContext<Env> {
     return clock.getAsLong();
   }
 
-  /** Reports an error the executor cannot continue after (a failed store write). */
+  /**
+   * Reports an error the executor cannot continue after (a failed store write). No step starts or
+   * is recorded from here on, although the stop itself completes on another thread.
+   */
   void fail(Throwable cause) {
+    running = false;
     fatal.accept(cause);
   }
 

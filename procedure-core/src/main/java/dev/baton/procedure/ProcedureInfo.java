@@ -21,6 +21,11 @@ public record ProcedureInfo(
     String failure,
     boolean finished) {
 
+  /** Keeps its own copy of the result bytes, so the snapshot cannot be changed from outside. */
+  public ProcedureInfo {
+    result = result == null ? null : result.clone();
+  }
+
   /** The API.md form: finished is derived as SUCCESS or ROLLEDBACK. */
   public ProcedureInfo(
       long procId,
@@ -45,6 +50,12 @@ public record ProcedureInfo(
         result,
         failure,
         state == ProcedureState.SUCCESS || state == ProcedureState.ROLLEDBACK);
+  }
+
+  /** The procedure's result bytes (a copy), or null. */
+  @Override
+  public byte[] result() {
+    return result == null ? null : result.clone();
   }
 
   /** Whether the procedure finished successfully. */

@@ -1,6 +1,7 @@
 package dev.baton.procedure;
 
 import dev.baton.procedure.store.InMemoryProcedureStore;
+import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreRecord;
 import dev.baton.procedure.testing.CrashInjectingStore;
 import java.io.IOException;
@@ -27,6 +28,7 @@ final class Harness implements AutoCloseable {
   private final AtomicLong clockOffset = new AtomicLong();
   private final List<ProcedureExecutor<TestEnv>> started = new ArrayList<>();
   private UnaryOperator<ProcedureExecutor.Builder<TestEnv>> settings = b -> b;
+  private ProcedureStore executorStore = store;
   ProcedureExecutor<TestEnv> executor;
 
   Harness(ProcedureRegistry registry) {
@@ -36,6 +38,12 @@ final class Harness implements AutoCloseable {
   /** Settings applied to every executor this harness builds. */
   Harness with(UnaryOperator<ProcedureExecutor.Builder<TestEnv>> settings) {
     this.settings = settings;
+    return this;
+  }
+
+  /** Puts {@code wrapper} between the executors and the crash-injecting store. */
+  Harness wrapStore(UnaryOperator<ProcedureStore> wrapper) {
+    this.executorStore = wrapper.apply(store);
     return this;
   }
 
@@ -62,7 +70,9 @@ final class Harness implements AutoCloseable {
       executor.stop();
     }
     executor =
-        settings.apply(ProcedureExecutor.builder(env, store, registry).clock(this::now)).build();
+        settings
+            .apply(ProcedureExecutor.builder(env, executorStore, registry).clock(this::now))
+            .build();
     started.add(executor);
     executor.start();
     return executor;

@@ -11,6 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.StoreBatch;
+import dev.baton.procedure.store.StoreContents;
+import dev.baton.procedure.store.StoreRecord;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
@@ -18,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -72,12 +78,54 @@ class ProcedureStateTest {
     }
   }
 
+  /** Records the state every stored procedure is written with, in write order. */
+  static final class StateRecordingStore implements ProcedureStore {
+    private final ProcedureStore delegate;
+    final Map<Long, List<ProcedureState>> written = new ConcurrentHashMap<>();
+
+    StateRecordingStore(ProcedureStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public synchronized void write(StoreBatch batch) throws IOException {
+      delegate.write(batch);
+      for (StoreRecord r : batch.upserts()) {
+        ProcedureState state =
+            ProcedureCodec.stateOf(ProcedureCodec.parseEnvelope(r.procId(), r.data()));
+        written.computeIfAbsent(r.procId(), id -> new ArrayList<>()).add(state);
+      }
+    }
+
+    @Override
+    public void start() throws IOException {
+      delegate.start();
+    }
+
+    @Override
+    public void stop() {
+      delegate.stop();
+    }
+
+    @Override
+    public boolean isRunning() {
+      return delegate.isRunning();
+    }
+
+    @Override
+    public StoreContents load() throws IOException {
+      return delegate.load();
+    }
+  }
+
   private final Queue<Transition> log = new ConcurrentLinkedQueue<>();
+  private StateRecordingStore recorder;
   private final Harness h =
       new Harness(
               new ProcedureRegistry()
                   .register("Recording", Recording.class, () -> new Recording(log)))
-          .with(b -> b.coreWorkers(2));
+          .with(b -> b.coreWorkers(2))
+          .wrapStore(s -> recorder = new StateRecordingStore(s));
 
   @AfterEach
   void tearDown() {
@@ -178,6 +226,44 @@ class ProcedureStateTest {
     Set<String> missing = new LinkedHashSet<>(expected);
     missing.removeAll(seen);
     assertTrue(missing.isEmpty(), "edges never taken: " + missing + "; seen " + seen);
+
+    // what the store saw: every stored change follows the diagram (possibly over states that
+    // were never stored), and nothing is stored for a procedure after a terminal state
+    assertTrue(recorder.written.keySet().containsAll(List.of(ok, bad, pause, expire, susp)));
+    for (Map.Entry<Long, List<ProcedureState>> e : recorder.written.entrySet()) {
+      List<ProcedureState> states = e.getValue();
+      for (int i = 1; i < states.size(); i++) {
+        ProcedureState from = states.get(i - 1);
+        ProcedureState to = states.get(i);
+        assertTrue(
+            from != SUCCESS && from != ROLLEDBACK,
+            "procedure " + e.getKey() + " stored again after " + from + ": " + states);
+        assertTrue(
+            from == to || reachable(from, to),
+            "procedure " + e.getKey() + " stored " + from + " then " + to + ": " + states);
+      }
+    }
+    for (long root : List.of(ok, bad, pause, expire, susp)) {
+      List<ProcedureState> states = recorder.written.get(root);
+      ProcedureState last = states.get(states.size() - 1);
+      assertTrue(last == SUCCESS || last == ROLLEDBACK, root + " last stored " + states);
+    }
+  }
+
+  private static boolean reachable(ProcedureState from, ProcedureState to) {
+    Set<ProcedureState> seen = EnumSet.of(from);
+    java.util.ArrayDeque<ProcedureState> todo = new java.util.ArrayDeque<>(List.of(from));
+    while (!todo.isEmpty()) {
+      for (ProcedureState next : allowedFrom(todo.poll())) {
+        if (next == to) {
+          return true;
+        }
+        if (seen.add(next)) {
+          todo.add(next);
+        }
+      }
+    }
+    return false;
   }
 
   private boolean isWaiting(long procId) {

@@ -66,8 +66,9 @@ class StateMachineProcedureTest {
   /** Stays in FIRST until it has run there {@code rounds} times, then SECOND ends. */
   public static final class Poller extends Small {
     @Override
-    protected Flow executeFromState(TestEnv env, P state) {
+    protected Flow executeFromState(TestEnv env, P state) throws InterruptedException {
       env.record(name + ":" + state + " cycles=" + getCycles());
+      env.passGate(name + ":" + state + " cycles=" + getCycles());
       if (state == P.FIRST) {
         if (getCycles() < 3) {
           return Flow.HAS_MORE_STATE; // no setNextState: same state again
@@ -173,6 +174,29 @@ class StateMachineProcedureTest {
         List.of(
             "p:FIRST cycles=0",
             "p:FIRST cycles=1",
+            "p:FIRST cycles=2",
+            "p:FIRST cycles=3",
+            "p:SECOND cycles=0"),
+        h.env.journal());
+  }
+
+  @Test
+  void cycleCounterIsPersistedAcrossARestart() throws Exception {
+    CountDownLatch atTwo = new CountDownLatch(1);
+    h.env.onRecord.put("p:FIRST cycles=2", atTwo::countDown);
+    CountDownLatch gate = h.env.gate("p:FIRST cycles=2");
+    h.with(b -> b.coreWorkers(1)).start();
+    long id = h.executor.submit(named(new Poller(), "p"));
+    assertTrue(atTwo.await(20, java.util.concurrent.TimeUnit.SECONDS));
+    h.executor.stop(); // the step with cycles=2 is interrupted, not recorded
+    gate.countDown();
+    h.start();
+    assertEquals(ProcedureState.SUCCESS, h.await(id).state());
+    assertEquals(
+        List.of(
+            "p:FIRST cycles=0",
+            "p:FIRST cycles=1",
+            "p:FIRST cycles=2",
             "p:FIRST cycles=2",
             "p:FIRST cycles=3",
             "p:SECOND cycles=0"),

@@ -30,9 +30,12 @@ class WorkerPoolTest {
     int done;
 
     @Override
-    protected Flow executeFromState(TestEnv env, Integer state) {
+    protected Flow executeFromState(TestEnv env, Integer state) throws InterruptedException {
       enter();
       try {
+        if (done == 0) {
+          env.passGate("exclusive first step");
+        }
         done++;
         for (int i = 0; i < 200; i++) {
           Thread.onSpinWait(); // widen the window in which a second worker could come in
@@ -118,7 +121,7 @@ class WorkerPoolTest {
             () -> {
               while (sampling.get()) {
                 maxSeen.accumulateAndGet(h.executor.workerCount(), Math::max);
-                Thread.onSpinWait();
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000); // sample, do not spin
               }
             });
     sampler.setDaemon(true);
@@ -148,7 +151,7 @@ class WorkerPoolTest {
       sampling.set(false);
       sampler.join();
     }
-    assertEquals(3, maxSeen.get(), "workers never exceed maxWorkers");
+    assertTrue(maxSeen.get() <= 3, "workers exceeded maxWorkers: " + maxSeen.get());
 
     Harness.eventually("helpers retire after keep-alive")
         .until(() -> h.executor.workerCount() == 1);
@@ -232,22 +235,24 @@ class WorkerPoolTest {
     Harness h =
         harness(new ProcedureRegistry().register("Exclusive", Exclusive.class, Exclusive::new))
             .with(b -> b.coreWorkers(4));
+    CountDownLatch firstStep = h.env.gate("exclusive first step");
     h.start();
     long id = h.executor.submit(proc);
     // wake() puts the procedure in the queue again while it runs: idle workers pick those
-    // duplicates up and must wait for the worker that runs it
-    AtomicInteger wakes = new AtomicInteger();
+    // duplicates up and must wait for the worker that runs it. The first step is held until
+    // plenty of duplicates are queued.
+    for (int i = 0; i < 50; i++) {
+      assertTrue(h.executor.wake(id), "a live procedure can be woken");
+    }
+    firstStep.countDown();
     while (!h.executor.getInfo(id).orElseThrow().finished()) {
-      if (h.executor.wake(id)) {
-        wakes.incrementAndGet();
-      }
-      Thread.onSpinWait();
+      h.executor.wake(id);
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000);
     }
     ProcedureInfo info = h.await(id);
     assertEquals(ProcedureState.SUCCESS, info.state());
     assertEquals(1, proc.maxInside.get(), "two workers ran the procedure at once");
     assertEquals(Exclusive.STEPS, proc.done, "every step ran exactly once");
-    assertTrue(wakes.get() > 0);
   }
 
   @Test
