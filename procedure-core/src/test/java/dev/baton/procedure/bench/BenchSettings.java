@@ -12,7 +12,8 @@ import java.time.Duration;
  * @param procedures procedures of the in-memory measurement
  * @param fileProcedures procedures of the file-store measurement
  * @param live live procedures a recovery rebuilds
- * @param recoveryRounds recoveries per store; the first is cold, the best of the others is reported
+ * @param recoveryRounds recoveries per store; the first is cold, the median of the others is
+ *     reported
  * @param inFlight procedures submitted but not yet finished, at most
  * @param fileRecovery whether to measure recovery from a file store too
  */
@@ -37,10 +38,10 @@ record BenchSettings(
 
   static final int DEFAULT_WARMUP_SECONDS = 20;
   static final int DEFAULT_FILE_WARMUP_SECONDS = 5;
-  static final long DEFAULT_PROCEDURES = 600_000;
-  static final long DEFAULT_FILE_PROCEDURES = 10_000;
+  static final long DEFAULT_PROCEDURES = 1_000_000;
+  static final long DEFAULT_FILE_PROCEDURES = 6_000;
   static final int DEFAULT_LIVE = 100_000;
-  static final int DEFAULT_RECOVERY_ROUNDS = 3;
+  static final int DEFAULT_RECOVERY_ROUNDS = 4;
   static final int DEFAULT_IN_FLIGHT = 1_000;
   static final boolean DEFAULT_FILE_RECOVERY = true;
 
