@@ -1,35 +1,12 @@
 package dev.baton.confignode.procedures;
 
 import dev.baton.confignode.ConfigNodeEnv;
-import dev.baton.procedure.StateMachineProcedure;
+import dev.baton.procedure.EnumStateMachineProcedure;
 
 /** A ConfigNode procedure whose states are the constants of an enum, in execution order. */
 public abstract class EnumStateProcedure<S extends Enum<S>>
-    extends StateMachineProcedure<ConfigNodeEnv, S> {
-  private final S[] states;
-
+    extends EnumStateMachineProcedure<ConfigNodeEnv, S> {
   protected EnumStateProcedure(Class<S> type) {
-    this.states = type.getEnumConstants();
-  }
-
-  @Override
-  protected S getState(int stateId) {
-    return states[stateId];
-  }
-
-  @Override
-  protected int getStateId(S state) {
-    return state.ordinal();
-  }
-
-  @Override
-  protected S getInitialState() {
-    return states[0];
-  }
-
-  /** Moves to the next constant. */
-  protected Flow next(S state) {
-    setNextState(states[state.ordinal() + 1]);
-    return Flow.HAS_MORE_STATE;
+    super(type);
   }
 }

@@ -1,7 +1,7 @@
 package dev.baton.consensus.bench;
 
+import dev.baton.procedure.EnumStateMachineProcedure;
 import dev.baton.procedure.ProcedureRegistry;
-import dev.baton.procedure.StateMachineProcedure;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 
@@ -25,33 +25,18 @@ final class BenchProcedures {
   }
 
   /** Three states that do nothing: measures the framework and replication alone. */
-  public static final class Noop3 extends StateMachineProcedure<Object, Three> {
+  public static final class Noop3 extends EnumStateMachineProcedure<Object, Three> {
+    public Noop3() {
+      super(Three.class);
+    }
+
     @Override
     protected Flow executeFromState(Object env, Three state) {
-      if (state == Three.THREE) {
-        return Flow.NO_MORE_STATE;
-      }
-      setNextState(Three.values()[state.ordinal() + 1]);
-      return Flow.HAS_MORE_STATE;
+      return state == Three.THREE ? Flow.NO_MORE_STATE : next(state);
     }
 
     @Override
     protected void rollbackState(Object env, Three state) {}
-
-    @Override
-    protected Three getState(int stateId) {
-      return Three.values()[stateId];
-    }
-
-    @Override
-    protected int getStateId(Three state) {
-      return state.ordinal();
-    }
-
-    @Override
-    protected Three getInitialState() {
-      return Three.ONE;
-    }
 
     @Override
     protected void serializeStateData(DataOutputStream out) {}
@@ -61,7 +46,11 @@ final class BenchProcedures {
   }
 
   /** A live procedure that parks in WAITING_TIMEOUT after its first step. */
-  public static final class Parked extends StateMachineProcedure<Object, Three> {
+  public static final class Parked extends EnumStateMachineProcedure<Object, Three> {
+    public Parked() {
+      super(Three.class);
+    }
+
     @Override
     protected Flow executeFromState(Object env, Three state) {
       if (state == Three.ONE) {
@@ -74,21 +63,6 @@ final class BenchProcedures {
 
     @Override
     protected void rollbackState(Object env, Three state) {}
-
-    @Override
-    protected Three getState(int stateId) {
-      return Three.values()[stateId];
-    }
-
-    @Override
-    protected int getStateId(Three state) {
-      return state.ordinal();
-    }
-
-    @Override
-    protected Three getInitialState() {
-      return Three.ONE;
-    }
 
     @Override
     protected void serializeStateData(DataOutputStream out) {}
