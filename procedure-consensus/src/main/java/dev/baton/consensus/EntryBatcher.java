@@ -25,7 +25,7 @@ final class EntryBatcher<R> {
   record Limits(int maxItems, int maxBytes, int maxEntriesInFlight) {
     static final int DEFAULT_MAX_ITEMS = 512;
     static final int DEFAULT_MAX_BYTES = 1 << 20;
-    static final int DEFAULT_MAX_ENTRIES_IN_FLIGHT = 2;
+    static final int DEFAULT_MAX_ENTRIES_IN_FLIGHT = 8;
 
     static Limits defaults() {
       return new Limits(DEFAULT_MAX_ITEMS, DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES_IN_FLIGHT);
