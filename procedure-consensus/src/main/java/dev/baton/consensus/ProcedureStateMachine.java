@@ -48,6 +48,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,17 +127,31 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       throws IOException {
     super.initialize(server, groupId, raftStorage);
     storage.init(raftStorage);
-    loadLatestSnapshot(storage.getLatestSnapshot());
+    getLifeCycle().startAndTransition(() -> loadLatestSnapshot(storage.getLatestSnapshot()));
   }
 
+  /**
+   * Ratis pauses the state machine before it loads a snapshot installed from the leader, and checks
+   * that the life cycle says PAUSED (else the apply thread fails and the server shuts down).
+   * Nothing else to do: applyTransaction is synchronous, so no apply runs that the installation
+   * must wait for.
+   */
+  @Override
+  public void pause() {
+    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /** Loads the newest snapshot on disk (one just installed from the leader) and runs again. */
   @Override
   public void reinitialize() throws IOException {
     loadLatestSnapshot(storage.loadLatestSnapshot());
-  }
-
-  @Override
-  public void pause() {
-    // applyTransaction is synchronous: nothing runs that a snapshot installation must wait for
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
   }
 
   private void loadLatestSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,10 @@ final class TestCluster implements AutoCloseable {
   final Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
   private final Path root;
   private final UnaryOperator<ProcedureNode.Builder<Work.Env>> tuning;
-  private final Map<String, ProcedureNode<Work.Env>> nodes = new LinkedHashMap<>();
+
+  /** Running nodes; read by submitter threads of a test while the test kills and starts nodes. */
+  private final Map<String, ProcedureNode<Work.Env>> nodes =
+      Collections.synchronizedMap(new LinkedHashMap<>());
 
   TestCluster(Path root, int size) throws IOException {
     this(root, size, UnaryOperator.identity());
@@ -85,7 +89,7 @@ final class TestCluster implements AutoCloseable {
 
   /** Closes every node (a whole-cluster outage). */
   void killAll() {
-    for (String id : new ArrayList<>(nodes.keySet())) {
+    for (String id : ids()) {
       kill(id);
     }
   }
@@ -123,7 +127,7 @@ final class TestCluster implements AutoCloseable {
         .until(
             () -> {
               Map<Long, byte[]> first = null;
-              for (ProcedureNode<Work.Env> n : nodes.values()) {
+              for (ProcedureNode<Work.Env> n : running()) {
                 Map<Long, byte[]> t = n.stateMachine().table().copy();
                 if (first == null) {
                   first = t;
@@ -147,12 +151,20 @@ final class TestCluster implements AutoCloseable {
     return true;
   }
 
+  private List<String> ids() {
+    synchronized (nodes) {
+      return new ArrayList<>(nodes.keySet());
+    }
+  }
+
   ProcedureNode<Work.Env> node(String id) {
     return nodes.get(id);
   }
 
   List<ProcedureNode<Work.Env>> running() {
-    return new ArrayList<>(nodes.values());
+    synchronized (nodes) {
+      return new ArrayList<>(nodes.values());
+    }
   }
 
   /** Waits for a leader whose executor runs; returns it. */
@@ -161,7 +173,7 @@ final class TestCluster implements AutoCloseable {
   }
 
   Optional<ProcedureNode<Work.Env>> runningLeader() {
-    for (ProcedureNode<Work.Env> n : nodes.values()) {
+    for (ProcedureNode<Work.Env> n : running()) {
       if (n.role() == NodeRole.LEADER_RUNNING && n.isLeader()) {
         return Optional.of(n);
       }
@@ -171,7 +183,7 @@ final class TestCluster implements AutoCloseable {
 
   ProcedureNode<Work.Env> follower() {
     ProcedureNode<Work.Env> leader = awaitRunningLeader();
-    for (ProcedureNode<Work.Env> n : nodes.values()) {
+    for (ProcedureNode<Work.Env> n : running()) {
       if (n != leader) {
         return n;
       }
