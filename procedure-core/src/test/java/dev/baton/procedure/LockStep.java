@@ -48,6 +48,10 @@ public class LockStep extends Procedure<LockEnv> implements ResourceProcedure {
   String gate = "";
   long waitAfterFirstMillis = -1;
   long lockWaitTimeoutMillis;
+
+  /** Take the locks one {@code acquire} call at a time, in the order given (not one request). */
+  boolean oneByOne;
+
   private transient LockRequest request;
 
   public LockStep() {}
@@ -106,6 +110,11 @@ public class LockStep extends Procedure<LockEnv> implements ResourceProcedure {
     return this;
   }
 
+  LockStep oneByOne() {
+    this.oneByOne = true;
+    return this;
+  }
+
   LockStep lockWaitTimeout(long millis) {
     this.lockWaitTimeoutMillis = millis;
     request = null;
@@ -133,6 +142,15 @@ public class LockStep extends Procedure<LockEnv> implements ResourceProcedure {
     env.acquireCalls
         .computeIfAbsent(name, n -> new java.util.concurrent.atomic.AtomicInteger())
         .incrementAndGet();
+    if (oneByOne) {
+      for (Lock l : locks) {
+        LockRequest single = LockRequest.builder().add(l.key(), l.mode()).build();
+        if (env.locks.acquire(this, single) != LockState.LOCK_ACQUIRED) {
+          return LockState.LOCK_EVENT_WAIT;
+        }
+      }
+      return LockState.LOCK_ACQUIRED;
+    }
     LockRequest r = request();
     return r == null ? LockState.LOCK_ACQUIRED : env.locks.acquire(this, r);
   }
@@ -243,6 +261,7 @@ public class LockStep extends Procedure<LockEnv> implements ResourceProcedure {
     out.writeUTF(gate);
     out.writeLong(waitAfterFirstMillis);
     out.writeLong(lockWaitTimeoutMillis);
+    out.writeBoolean(oneByOne);
   }
 
   @Override
@@ -272,6 +291,7 @@ public class LockStep extends Procedure<LockEnv> implements ResourceProcedure {
     gate = in.readUTF();
     waitAfterFirstMillis = in.readLong();
     lockWaitTimeoutMillis = in.readLong();
+    oneByOne = in.readBoolean();
     request = null;
   }
 
