@@ -2,6 +2,7 @@ package dev.baton.procedure;
 
 import dev.baton.procedure.scheduler.FifoScheduler;
 import dev.baton.procedure.scheduler.LimitInfo;
+import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockInfo;
 import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
@@ -65,7 +66,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
             config,
             b.clock,
             this::failStop,
-            b.lockManager,
+            b.lockManager(),
             new ProcedureLimiter(b.limits));
     this.completion = new ProcedureCompletion<>(ctx);
     StepRunner<Env> runner =
@@ -468,7 +469,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     private Duration stopJoinTimeout = ExecutorConfig.DEFAULT_STOP_JOIN_TIMEOUT;
     private long term;
     private LongSupplier clock = System::currentTimeMillis;
-    private LockManager lockManager = new LockManager();
+    private LockManager lockManager;
     private final Map<String, Integer> limits = new LinkedHashMap<>();
 
     private Builder(Env env, ProcedureStore store, ProcedureRegistry registry) {
@@ -524,10 +525,10 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     }
 
     /**
-     * The lock manager procedures take their resource locks from (put the same instance in their
-     * environment). The executor binds it when it starts, emptying its table, and re-takes the
-     * locks held across steps during recovery. Default: a new one, see {@link
-     * ProcedureExecutor#lockManager()}.
+     * The lock manager procedures take their resource locks from (the same instance must be in
+     * their environment). The executor binds it when it starts, emptying its table, and re-takes
+     * the locks held across steps during recovery. Default: the environment's, if it is a {@link
+     * LockEnvironment}, else a new one (see {@link ProcedureExecutor#lockManager()}).
      */
     public Builder<Env> lockManager(LockManager locks) {
       this.lockManager = Objects.requireNonNull(locks, "lockManager");
@@ -561,6 +562,15 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     public Builder<Env> clock(LongSupplier clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
+    }
+
+    private LockManager lockManager() {
+      if (lockManager != null) {
+        return lockManager;
+      }
+      return env instanceof LockEnvironment le && le.lockManager() != null
+          ? le.lockManager()
+          : new LockManager();
     }
 
     ExecutorConfig config() {

@@ -28,7 +28,6 @@ class LimiterTest {
   private void start(int workers) throws Exception {
     executor =
         ProcedureExecutor.builder(env, store, LockStep.registry())
-            .lockManager(env.locks)
             .coreWorkers(workers)
             .limit("Limited", CAP)
             .build();

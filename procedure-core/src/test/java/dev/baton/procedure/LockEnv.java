@@ -1,5 +1,6 @@
 package dev.baton.procedure;
 
+import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.LockMode;
 import java.util.ArrayList;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * ran, the interval of every step on every resource it locked (logical times from one counter),
  * gates that hold a step until opened, and per-type counts of steps running now.
  */
-final class LockEnv {
+final class LockEnv implements LockEnvironment {
   /** One step (or rollback step) of a procedure on one resource it had locked. */
   record Interval(String proc, String resource, LockMode mode, long start, long end, int step) {
     static final int ROLLBACK = -1;
@@ -36,6 +37,11 @@ final class LockEnv {
   final Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
 
   private final List<String> journal = new ArrayList<>();
+
+  @Override
+  public LockManager lockManager() {
+    return locks;
+  }
 
   synchronized void record(String event) {
     journal.add(event);

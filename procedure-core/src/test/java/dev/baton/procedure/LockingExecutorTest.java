@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.baton.procedure.scheduler.LockInfo;
 import dev.baton.procedure.scheduler.LockMode;
 import dev.baton.procedure.store.InMemoryProcedureStore;
+import dev.baton.procedure.testing.ProcedureTestKit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -181,6 +182,18 @@ class LockingExecutorTest {
     assertTrue(fLastRollback > fFirst, journal.toString());
     assertTrue(gFirst < fFirst || gFirst > fLastRollback, journal.toString());
     await().atMost(WAIT).until(() -> executor.locks().isEmpty());
+  }
+
+  @Test
+  void testKitRestartsALockingProcedureAtEveryStepWithTheEnvironmentsLockManager() {
+    ProcedureTestKit.RecoveryReport report =
+        ProcedureTestKit.assertRecoversAtEveryStep(
+            LockStep.registry(),
+            LockEnv::new,
+            () -> new LockStep("k").exclusive("region:db/r1").shared("node:n1").hold().steps(3),
+            e -> e.locks.size());
+    assertEquals(ProcedureState.SUCCESS, report.actual().state());
+    assertTrue(report.restarts() > 3, "restarts: " + report.restarts());
   }
 
   @Test

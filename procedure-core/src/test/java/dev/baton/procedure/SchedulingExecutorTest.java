@@ -27,7 +27,6 @@ class SchedulingExecutorTest {
   private void start(int workers) throws Exception {
     executor =
         ProcedureExecutor.builder(env, store, LockStep.registry())
-            .lockManager(env.locks)
             .scheduler(new FairScheduler())
             .coreWorkers(workers)
             .maxWorkers(workers)

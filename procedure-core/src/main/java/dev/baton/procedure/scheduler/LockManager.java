@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Shared and exclusive resource locks with wait queues (HBase's {@code SchemaLocking} and {@code
@@ -18,12 +20,15 @@ import java.util.Optional;
  *
  * <pre>{@code
  * protected LockState acquireLock(Env env) {
- *   return env.locks().acquire(this, LockRequest.exclusive(ResourceKey.region(db, regionId)));
+ *   return env.lockManager().acquire(this, LockRequest.exclusive(ResourceKey.region(db, id)));
  * }
  * protected void releaseLock(Env env) {
- *   env.locks().release(this);
+ *   env.lockManager().release(this);
  * }
  * }</pre>
+ *
+ * The executor must use the same instance: make the environment a {@link LockEnvironment}, or pass
+ * the manager to {@code ProcedureExecutor.Builder.lockManager}.
  *
  * <h2>Rules</h2>
  *
@@ -65,6 +70,7 @@ import java.util.Optional;
  * <p>Thread-safe: one monitor guards the table; wake-ups are delivered after it is released.
  */
 public final class LockManager {
+  private static final Logger LOG = LoggerFactory.getLogger(LockManager.class);
   private static final int MAX_NAMED_PROCEDURES = 5;
   private static final int MAX_ANCESTOR_DEPTH = 10_000;
 
@@ -83,7 +89,15 @@ public final class LockManager {
    * ProcedureExecutor.start()}.
    */
   public synchronized void attach(LockHost newHost) {
-    this.host = Objects.requireNonNull(newHost, "host");
+    Objects.requireNonNull(newHost, "host");
+    if (host != LockHost.DETACHED && host != newHost) {
+      LOG.warn(
+          "lock manager taken over by a new executor while the previous one had not stopped; "
+              + "the {} locks of the previous one are dropped. Stop an executor before starting "
+              + "its successor on the same lock manager.",
+          entries.size());
+    }
+    this.host = newHost;
     entries.clear();
     owners.clear();
   }
