@@ -1,5 +1,7 @@
 package dev.baton.procedure;
 
+import dev.baton.procedure.scheduler.LockManager;
+import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
@@ -16,8 +18,9 @@ import java.util.function.LongSupplier;
 
 /**
  * The state one executor's parts share: live procedures, root stacks, nonces, the completed
- * retainer, the timeout queue, and the store with the helpers that persist procedures. Owned by one
- * {@link ProcedureExecutor}; a restart builds a new one.
+ * retainer, the timeout queue, locks and limits ({@link AdmissionControl}), and the store with the
+ * helpers that persist procedures. Owned by one {@link ProcedureExecutor}; a restart builds a new
+ * one.
  */
 final class ExecutorContext<Env> {
   final Env env;
@@ -33,6 +36,7 @@ final class ExecutorContext<Env> {
   final CompletedProcedureRetainer completed = new CompletedProcedureRetainer();
   final TimeoutQueue timeouts;
   final ProcIdAllocator ids;
+  final AdmissionControl<Env> admission;
   private final Map<Long, CompletableFuture<ProcedureInfo>> finishWaiters =
       new ConcurrentHashMap<>();
   private final Consumer<Throwable> fatal;
@@ -45,7 +49,9 @@ final class ExecutorContext<Env> {
       ProcedureScheduler scheduler,
       ExecutorConfig config,
       LongSupplier clock,
-      Consumer<Throwable> fatal) {
+      Consumer<Throwable> fatal,
+      LockManager locks,
+      ProcedureLimiter limiter) {
     this.env = env;
     this.store = store;
     this.codec = codec;
@@ -55,6 +61,7 @@ final class ExecutorContext<Env> {
     this.timeouts = new TimeoutQueue(clock);
     this.fatal = fatal;
     this.ids = new ProcIdAllocator(store);
+    this.admission = new AdmissionControl<>(this, locks, limiter);
   }
 
   long now() {

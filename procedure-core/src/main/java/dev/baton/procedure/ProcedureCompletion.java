@@ -91,6 +91,7 @@ final class ProcedureCompletion<Env> {
   }
 
   private void cleanup(Procedure<Env> proc) {
+    ctx.admission.finished(proc); // whatever its releaseLock left, and any wait or slot
     try {
       proc.completionCleanup(ctx.env);
     } catch (RuntimeException e) {

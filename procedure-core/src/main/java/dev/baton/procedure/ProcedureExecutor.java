@@ -1,13 +1,20 @@
 package dev.baton.procedure;
 
 import dev.baton.procedure.scheduler.FifoScheduler;
+import dev.baton.procedure.scheduler.LimitInfo;
+import dev.baton.procedure.scheduler.LockEnvironment;
+import dev.baton.procedure.scheduler.LockInfo;
+import dev.baton.procedure.scheduler.LockManager;
+import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -62,7 +69,9 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
             b.scheduler,
             config,
             b.clock,
-            this::failStop);
+            this::failStop,
+            b.lockManager(),
+            new ProcedureLimiter(b.limits));
     this.completion = new ProcedureCompletion<>(ctx);
     StepRunner<Env> runner =
         new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
@@ -85,10 +94,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       ctx.store.start();
       ctx.scheduler.clear();
       ctx.running = true;
+      ctx.admission.attach();
       try {
         new ProcedureRecovery<>(ctx).recover();
       } catch (IOException | RuntimeException e) {
         ctx.running = false;
+        ctx.admission.detach();
         phase = Phase.STOPPED;
         // release the store (a file store's directory lock) so a new executor can start on it
         ctx.store.stop();
@@ -124,6 +135,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
         timeoutThread.shutdown();
         workers.stop();
       }
+      ctx.admission.detach();
       ctx.store.stop();
       ctx.failWaiters(new CancellationException(name + " stopped"));
       LOG.info("{} stopped", name);
@@ -311,14 +323,48 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     return true;
   }
 
-  /** The procedure, live or completed within retention (or reported corrupt). */
+  /**
+   * The procedure, live or completed within retention (or reported corrupt). A live procedure's
+   * info carries its current {@link ProcedureInfo#waitReason() wait reason}.
+   */
   public Optional<ProcedureInfo> getInfo(long procId) {
-    return Optional.ofNullable(ctx.info(procId));
+    ProcedureInfo info = ctx.info(procId);
+    return Optional.ofNullable(info == null ? null : ctx.admission.withWaitReason(info));
   }
 
-  /** Every live, retained and corrupt procedure, by procId. */
+  /** Every live, retained and corrupt procedure, by procId, live ones with their wait reason. */
   public List<ProcedureInfo> list() {
-    return ctx.allInfos();
+    List<ProcedureInfo> all = ctx.allInfos();
+    all.replaceAll(ctx.admission::withWaitReason);
+    return all;
+  }
+
+  /**
+   * Why a live procedure does not run now: the lock it waits for and who holds it, its type's full
+   * limit, its pending children, a timed wait or retry backoff (with deadlines). Empty if it is
+   * running or queued to run, finished, or unknown.
+   */
+  public Optional<String> waitReason(long procId) {
+    return ctx.admission.waitReason(procId);
+  }
+
+  /**
+   * The lock manager of this executor: procedures reach it through their environment to take
+   * resource locks in {@code acquireLock}. The one given to {@link Builder#lockManager}, or a new
+   * one.
+   */
+  public LockManager lockManager() {
+    return ctx.admission.locks;
+  }
+
+  /** The lock table now: every held or awaited lock with holders and waiters in order. */
+  public List<LockInfo> locks() {
+    return ctx.admission.locks.snapshot();
+  }
+
+  /** The per-type limits now: running, reserved and waiting procedures of each limited type. */
+  public List<LimitInfo> limits() {
+    return ctx.admission.limiter.snapshot();
   }
 
   /** Waits until the procedure reached its terminal state. */
@@ -383,6 +429,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
         ctx.scheduler.addFront(entry.proc());
       }
       case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler.addFront(entry.proc());
+      case LOCK_WAIT_EXPIRED -> ctx.admission.lockWaitExpired(entry.proc());
     }
   }
 
@@ -440,6 +487,8 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     private Duration stopJoinTimeout = ExecutorConfig.DEFAULT_STOP_JOIN_TIMEOUT;
     private long term;
     private LongSupplier clock = System::currentTimeMillis;
+    private LockManager lockManager;
+    private final Map<String, Integer> limits = new LinkedHashMap<>();
 
     private Builder(Env env, ProcedureStore store, ProcedureRegistry registry) {
       this.env = env;
@@ -493,6 +542,34 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The lock manager procedures take their resource locks from (the same instance must be in
+     * their environment). The executor binds it when it starts, emptying its table, and re-takes
+     * the locks held across steps during recovery. Default: the environment's, if it is a {@link
+     * LockEnvironment}, else a new one (see {@link ProcedureExecutor#lockManager()}).
+     */
+    public Builder<Env> lockManager(LockManager locks) {
+      this.lockManager = Objects.requireNonNull(locks, "lockManager");
+      return this;
+    }
+
+    /**
+     * Caps the steps of procedures of {@code type} that execute at once at {@code max}; see {@link
+     * ProcedureLimiter} for exactly what counts. A procedure over the limit waits without holding a
+     * worker.
+     *
+     * @throws IllegalArgumentException if {@code type} is not registered or {@code max < 1}
+     */
+    public Builder<Env> limit(String type, int max) {
+      ProcedureLimiter.checkLimit(type, max);
+      if (!registry.isRegistered(type)) {
+        throw new IllegalArgumentException(
+            "limit for procedure type '" + type + "', which is not registered in the registry");
+      }
+      limits.put(type, max);
+      return this;
+    }
+
     /** The fencing term stamped on every record this executor writes. */
     public Builder<Env> term(long term) {
       this.term = term;
@@ -503,6 +580,15 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     public Builder<Env> clock(LongSupplier clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
+    }
+
+    private LockManager lockManager() {
+      if (lockManager != null) {
+        return lockManager;
+      }
+      return env instanceof LockEnvironment le && le.lockManager() != null
+          ? le.lockManager()
+          : new LockManager();
     }
 
     ExecutorConfig config() {

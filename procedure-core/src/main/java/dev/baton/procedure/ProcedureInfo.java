@@ -7,6 +7,9 @@ package dev.baton.procedure;
  * @param failure null unless failed; for a corrupt stored record, the reason it could not be read
  * @param finished whether the procedure reached its terminal state: SUCCESS, ROLLEDBACK, or FAILED
  *     with nothing left to undo (a FAILED procedure that is still rolling back is not finished)
+ * @param waitReason why a live procedure is not running now, when the executor knows (a lock and
+ *     its holder, a full limiter, children, a timed wait or backoff, each with its deadline); null
+ *     for a procedure that runs or is queued to run, for a finished one, and in stored snapshots
  */
 public record ProcedureInfo(
     long procId,
@@ -19,7 +22,36 @@ public record ProcedureInfo(
     long lastUpdate,
     byte[] result,
     String failure,
-    boolean finished) {
+    boolean finished,
+    String waitReason) {
+
+  /** The form without a wait reason (null). */
+  public ProcedureInfo(
+      long procId,
+      long parentProcId,
+      long rootProcId,
+      String type,
+      ProcedureState state,
+      String stepName,
+      long submittedTime,
+      long lastUpdate,
+      byte[] result,
+      String failure,
+      boolean finished) {
+    this(
+        procId,
+        parentProcId,
+        rootProcId,
+        type,
+        state,
+        stepName,
+        submittedTime,
+        lastUpdate,
+        result,
+        failure,
+        finished,
+        null);
+  }
 
   /** Keeps its own copy of the result bytes, so the snapshot cannot be changed from outside. */
   public ProcedureInfo {
@@ -56,6 +88,23 @@ public record ProcedureInfo(
   @Override
   public byte[] result() {
     return result == null ? null : result.clone();
+  }
+
+  /** This snapshot with {@code reason} as its wait reason. */
+  public ProcedureInfo withWaitReason(String reason) {
+    return new ProcedureInfo(
+        procId,
+        parentProcId,
+        rootProcId,
+        type,
+        state,
+        stepName,
+        submittedTime,
+        lastUpdate,
+        result,
+        failure,
+        finished,
+        reason);
   }
 
   /** Whether the procedure finished successfully. */

@@ -210,18 +210,6 @@ final class ProcedureRecovery<Env> {
 
   /** Locks held across steps are taken again before anything else is scheduled. */
   private void retakeHeldLocks(List<Procedure<Env>> live) {
-    for (Procedure<Env> p : live) {
-      if (p.isLockHeld() && !p.isFinished()) {
-        LockState state = p.acquireLock(ctx.env);
-        if (state != LockState.LOCK_ACQUIRED) {
-          LOG.error(
-              "procedure {} held its lock before the restart but could not take it again ({}); "
-                  + "it will wait for the lock like a new procedure",
-              p.getProcId(),
-              state);
-          p.setLockHeld(false);
-        }
-      }
-    }
+    ctx.admission.retakeHeldLocks(live);
   }
 }

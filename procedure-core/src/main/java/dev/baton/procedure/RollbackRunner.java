@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * spawned it compensates. At the end every unfinished member is ROLLEDBACK and the tree completes.
  *
  * <p>Runs on one worker while the stack is claimed ({@link RootProcedureStack#tryStartRollback}),
- * so no member runs meanwhile.
+ * so no member runs meanwhile. Each rollback step runs under the procedure's lock, taken and
+ * released as around a step (kept if held across steps); a procedure parked on its lock pauses the
+ * unwind, and its wake-up resumes it.
  */
 final class RollbackRunner<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(RollbackRunner.class);
@@ -54,6 +56,7 @@ final class RollbackRunner<Env> {
       root.transitionTo(ProcedureState.FAILED);
       ctx.persist(root);
     }
+    ctx.admission.rollbackStarting(stack);
     Procedure<Env> proc;
     while ((proc = stack.newestEntry()) != null) {
       if (!ctx.running) {
@@ -66,30 +69,71 @@ final class RollbackRunner<Env> {
       if (proc.getState() != ProcedureState.FAILED) {
         proc.transitionTo(ProcedureState.FAILED);
       }
-      try {
-        proc.doRollbackStep(ctx.env);
-      } catch (InterruptedException e) {
-        throw e;
-      } catch (Throwable t) {
-        retryLater(stack, proc, t);
+      if (!lockForRollbackStep(stack, proc)) {
         return false;
       }
-      if (!ctx.running || Thread.currentThread().isInterrupted()) {
-        throw new InterruptedException("executor stopping; rollback step of " + proc);
-      }
-      proc.resetRetryAttempts();
-      stack.popEntry();
-      if (!proc.removeNewestStackIndex()) {
-        proc.transitionTo(ProcedureState.ROLLEDBACK);
-      }
-      if (proc != root || !root.isFinished()) {
-        // The root's terminal record is written by finish(), in the same batch that deletes the
-        // members: a root must never be stored as finished while its members' records remain.
-        ctx.persist(proc);
+      try {
+        if (!rollbackStep(stack, proc)) {
+          return false;
+        }
+      } finally {
+        releaseLockAfterRollbackStep(proc);
       }
     }
     finish(root, stack);
     return true;
+  }
+
+  /**
+   * Takes the lock of {@code proc} for its rollback step, as for a step; false if the unwind must
+   * pause: parked on the lock (the grant queues {@code proc}, whose turn resumes the unwind), told
+   * to yield, or the lock could not be taken (retried after a backoff).
+   */
+  private boolean lockForRollbackStep(RootProcedureStack<Env> stack, Procedure<Env> proc) {
+    LockState lock;
+    try {
+      lock = ctx.admission.lockForRollback(proc);
+    } catch (RuntimeException e) {
+      retryLater(stack, proc, e);
+      return false;
+    }
+    if (lock == LockState.LOCK_YIELD_WAIT) {
+      ctx.scheduler.addBack(proc);
+    }
+    return lock == LockState.LOCK_ACQUIRED;
+  }
+
+  /** Undoes the newest step of {@code proc} and persists it; false if it is retried later. */
+  private boolean rollbackStep(RootProcedureStack<Env> stack, Procedure<Env> proc)
+      throws IOException, InterruptedException {
+    try {
+      proc.doRollbackStep(ctx.env);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Throwable t) {
+      retryLater(stack, proc, t);
+      return false;
+    }
+    if (!ctx.running || Thread.currentThread().isInterrupted()) {
+      throw new InterruptedException("executor stopping; rollback step of " + proc);
+    }
+    proc.resetRetryAttempts();
+    stack.popEntry();
+    if (!proc.removeNewestStackIndex()) {
+      proc.transitionTo(ProcedureState.ROLLEDBACK);
+    }
+    if (proc.getProcId() != stack.rootProcId() || !proc.isFinished()) {
+      // The root's terminal record is written by finish(), in the same batch that deletes the
+      // members: a root must never be stored as finished while its members' records remain.
+      ctx.persist(proc);
+    }
+    return true;
+  }
+
+  private void releaseLockAfterRollbackStep(Procedure<Env> proc) {
+    if (proc.isLockHeld() && !proc.holdLock(ctx.env)) {
+      completion.releaseHeldLock(proc);
+    }
   }
 
   /** Every step is undone: mark the unfinished members ROLLEDBACK and complete the tree. */
@@ -120,6 +164,7 @@ final class RollbackRunner<Env> {
         wait,
         t);
     stack.pauseRollback(at);
+    ctx.admission.noteBackoff(proc, "retrying rollback of step " + proc.getStepName(), at);
     Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
     ctx.timeouts.add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
   }

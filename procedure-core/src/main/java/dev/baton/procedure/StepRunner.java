@@ -78,7 +78,14 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       return;
     }
     if (!proc.isLockHeld()) {
-      LockState lock = proc.acquireLock(ctx.env);
+      LockState lock;
+      try {
+        lock = ctx.admission.acquireLock(proc);
+      } catch (RuntimeException e) { // e.g. a lock wait timeout: the procedure fails
+        proc.setFailure(proc.getType(), e);
+        fail(proc, stack);
+        return;
+      }
       if (lock == LockState.LOCK_YIELD_WAIT) {
         ctx.scheduler.addBack(proc);
         return;
@@ -88,7 +95,15 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       }
       proc.setLockHeld(true);
     }
-    execute(proc, stack);
+    if (!ctx.admission.admitStep(proc)) {
+      releaseLockAfterStep(proc);
+      return; // waits for a slot of its type's limit; the freed slot queues it again
+    }
+    try {
+      execute(proc, stack);
+    } finally {
+      ctx.admission.stepDone(proc);
+    }
   }
 
   /**
@@ -147,6 +162,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
 
   /** The procedure failed: mark it, persist, and fail its root stack. */
   private void fail(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
+    ctx.admission.failed(proc);
     proc.transitionTo(ProcedureState.FAILED);
     ctx.persist(proc);
     stack.setFailed(proc, proc.getFailure());
@@ -301,7 +317,9 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     proc.clearFailure();
     ctx.persist(proc);
     releaseLockAfterStep(proc);
-    ctx.timeouts.add(ctx.now() + wait, TimeoutQueue.Kind.RETRY_STEP, proc);
+    long until = ctx.now() + wait;
+    ctx.admission.noteBackoff(proc, "retrying failed step " + proc.getStepName(), until);
+    ctx.timeouts.add(until, TimeoutQueue.Kind.RETRY_STEP, proc);
   }
 
   private void releaseLockAfterStep(Procedure<Env> proc) {

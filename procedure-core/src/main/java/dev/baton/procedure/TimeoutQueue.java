@@ -21,7 +21,9 @@ final class TimeoutQueue {
     /** A rollback step that threw is retried. */
     RETRY_ROLLBACK,
     /** Periodic: remove completed procedures past their retention. */
-    CLEAN_COMPLETED
+    CLEAN_COMPLETED,
+    /** A procedure parked on a lock waited longer than its request's wait timeout. */
+    LOCK_WAIT_EXPIRED
   }
 
   /** One deadline. {@code proc} is null for chores. */

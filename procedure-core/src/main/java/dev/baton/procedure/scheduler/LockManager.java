@@ -1,0 +1,696 @@
+package dev.baton.procedure.scheduler;
+
+import dev.baton.procedure.LockState;
+import dev.baton.procedure.Procedure;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Shared and exclusive resource locks with wait queues (HBase's {@code SchemaLocking} and {@code
+ * LockAndQueue}). Procedures call it from their {@code acquireLock} and {@code releaseLock}:
+ *
+ * <pre>{@code
+ * protected LockState acquireLock(Env env) {
+ *   return env.lockManager().acquire(this, LockRequest.exclusive(ResourceKey.region(db, id)));
+ * }
+ * protected void releaseLock(Env env) {
+ *   env.lockManager().release(this);
+ * }
+ * }</pre>
+ *
+ * The executor must use the same instance: make the environment a {@link LockEnvironment}, or pass
+ * the manager to {@code ProcedureExecutor.Builder.lockManager}.
+ *
+ * <h2>Rules</h2>
+ *
+ * <ul>
+ *   <li><b>All or none.</b> {@link #acquire} grants every lock of the {@link LockRequest} (expanded
+ *       through the resource hierarchy) or none. A procedure that cannot have them all holds
+ *       nothing while it waits (anything it held is released first), so waiting procedures never
+ *       hold locks others wait for: no deadlock among procedures that take their locks in one
+ *       request.
+ *   <li><b>Parking, no polling.</b> A blocked procedure is parked on the wait queue of the first
+ *       lock that blocks it and {@code acquire} returns {@link LockState#LOCK_EVENT_WAIT}; the
+ *       executor frees its worker. When that lock is released, the queue is served from its head:
+ *       each waiter whose whole request can now be granted gets it (the locks are handed to it
+ *       before it runs, so nobody can take them in between) and is {@link LockHost#wake woken}; a
+ *       waiter still blocked by another lock moves to that lock's queue; the first waiter still
+ *       blocked by this lock stops the pass. When the woken procedure calls {@code acquire} again
+ *       it finds its locks held and gets {@link LockState#LOCK_ACQUIRED}.
+ *   <li><b>FIFO, no barging.</b> A request may take a lock only if nobody waits for it, or if it is
+ *       the head of the lock's queue. A stream of shared requests therefore cannot starve an
+ *       exclusive waiter: once it waits, later requests queue behind it. Consecutive shared waiters
+ *       at the head are granted together.
+ *   <li><b>Lock access of descendants.</b> A lock held exclusively by an ancestor of the requesting
+ *       procedure (or shared, for a shared request) counts as held by the requester, without
+ *       queueing (HBase's {@code hasLockAccess}): a parent that holds a database exclusively across
+ *       its steps ({@code holdLock}) can run children that lock that database's regions. Do not ask
+ *       a child for an exclusive lock its ancestor holds shared: it waits for the ancestor, which
+ *       waits for it.
+ *   <li><b>Wait timeout.</b> A request with a {@link LockRequest#waitTimeout()} that waits longer
+ *       is taken off the queue and woken; its next {@code acquire} throws {@link
+ *       LockWaitTimeoutException} naming the lock and its holders, and the executor fails the
+ *       procedure.
+ * </ul>
+ *
+ * <p>Holders are procedure objects (identity), so a procedure object of an executor that stopped
+ * can neither take nor release the locks of its successor. The executor {@link #attach attaches}
+ * the manager when it starts, which empties the table; recovery then re-takes the locks that
+ * procedures held across steps before any procedure runs.
+ *
+ * <p>Thread-safe: one monitor guards the table; wake-ups are delivered after it is released.
+ */
+public final class LockManager {
+  private static final Logger LOG = LoggerFactory.getLogger(LockManager.class);
+  private static final int MAX_NAMED_PROCEDURES = 5;
+  private static final int MAX_ANCESTOR_DEPTH = 10_000;
+
+  private final Map<ResourceKey, LockEntry> entries = new HashMap<>();
+  private final Map<Procedure<?>, Owner> owners = new IdentityHashMap<>();
+  private LockHost host = LockHost.DETACHED;
+
+  /** A manager with an empty table, {@link LockHost#DETACHED detached} until an executor starts. */
+  public LockManager() {}
+
+  // ---------------------------------------------------------------- executor side
+
+  /**
+   * Binds the manager to the executor that starts with it and empties the table: locks of an
+   * executor that stopped are void, and recovery re-takes the held ones. Called by {@code
+   * ProcedureExecutor.start()}.
+   */
+  public synchronized void attach(LockHost newHost) {
+    Objects.requireNonNull(newHost, "host");
+    if (host != LockHost.DETACHED && host != newHost) {
+      LOG.warn(
+          "lock manager taken over by a new executor while the previous one had not stopped; "
+              + "the {} locks of the previous one are dropped. Stop an executor before starting "
+              + "its successor on the same lock manager.",
+          entries.size());
+    }
+    this.host = newHost;
+    entries.clear();
+    owners.clear();
+  }
+
+  /** Unbinds {@code oldHost} (if still bound): wake-ups and timers stop. The table is kept. */
+  public synchronized void detach(LockHost oldHost) {
+    if (host == oldHost) {
+      host = LockHost.DETACHED;
+    }
+  }
+
+  /**
+   * The lock-wait deadline of {@code proc} passed: if it still waits and its deadline is due, takes
+   * it off the queue, remembers why (its next {@link #acquire} throws {@link
+   * LockWaitTimeoutException}) and returns true; the caller then wakes it.
+   */
+  public boolean expireWait(Procedure<?> proc) {
+    List<Procedure<?>> wake = new ArrayList<>();
+    synchronized (this) {
+      Owner o = owners.get(proc);
+      if (o == null || o.waiting == null) {
+        return false;
+      }
+      Waiter w = o.waiting;
+      long now = host.now();
+      if (w.deadline == 0 || now < w.deadline) {
+        return false;
+      }
+      o.timedOut = describeTimeout(o, w, now);
+      LockEntry q = dequeue(w);
+      o.waiting = null;
+      process(q, wake);
+    }
+    wakeAll(wake);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- procedures
+
+  /**
+   * Takes every lock of {@code request} for {@code proc}, or parks it.
+   *
+   * @return {@link LockState#LOCK_ACQUIRED} if {@code proc} now holds every lock of the request
+   *     (including locks handed to it while it was parked); {@link LockState#LOCK_EVENT_WAIT} if it
+   *     was parked (holding nothing) and will be woken when it can have them all
+   * @throws LockWaitTimeoutException if the previous wait of {@code proc} timed out
+   */
+  public LockState acquire(Procedure<?> proc, LockRequest request) {
+    Objects.requireNonNull(proc, "proc");
+    Objects.requireNonNull(request, "request");
+    List<Procedure<?>> wake = null;
+    LockState result;
+    synchronized (this) {
+      if (!host.isLive(proc)) {
+        return LockState.LOCK_EVENT_WAIT; // an object of a stopped executor: it never runs again
+      }
+      Owner o = owners.get(proc);
+      if (o != null && o.timedOut != null) {
+        String message = o.timedOut;
+        o.timedOut = null;
+        forgetIfIdle(o);
+        throw new LockWaitTimeoutException(message);
+      }
+      LockEntry first = o != null && o.waiting != null ? o.waiting.queuedOn : null;
+      LockEntry blocker = blocker(proc, o, request, first);
+      if (blocker != null && o != null && !o.held.isEmpty()) {
+        // all or none: wait holding nothing, then look again
+        wake = new ArrayList<>();
+        releaseHolds(o, wake);
+        first = o.waiting != null ? o.waiting.queuedOn : null;
+        blocker = blocker(proc, o, request, first);
+      }
+      if (blocker == null) {
+        if (o == null) {
+          o = new Owner(proc);
+          owners.put(proc, o);
+        }
+        if (o.waiting != null) {
+          LockEntry q = dequeue(o.waiting);
+          o.waiting = null;
+          grantAll(o, request);
+          wake = wake == null ? new ArrayList<>() : wake;
+          process(q, wake); // waiters behind it may share the lock
+        } else {
+          grantAll(o, request);
+        }
+        forgetIfIdle(o); // everything was covered by an ancestor's locks
+        result = LockState.LOCK_ACQUIRED;
+      } else {
+        if (o == null) {
+          o = new Owner(proc);
+          owners.put(proc, o);
+        }
+        wake = wake == null ? new ArrayList<>() : wake;
+        park(o, request, blocker, wake);
+        result = LockState.LOCK_EVENT_WAIT;
+      }
+    }
+    wakeAll(wake);
+    return result;
+  }
+
+  /**
+   * Releases every lock {@code proc} holds and takes it off any wait queue; waiters that can now
+   * have their locks get them and are woken. Releasing what is not held does nothing.
+   */
+  public void release(Procedure<?> proc) {
+    List<Procedure<?>> wake = new ArrayList<>();
+    synchronized (this) {
+      Owner o = owners.remove(proc);
+      if (o == null) {
+        return;
+      }
+      LockEntry q = null;
+      if (o.waiting != null) {
+        q = dequeue(o.waiting);
+        o.waiting = null;
+      }
+      releaseHolds(o, wake);
+      if (q != null) {
+        process(q, wake);
+      }
+    }
+    wakeAll(wake);
+  }
+
+  /** The mode in which {@code proc} itself holds {@code key}, if it does. */
+  public synchronized Optional<LockMode> heldMode(Procedure<?> proc, ResourceKey key) {
+    LockEntry e = entries.get(key);
+    if (e == null) {
+      return Optional.empty();
+    }
+    if (e.exclusive == proc) {
+      return Optional.of(LockMode.EXCLUSIVE);
+    }
+    return e.shared != null && e.shared.containsKey(proc)
+        ? Optional.of(LockMode.SHARED)
+        : Optional.empty();
+  }
+
+  /** Whether {@code proc} is parked on a wait queue. */
+  public synchronized boolean isWaiting(Procedure<?> proc) {
+    Owner o = owners.get(proc);
+    return o != null && o.waiting != null;
+  }
+
+  /**
+   * Why {@code proc} waits, e.g. {@code "waiting for lock region:db1/7 (EXCLUSIVE) held by
+   * procedure 12 (EXCLUSIVE) for 1500 ms"}; empty if it does not wait for a lock.
+   */
+  public synchronized Optional<String> waitReason(Procedure<?> proc) {
+    Owner o = owners.get(proc);
+    if (o == null) {
+      return Optional.empty();
+    }
+    if (o.timedOut != null) {
+      return Optional.of("lock wait timed out: " + o.timedOut);
+    }
+    if (o.waiting == null) {
+      return Optional.empty();
+    }
+    Waiter w = o.waiting;
+    long now = host.now();
+    StringBuilder sb = new StringBuilder("waiting for lock ");
+    describeBlock(sb, w, now);
+    sb.append(" since ").append(Instant.ofEpochMilli(w.since));
+    if (w.deadline != 0) {
+      sb.append(", lock wait times out at ").append(Instant.ofEpochMilli(w.deadline));
+    }
+    return Optional.of(sb.toString());
+  }
+
+  /** The lock table: every held or awaited lock, ordered by resource (parents first). */
+  public synchronized List<LockInfo> snapshot() {
+    long now = host.now();
+    List<LockEntry> sorted = new ArrayList<>(entries.values());
+    sorted.sort((a, b) -> a.key.compareTo(b.key));
+    List<LockInfo> out = new ArrayList<>(sorted.size());
+    for (LockEntry e : sorted) {
+      List<LockInfo.Holder> holders = new ArrayList<>();
+      if (e.exclusive != null) {
+        holders.add(
+            new LockInfo.Holder(
+                e.exclusive.getProcId(),
+                e.exclusive.getType(),
+                LockMode.EXCLUSIVE,
+                e.exclusiveSince));
+      }
+      if (e.shared != null) {
+        List<Map.Entry<Procedure<?>, Long>> shared = new ArrayList<>(e.shared.entrySet());
+        shared.sort(
+            (a, b) ->
+                a.getValue().equals(b.getValue())
+                    ? Long.compare(a.getKey().getProcId(), b.getKey().getProcId())
+                    : Long.compare(a.getValue(), b.getValue()));
+        for (Map.Entry<Procedure<?>, Long> s : shared) {
+          holders.add(
+              new LockInfo.Holder(
+                  s.getKey().getProcId(), s.getKey().getType(), LockMode.SHARED, s.getValue()));
+        }
+      }
+      List<LockInfo.Waiter> waiters = new ArrayList<>();
+      if (e.waiters != null) {
+        for (Waiter w : e.waiters) {
+          waiters.add(
+              new LockInfo.Waiter(
+                  w.owner.proc.getProcId(), w.owner.proc.getType(), w.wanted, w.since));
+        }
+      }
+      LockMode mode =
+          e.exclusive != null ? LockMode.EXCLUSIVE : e.isHeld() ? LockMode.SHARED : null;
+      out.add(
+          new LockInfo(
+              e.key.toString(),
+              e.key.type(),
+              mode,
+              e.heldSince,
+              e.isHeld() ? Math.max(0, now - e.heldSince) : 0,
+              holders,
+              waiters));
+    }
+    return List.copyOf(out);
+  }
+
+  /** Number of locks in the table (held or awaited). */
+  public synchronized int size() {
+    return entries.size();
+  }
+
+  // ---------------------------------------------------------------- the algorithm
+
+  /**
+   * The first lock that keeps {@code proc} from having all of {@code request} now, checking {@code
+   * checkFirst} (the queue it waits on) before the others; null if it may have them all.
+   */
+  private LockEntry blocker(Procedure<?> proc, Owner o, LockRequest request, LockEntry checkFirst) {
+    LockRequest.Item[] items = request.itemArray();
+    if (checkFirst != null) {
+      LockMode mode = modeIn(items, checkFirst.key);
+      if (mode != null && blocks(proc, o, checkFirst, mode)) {
+        return checkFirst;
+      }
+    }
+    for (LockRequest.Item item : items) {
+      LockEntry e = entries.get(item.key());
+      if (e != null && e != checkFirst && blocks(proc, o, e, item.mode())) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  private static LockMode modeIn(LockRequest.Item[] items, ResourceKey key) {
+    for (LockRequest.Item item : items) {
+      if (item.key().equals(key)) {
+        return item.mode();
+      }
+    }
+    return null;
+  }
+
+  /** Whether lock {@code e} keeps {@code proc} from holding it in {@code mode} now. */
+  private boolean blocks(Procedure<?> proc, Owner o, LockEntry e, LockMode mode) {
+    if (e.exclusive == proc) {
+      return false;
+    }
+    boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
+    if (sharedByMe && mode == LockMode.SHARED) {
+      return false;
+    }
+    if (e.isHeld() && ancestorHolds(proc, e, mode)) {
+      return false;
+    }
+    if (e.exclusive != null) {
+      return true;
+    }
+    if (mode == LockMode.EXCLUSIVE && e.sharedCount() > (sharedByMe ? 1 : 0)) {
+      return true;
+    }
+    // compatible with the holders; FIFO: only the head of the queue may pass waiters
+    return e.waiters != null
+        && !e.waiters.isEmpty()
+        && (o == null || e.waiters.peekFirst().owner != o);
+  }
+
+  /** Whether an ancestor of {@code proc} holds {@code e} in a mode that covers {@code mode}. */
+  private boolean ancestorHolds(Procedure<?> proc, LockEntry e, LockMode mode) {
+    Procedure<?> a = host.parentOf(proc);
+    for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
+      if (e.exclusive == a) {
+        return true;
+      }
+      if (mode == LockMode.SHARED && e.shared != null && e.shared.containsKey(a)) {
+        return true;
+      }
+      a = host.parentOf(a);
+    }
+    return false;
+  }
+
+  /** Registers {@code o} as holder of every item it does not hold or have access to yet. */
+  private void grantAll(Owner o, LockRequest request) {
+    long now = host.now();
+    Procedure<?> proc = o.proc;
+    for (LockRequest.Item item : request.itemArray()) {
+      LockEntry e = entries.get(item.key());
+      if (e == null) {
+        e = new LockEntry(item.key());
+        entries.put(item.key(), e);
+      }
+      if (e.exclusive == proc) {
+        continue;
+      }
+      boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
+      if (sharedByMe && item.mode() == LockMode.SHARED) {
+        continue;
+      }
+      if (e.isHeld() && ancestorHolds(proc, e, item.mode())) {
+        continue;
+      }
+      if (!e.isHeld()) {
+        e.heldSince = now;
+      }
+      if (item.mode() == LockMode.EXCLUSIVE) {
+        if (sharedByMe) {
+          e.shared.remove(proc); // upgrade: already listed in o.held
+        } else {
+          o.held.add(e);
+        }
+        e.exclusive = proc;
+        e.exclusiveSince = now;
+      } else {
+        e.shared().put(proc, now);
+        o.held.add(e);
+      }
+    }
+  }
+
+  /** Drops every lock {@code o} holds and serves the queues of those locks. */
+  private void releaseHolds(Owner o, List<Procedure<?>> wake) {
+    if (o.held.isEmpty()) {
+      return;
+    }
+    List<LockEntry> released = new ArrayList<>(o.held);
+    o.held.clear();
+    for (LockEntry e : released) {
+      if (e.exclusive == o.proc) {
+        e.exclusive = null;
+        e.exclusiveSince = 0;
+      } else if (e.shared != null) {
+        e.shared.remove(o.proc);
+      }
+      if (!e.isHeld()) {
+        e.heldSince = 0;
+      }
+    }
+    for (LockEntry e : released) {
+      process(e, wake);
+    }
+  }
+
+  /** Parks {@code o} (holding nothing) on the queue of {@code blocker}, or keeps its place. */
+  private void park(Owner o, LockRequest request, LockEntry blocker, List<Procedure<?>> wake) {
+    Waiter w = o.waiting;
+    if (w == null) {
+      long now = host.now();
+      long timeout = request.waitTimeout().toMillis();
+      w = new Waiter(o, request, now, timeout > 0 ? now + timeout : 0);
+      o.waiting = w;
+      enqueue(w, blocker);
+      if (w.deadline != 0) {
+        host.scheduleWaitTimeout(o.proc, w.deadline);
+      }
+      return;
+    }
+    w.request = request;
+    LockEntry q = w.queuedOn;
+    LockMode modeOnQ = modeIn(request.itemArray(), q.key);
+    if (q == blocker || (modeOnQ != null && blocks(o.proc, o, q, modeOnQ))) {
+      w.wanted = modeOnQ != null ? modeOnQ : w.wanted;
+      return; // still blocked where it waits: keep its place
+    }
+    dequeue(w);
+    enqueue(w, blocker);
+    process(q, wake);
+  }
+
+  private void enqueue(Waiter w, LockEntry e) {
+    w.queuedOn = e;
+    w.wanted = modeIn(w.request.itemArray(), e.key);
+    e.waiters().addLast(w);
+  }
+
+  private LockEntry dequeue(Waiter w) {
+    LockEntry e = w.queuedOn;
+    e.waiters.remove(w);
+    w.queuedOn = null;
+    return e;
+  }
+
+  /**
+   * Serves the queue of {@code e} from its head: grants every waiter that can have its whole
+   * request, moves waiters blocked elsewhere to that lock's queue, and stops at the first waiter
+   * this lock still blocks.
+   */
+  private void process(LockEntry e, List<Procedure<?>> wake) {
+    while (e.waiters != null && !e.waiters.isEmpty()) {
+      Waiter w = e.waiters.peekFirst();
+      Owner o = w.owner;
+      LockEntry b = blocker(o.proc, o, w.request, e);
+      if (b == e) {
+        break;
+      }
+      e.waiters.pollFirst();
+      w.queuedOn = null;
+      if (b == null) {
+        o.waiting = null;
+        grantAll(o, w.request);
+        wake.add(o.proc);
+      } else {
+        enqueue(w, b);
+      }
+    }
+    removeIfIdle(e);
+  }
+
+  private void removeIfIdle(LockEntry e) {
+    if (!e.isHeld() && (e.waiters == null || e.waiters.isEmpty())) {
+      entries.remove(e.key, e);
+    }
+  }
+
+  private void forgetIfIdle(Owner o) {
+    if (o.held.isEmpty() && o.waiting == null && o.timedOut == null) {
+      owners.remove(o.proc, o);
+    }
+  }
+
+  private void wakeAll(List<Procedure<?>> wake) {
+    if (wake == null) {
+      return;
+    }
+    LockHost h;
+    synchronized (this) {
+      for (Procedure<?> p : wake) {
+        Owner o = owners.get(p);
+        if (o != null) {
+          forgetIfIdle(o);
+        }
+      }
+      h = host;
+    }
+    for (Procedure<?> p : wake) {
+      h.wake(p);
+    }
+  }
+
+  // ---------------------------------------------------------------- descriptions
+
+  private String describeTimeout(Owner o, Waiter w, long now) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("procedure ")
+        .append(o.proc.getProcId())
+        .append(" (")
+        .append(o.proc.getType())
+        .append(") waited ")
+        .append(now - w.since)
+        .append(" ms, longer than its lock wait timeout of ")
+        .append(w.request.waitTimeout().toMillis())
+        .append(" ms, for lock ");
+    describeBlock(sb, w, now);
+    return sb.toString();
+  }
+
+  /** "region:db1/7 (EXCLUSIVE) held by procedure 12 (EXCLUSIVE) for 30 ms", or who is ahead. */
+  private void describeBlock(StringBuilder sb, Waiter w, long now) {
+    LockEntry e = w.queuedOn;
+    sb.append(e.key).append(" (").append(w.wanted).append(')');
+    if (e.exclusive != null) {
+      sb.append(" held by procedure ")
+          .append(e.exclusive.getProcId())
+          .append(" (EXCLUSIVE) for ")
+          .append(now - e.exclusiveSince)
+          .append(" ms");
+    } else if (e.sharedCount() > 0) {
+      List<Long> ids = new ArrayList<>();
+      for (Procedure<?> p : e.shared.keySet()) {
+        ids.add(p.getProcId());
+      }
+      ids.sort(null);
+      sb.append(" held by procedure");
+      sb.append(ids.size() > 1 ? "s " : " ");
+      appendIds(sb, ids);
+      sb.append(" (SHARED) for ").append(now - e.heldSince).append(" ms");
+    }
+    int ahead = 0;
+    Waiter first = null;
+    for (Waiter other : e.waiters) {
+      if (other == w) {
+        break;
+      }
+      if (first == null) {
+        first = other;
+      }
+      ahead++;
+    }
+    if (ahead > 0) {
+      sb.append(e.isHeld() ? ", " : " ")
+          .append("behind ")
+          .append(ahead)
+          .append(ahead == 1 ? " earlier waiter" : " earlier waiters")
+          .append(" (first: procedure ")
+          .append(first.owner.proc.getProcId())
+          .append(')');
+    }
+  }
+
+  private static void appendIds(StringBuilder sb, List<Long> ids) {
+    for (int i = 0; i < ids.size() && i < MAX_NAMED_PROCEDURES; i++) {
+      if (i > 0) {
+        sb.append(", ");
+      }
+      sb.append(ids.get(i));
+    }
+    if (ids.size() > MAX_NAMED_PROCEDURES) {
+      sb.append(" and ").append(ids.size() - MAX_NAMED_PROCEDURES).append(" more");
+    }
+  }
+
+  // ---------------------------------------------------------------- state
+
+  /** One lock: its holders and its wait queue. */
+  private static final class LockEntry {
+    final ResourceKey key;
+    Procedure<?> exclusive;
+    long exclusiveSince;
+    IdentityHashMap<Procedure<?>, Long> shared; // holder -> since; created on first use
+    ArrayDeque<Waiter> waiters; // created on first use
+    long heldSince;
+
+    LockEntry(ResourceKey key) {
+      this.key = key;
+    }
+
+    boolean isHeld() {
+      return exclusive != null || (shared != null && !shared.isEmpty());
+    }
+
+    int sharedCount() {
+      return shared == null ? 0 : shared.size();
+    }
+
+    IdentityHashMap<Procedure<?>, Long> shared() {
+      if (shared == null) {
+        shared = new IdentityHashMap<>(4);
+      }
+      return shared;
+    }
+
+    ArrayDeque<Waiter> waiters() {
+      if (waiters == null) {
+        waiters = new ArrayDeque<>(4);
+      }
+      return waiters;
+    }
+  }
+
+  /** What one procedure holds, and where it waits. */
+  private static final class Owner {
+    final Procedure<?> proc;
+    final List<LockEntry> held = new ArrayList<>(2);
+    Waiter waiting;
+    String timedOut;
+
+    Owner(Procedure<?> proc) {
+      this.proc = proc;
+    }
+  }
+
+  /** A parked request. */
+  private static final class Waiter {
+    final Owner owner;
+    final long since;
+    final long deadline;
+    LockRequest request;
+    LockEntry queuedOn;
+    LockMode wanted;
+
+    Waiter(Owner owner, LockRequest request, long since, long deadline) {
+      this.owner = owner;
+      this.request = request;
+      this.since = since;
+      this.deadline = deadline;
+    }
+  }
+}
