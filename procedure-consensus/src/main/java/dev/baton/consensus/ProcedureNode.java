@@ -128,13 +128,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
             .build();
+    // set before the server starts: Ratis may call back (a single peer elects itself at once), and
+    // division() must find the server; it waits for this method, both being synchronized
+    server = s;
     try {
       s.start();
     } catch (IOException | RuntimeException e) {
+      server = null;
       closeAfterFailedStart(s);
       throw startFailure(e);
     }
-    server = s;
     local = new LocalSubmitter(server, group.getGroupId());
     LocalSubmitter raft = local;
     submissions =

@@ -87,6 +87,15 @@ class ProcedureNodeTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  @Test
+  void aSingleNodeClusterLeadsItselfAndRunsProcedures() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 1).startAll()) {
+      ProcedureNode<Work.Env> only = cluster.awaitRunningLeader();
+      long procId = only.submit(new Work("alone"), null).get(30, TimeUnit.SECONDS);
+      assertEquals(ProcedureState.SUCCESS, awaitFinished(only, procId).state());
+    }
+  }
+
   /**
    * Polls a node until the procedure finished. A read that fails (an election on a busy machine) is
    * polled again; one that never succeeds fails the wait.
