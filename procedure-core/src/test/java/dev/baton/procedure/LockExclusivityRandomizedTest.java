@@ -9,6 +9,7 @@ import dev.baton.procedure.scheduler.FairScheduler;
 import dev.baton.procedure.scheduler.FifoScheduler;
 import dev.baton.procedure.scheduler.LockMode;
 import dev.baton.procedure.store.InMemoryProcedureStore;
+import dev.baton.procedure.testing.CrashInjectingStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
  * (the region locks taking their database shared), some holding their locks across steps, some
  * spawning children (among them "delete database" trees: a database held exclusively across steps
  * with children on its regions), some failing and rolling back, some yielding, all under random
- * executor restarts on one {@link InMemoryProcedureStore}, with a random scheduler and worker count
- * per incarnation.
+ * executor restarts on one {@link InMemoryProcedureStore} (clean stops, and simulated crashes
+ * before or after a store write), with a random scheduler and worker count per incarnation.
  *
  * <p>Every step and rollback step records its interval (logical times from one counter) on every
  * resource it locked. Checked: exclusive intervals overlap no other interval on their resource,
@@ -59,7 +60,7 @@ class LockExclusivityRandomizedTest {
   private void run(long seed) throws Exception {
     Random random = new Random(seed);
     LockEnv env = new LockEnv();
-    InMemoryProcedureStore store = new InMemoryProcedureStore();
+    CrashInjectingStore store = new CrashInjectingStore(new InMemoryProcedureStore());
     List<LockStep> specs = new ArrayList<>();
     for (int i = 0; i < PROCEDURES; i++) {
       specs.add(randomProcedure(random, "p" + i));
@@ -67,6 +68,7 @@ class LockExclusivityRandomizedTest {
     int restarts = 2 + random.nextInt(4);
     Map<String, Long> ids = new HashMap<>();
     int next = 0;
+    int crashes = 0;
     ProcedureExecutor<LockEnv> executor = null;
     try {
       for (int incarnation = 0; incarnation <= restarts; incarnation++) {
@@ -86,9 +88,28 @@ class LockExclusivityRandomizedTest {
           ids.put(s.name, executor.submit(s));
         }
         if (incarnation < restarts) {
+          // end this incarnation with a clean stop after some steps, or with a simulated crash
+          // before or after a store write (the executor stops itself)
+          if (random.nextBoolean()) {
+            store.arm(
+                random.nextBoolean()
+                    ? CrashInjectingStore.Mode.BEFORE_PERSIST
+                    : CrashInjectingStore.Mode.AFTER_PERSIST,
+                random.nextInt(600));
+          }
           long target = env.steps.get() + 50 + random.nextInt(400);
           ProcedureExecutor<LockEnv> running = executor;
-          await().atMost(AWAIT).until(() -> env.steps.get() >= target || allFinished(running, ids));
+          await()
+              .atMost(AWAIT)
+              .until(
+                  () ->
+                      env.steps.get() >= target
+                          || !running.isRunning()
+                          || allFinished(running, ids));
+          store.disarm();
+          if (!executor.isRunning()) {
+            crashes++;
+          }
           executor.stop();
         }
       }
@@ -117,7 +138,9 @@ class LockExclusivityRandomizedTest {
             + PROCEDURES
             + " procedures, "
             + restarts
-            + " restarts, "
+            + " restarts ("
+            + crashes
+            + " simulated crashes), "
             + env.steps.get()
             + " steps, "
             + intervals.size()

@@ -185,6 +185,26 @@ class LockingExecutorTest {
   }
 
   @Test
+  void aStepRetriedAfterABackoffSaysUntilWhen() throws Exception {
+    TestEnv testEnv = new TestEnv();
+    try (ProcedureExecutor<TestEnv> retrying =
+        ProcedureExecutor.builder(testEnv, new InMemoryProcedureStore(), Steps.registry())
+            .retryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(2))
+            .build()) {
+      retrying.start();
+      testEnv.failNext("p:B", 1);
+      Steps p = new Steps("p");
+      p.unsupportedB = true; // B cannot be rolled back: its failure is retried after a backoff
+      long id = retrying.submit(p);
+      await().atMost(WAIT).until(() -> retrying.waitReason(id).isPresent());
+      String reason = retrying.waitReason(id).orElseThrow();
+      assertTrue(reason.startsWith("retrying failed step B; backoff until "), reason);
+      assertEquals(ProcedureState.SUCCESS, retrying.await(id, WAIT).state());
+      assertEquals(Optional.empty(), retrying.waitReason(id));
+    }
+  }
+
+  @Test
   void testKitRestartsALockingProcedureAtEveryStepWithTheEnvironmentsLockManager() {
     ProcedureTestKit.RecoveryReport report =
         ProcedureTestKit.assertRecoversAtEveryStep(

@@ -55,6 +55,7 @@ public final class ResourceKey implements Comparable<ResourceKey> {
     return name;
   }
 
+  /** What kind of resource this is. */
   public ResourceType type() {
     return type;
   }
