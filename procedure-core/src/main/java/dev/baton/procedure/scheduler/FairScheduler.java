@@ -42,7 +42,7 @@ public final class FairScheduler implements ProcedureScheduler {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
-  private final Map<ResourceKey, RunQueue> queues = new HashMap<>();
+  private final QueueTable queues = new QueueTable();
   private final EnumMap<ResourceType, PriorityClass> classOf = new EnumMap<>(ResourceType.class);
   private final PriorityClass[] classes; // highest priority first
   private final RunQueue other;
@@ -110,7 +110,7 @@ public final class FairScheduler implements ProcedureScheduler {
         q = queues.get(key);
         if (q == null) {
           q = new RunQueue(key, classOf.get(key.type()));
-          queues.put(key, q);
+          queues.add(q);
         }
       }
       if (front) {
@@ -163,7 +163,7 @@ public final class FairScheduler implements ProcedureScheduler {
       if (q.isEmpty()) {
         q.inRing = false;
         if (q != other) {
-          queues.remove(q.key);
+          queues.remove(q);
         }
       } else {
         c.ring.addLast(q);
@@ -188,7 +188,7 @@ public final class FairScheduler implements ProcedureScheduler {
   public int queueCount() {
     lock.lock();
     try {
-      return queues.size();
+      return queues.size;
     } finally {
       lock.unlock();
     }
@@ -217,6 +217,7 @@ public final class FairScheduler implements ProcedureScheduler {
   private static final class RunQueue {
     private static final int INITIAL_CAPACITY = 4;
     final ResourceKey key;
+    final int hash;
     final PriorityClass cls;
     boolean inRing;
     private Procedure<?>[] items = new Procedure<?>[INITIAL_CAPACITY];
@@ -225,6 +226,7 @@ public final class FairScheduler implements ProcedureScheduler {
 
     RunQueue(ResourceKey key, PriorityClass cls) {
       this.key = key;
+      this.hash = key == null ? 0 : QueueTable.spread(key.hashCode());
       this.cls = cls;
     }
 
@@ -270,6 +272,83 @@ public final class FairScheduler implements ProcedureScheduler {
       }
       items = bigger;
       head = 0;
+    }
+  }
+
+  /**
+   * The non-empty resource queues by key: open addressing with linear probing over the queues
+   * themselves (no entry objects: one memory access less per lookup than a {@link HashMap} with
+   * 10,000 queues), at most half full, backward-shift deletion.
+   */
+  private static final class QueueTable {
+    private static final int INITIAL_CAPACITY = 64;
+    private RunQueue[] slots = new RunQueue[INITIAL_CAPACITY];
+    int size;
+
+    static int spread(int h) {
+      return h ^ (h >>> 16);
+    }
+
+    RunQueue get(ResourceKey key) {
+      int h = spread(key.hashCode());
+      int mask = slots.length - 1;
+      for (int i = h & mask; ; i = (i + 1) & mask) {
+        RunQueue q = slots[i];
+        if (q == null) {
+          return null;
+        }
+        if (q.hash == h && (q.key == key || q.key.equals(key))) {
+          return q;
+        }
+      }
+    }
+
+    void add(RunQueue q) {
+      if ((size + 1) * 2 > slots.length) {
+        RunQueue[] old = slots;
+        slots = new RunQueue[old.length * 2];
+        for (RunQueue r : old) {
+          if (r != null) {
+            insert(r);
+          }
+        }
+      }
+      insert(q);
+      size++;
+    }
+
+    private void insert(RunQueue q) {
+      int mask = slots.length - 1;
+      int i = q.hash & mask;
+      while (slots[i] != null) {
+        i = (i + 1) & mask;
+      }
+      slots[i] = q;
+    }
+
+    void remove(RunQueue q) {
+      int mask = slots.length - 1;
+      int i = q.hash & mask;
+      while (slots[i] != q) {
+        i = (i + 1) & mask;
+      }
+      // shift back later entries of the probe run that may no longer be reachable
+      int hole = i;
+      for (int j = (i + 1) & mask; slots[j] != null; j = (j + 1) & mask) {
+        int home = slots[j].hash & mask;
+        boolean reachable = hole <= j ? home > hole && home <= j : home > hole || home <= j;
+        if (!reachable) {
+          slots[hole] = slots[j];
+          hole = j;
+        }
+      }
+      slots[hole] = null;
+      size--;
+    }
+
+    void clear() {
+      Arrays.fill(slots, null);
+      size = 0;
     }
   }
 
