@@ -3,7 +3,6 @@ package dev.baton.procedure.scheduler;
 import dev.baton.procedure.Procedure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -42,7 +41,7 @@ public final class FairScheduler implements ProcedureScheduler {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
-  private final QueueTable queues = new QueueTable();
+  private final RunQueueTable queues = new RunQueueTable();
   private final EnumMap<ResourceType, PriorityClass> classOf = new EnumMap<>(ResourceType.class);
   private final PriorityClass[] classes; // highest priority first
   private final RunQueue other;
@@ -210,150 +209,8 @@ public final class FairScheduler implements ProcedureScheduler {
     }
   }
 
-  /**
-   * The queue of one resource: a growable circular array of procedures, kept inside the queue
-   * object itself (one object less to reach per operation than an {@link ArrayDeque}).
-   */
-  private static final class RunQueue {
-    private static final int INITIAL_CAPACITY = 4;
-    final ResourceKey key;
-    final int hash;
-    final PriorityClass cls;
-    boolean inRing;
-    private Procedure<?>[] items = new Procedure<?>[INITIAL_CAPACITY];
-    private int head;
-    private int count;
-
-    RunQueue(ResourceKey key, PriorityClass cls) {
-      this.key = key;
-      this.hash = key == null ? 0 : QueueTable.spread(key.hashCode());
-      this.cls = cls;
-    }
-
-    boolean isEmpty() {
-      return count == 0;
-    }
-
-    void addLast(Procedure<?> p) {
-      if (count == items.length) {
-        grow();
-      }
-      items[(head + count) & (items.length - 1)] = p;
-      count++;
-    }
-
-    void addFirst(Procedure<?> p) {
-      if (count == items.length) {
-        grow();
-      }
-      head = (head - 1) & (items.length - 1);
-      items[head] = p;
-      count++;
-    }
-
-    Procedure<?> pollFirst() {
-      Procedure<?> p = items[head];
-      items[head] = null;
-      head = (head + 1) & (items.length - 1);
-      count--;
-      return p;
-    }
-
-    void clear() {
-      Arrays.fill(items, null);
-      head = 0;
-      count = 0;
-    }
-
-    private void grow() {
-      Procedure<?>[] bigger = new Procedure<?>[items.length * 2];
-      for (int i = 0; i < count; i++) {
-        bigger[i] = items[(head + i) & (items.length - 1)];
-      }
-      items = bigger;
-      head = 0;
-    }
-  }
-
-  /**
-   * The non-empty resource queues by key: open addressing with linear probing over the queues
-   * themselves (no entry objects: one memory access less per lookup than a {@link HashMap} with
-   * 10,000 queues), at most half full, backward-shift deletion.
-   */
-  private static final class QueueTable {
-    private static final int INITIAL_CAPACITY = 64;
-    private RunQueue[] slots = new RunQueue[INITIAL_CAPACITY];
-    int size;
-
-    static int spread(int h) {
-      return h ^ (h >>> 16);
-    }
-
-    RunQueue get(ResourceKey key) {
-      int h = spread(key.hashCode());
-      int mask = slots.length - 1;
-      for (int i = h & mask; ; i = (i + 1) & mask) {
-        RunQueue q = slots[i];
-        if (q == null) {
-          return null;
-        }
-        if (q.hash == h && (q.key == key || q.key.equals(key))) {
-          return q;
-        }
-      }
-    }
-
-    void add(RunQueue q) {
-      if ((size + 1) * 2 > slots.length) {
-        RunQueue[] old = slots;
-        slots = new RunQueue[old.length * 2];
-        for (RunQueue r : old) {
-          if (r != null) {
-            insert(r);
-          }
-        }
-      }
-      insert(q);
-      size++;
-    }
-
-    private void insert(RunQueue q) {
-      int mask = slots.length - 1;
-      int i = q.hash & mask;
-      while (slots[i] != null) {
-        i = (i + 1) & mask;
-      }
-      slots[i] = q;
-    }
-
-    void remove(RunQueue q) {
-      int mask = slots.length - 1;
-      int i = q.hash & mask;
-      while (slots[i] != q) {
-        i = (i + 1) & mask;
-      }
-      // shift back later entries of the probe run that may no longer be reachable
-      int hole = i;
-      for (int j = (i + 1) & mask; slots[j] != null; j = (j + 1) & mask) {
-        int home = slots[j].hash & mask;
-        boolean reachable = hole <= j ? home > hole && home <= j : home > hole || home <= j;
-        if (!reachable) {
-          slots[hole] = slots[j];
-          hole = j;
-        }
-      }
-      slots[hole] = null;
-      size--;
-    }
-
-    void clear() {
-      Arrays.fill(slots, null);
-      size = 0;
-    }
-  }
-
   /** The ring of non-empty queues of one priority. */
-  private static final class PriorityClass {
+  static final class PriorityClass {
     final int priority;
     final ArrayDeque<RunQueue> ring = new ArrayDeque<>();
 
