@@ -3,7 +3,6 @@ package dev.baton.procedure.scheduler;
 import dev.baton.procedure.Procedure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -42,7 +41,7 @@ public final class FairScheduler implements ProcedureScheduler {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition notEmpty = lock.newCondition();
-  private final Map<ResourceKey, RunQueue> queues = new HashMap<>();
+  private final RunQueueTable queues = new RunQueueTable();
   private final EnumMap<ResourceType, PriorityClass> classOf = new EnumMap<>(ResourceType.class);
   private final PriorityClass[] classes; // highest priority first
   private final RunQueue other;
@@ -110,7 +109,7 @@ public final class FairScheduler implements ProcedureScheduler {
         q = queues.get(key);
         if (q == null) {
           q = new RunQueue(key, classOf.get(key.type()));
-          queues.put(key, q);
+          queues.add(q);
         }
       }
       if (front) {
@@ -163,7 +162,7 @@ public final class FairScheduler implements ProcedureScheduler {
       if (q.isEmpty()) {
         q.inRing = false;
         if (q != other) {
-          queues.remove(q.key);
+          queues.remove(q);
         }
       } else {
         c.ring.addLast(q);
@@ -188,7 +187,7 @@ public final class FairScheduler implements ProcedureScheduler {
   public int queueCount() {
     lock.lock();
     try {
-      return queues.size();
+      return queues.size;
     } finally {
       lock.unlock();
     }
@@ -210,71 +209,8 @@ public final class FairScheduler implements ProcedureScheduler {
     }
   }
 
-  /**
-   * The queue of one resource: a growable circular array of procedures, kept inside the queue
-   * object itself (one object less to reach per operation than an {@link ArrayDeque}).
-   */
-  private static final class RunQueue {
-    private static final int INITIAL_CAPACITY = 4;
-    final ResourceKey key;
-    final PriorityClass cls;
-    boolean inRing;
-    private Procedure<?>[] items = new Procedure<?>[INITIAL_CAPACITY];
-    private int head;
-    private int count;
-
-    RunQueue(ResourceKey key, PriorityClass cls) {
-      this.key = key;
-      this.cls = cls;
-    }
-
-    boolean isEmpty() {
-      return count == 0;
-    }
-
-    void addLast(Procedure<?> p) {
-      if (count == items.length) {
-        grow();
-      }
-      items[(head + count) & (items.length - 1)] = p;
-      count++;
-    }
-
-    void addFirst(Procedure<?> p) {
-      if (count == items.length) {
-        grow();
-      }
-      head = (head - 1) & (items.length - 1);
-      items[head] = p;
-      count++;
-    }
-
-    Procedure<?> pollFirst() {
-      Procedure<?> p = items[head];
-      items[head] = null;
-      head = (head + 1) & (items.length - 1);
-      count--;
-      return p;
-    }
-
-    void clear() {
-      Arrays.fill(items, null);
-      head = 0;
-      count = 0;
-    }
-
-    private void grow() {
-      Procedure<?>[] bigger = new Procedure<?>[items.length * 2];
-      for (int i = 0; i < count; i++) {
-        bigger[i] = items[(head + i) & (items.length - 1)];
-      }
-      items = bigger;
-      head = 0;
-    }
-  }
-
   /** The ring of non-empty queues of one priority. */
-  private static final class PriorityClass {
+  static final class PriorityClass {
     final int priority;
     final ArrayDeque<RunQueue> ring = new ArrayDeque<>();
 

@@ -6,7 +6,8 @@ import dev.baton.procedure.Procedure;
  * What a {@link LockManager} needs from the executor it serves: re-queue a procedure whose locks
  * were granted while it was parked, look up live procedures (for stale requests and for the lock
  * access of a lock holder's descendants), the clock, and a timer for lock-wait timeouts. The {@link
- * dev.baton.procedure.ProcedureExecutor} implements it; tests and benchmarks may supply their own.
+ * dev.baton.procedure.ProcedureExecutor} supplies one when it starts; tests and benchmarks may
+ * supply their own.
  */
 public interface LockHost {
 

@@ -3,7 +3,6 @@ package dev.baton.procedure.scheduler;
 import dev.baton.procedure.LockState;
 import dev.baton.procedure.Procedure;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -71,11 +70,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class LockManager {
   private static final Logger LOG = LoggerFactory.getLogger(LockManager.class);
-  private static final int MAX_NAMED_PROCEDURES = 5;
   private static final int MAX_ANCESTOR_DEPTH = 10_000;
 
-  private final Map<ResourceKey, LockEntry> entries = new HashMap<>();
-  private final Map<Procedure<?>, Owner> owners = new IdentityHashMap<>();
+  private final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
+  private final Map<Procedure<?>, LockOwner> owners = new IdentityHashMap<>();
   private LockHost host = LockHost.DETACHED;
 
   /** A manager with an empty table, {@link LockHost#DETACHED detached} until an executor starts. */
@@ -117,17 +115,17 @@ public final class LockManager {
   public boolean expireWait(Procedure<?> proc) {
     List<Procedure<?>> wake = new ArrayList<>();
     synchronized (this) {
-      Owner o = owners.get(proc);
+      LockOwner o = owners.get(proc);
       if (o == null || o.waiting == null) {
         return false;
       }
-      Waiter w = o.waiting;
+      LockWaiter w = o.waiting;
       long now = host.now();
       if (w.deadline == 0 || now < w.deadline) {
         return false;
       }
       o.timedOut = describeTimeout(o, w, now);
-      LockEntry q = dequeue(w);
+      LockAndQueue q = dequeue(w);
       o.waiting = null;
       process(q, wake);
     }
@@ -154,15 +152,15 @@ public final class LockManager {
       if (!host.isLive(proc)) {
         return LockState.LOCK_EVENT_WAIT; // an object of a stopped executor: it never runs again
       }
-      Owner o = owners.get(proc);
+      LockOwner o = owners.get(proc);
       if (o != null && o.timedOut != null) {
         String message = o.timedOut;
         o.timedOut = null;
         forgetIfIdle(o);
         throw new LockWaitTimeoutException(message);
       }
-      LockEntry first = o != null && o.waiting != null ? o.waiting.queuedOn : null;
-      LockEntry blocker = blocker(proc, o, request, first);
+      LockAndQueue first = o != null && o.waiting != null ? o.waiting.queuedOn : null;
+      LockAndQueue blocker = blocker(proc, o, request, first);
       if (blocker != null && o != null && !o.held.isEmpty()) {
         // all or none: wait holding nothing, then look again
         wake = new ArrayList<>();
@@ -172,11 +170,11 @@ public final class LockManager {
       }
       if (blocker == null) {
         if (o == null) {
-          o = new Owner(proc);
+          o = new LockOwner(proc);
           owners.put(proc, o);
         }
         if (o.waiting != null) {
-          LockEntry q = dequeue(o.waiting);
+          LockAndQueue q = dequeue(o.waiting);
           o.waiting = null;
           grantAll(o, request);
           wake = wake == null ? new ArrayList<>() : wake;
@@ -188,7 +186,7 @@ public final class LockManager {
         result = LockState.LOCK_ACQUIRED;
       } else {
         if (o == null) {
-          o = new Owner(proc);
+          o = new LockOwner(proc);
           owners.put(proc, o);
         }
         wake = wake == null ? new ArrayList<>() : wake;
@@ -207,11 +205,11 @@ public final class LockManager {
   public void release(Procedure<?> proc) {
     List<Procedure<?>> wake = new ArrayList<>();
     synchronized (this) {
-      Owner o = owners.remove(proc);
+      LockOwner o = owners.remove(proc);
       if (o == null) {
         return;
       }
-      LockEntry q = null;
+      LockAndQueue q = null;
       if (o.waiting != null) {
         q = dequeue(o.waiting);
         o.waiting = null;
@@ -226,7 +224,7 @@ public final class LockManager {
 
   /** The mode in which {@code proc} itself holds {@code key}, if it does. */
   public synchronized Optional<LockMode> heldMode(Procedure<?> proc, ResourceKey key) {
-    LockEntry e = entries.get(key);
+    LockAndQueue e = entries.get(key);
     if (e == null) {
       return Optional.empty();
     }
@@ -240,7 +238,7 @@ public final class LockManager {
 
   /** Whether {@code proc} is parked on a wait queue. */
   public synchronized boolean isWaiting(Procedure<?> proc) {
-    Owner o = owners.get(proc);
+    LockOwner o = owners.get(proc);
     return o != null && o.waiting != null;
   }
 
@@ -249,7 +247,7 @@ public final class LockManager {
    * procedure 12 (EXCLUSIVE) for 1500 ms"}; empty if it does not wait for a lock.
    */
   public synchronized Optional<String> waitReason(Procedure<?> proc) {
-    Owner o = owners.get(proc);
+    LockOwner o = owners.get(proc);
     if (o == null) {
       return Optional.empty();
     }
@@ -259,10 +257,10 @@ public final class LockManager {
     if (o.waiting == null) {
       return Optional.empty();
     }
-    Waiter w = o.waiting;
+    LockWaiter w = o.waiting;
     long now = host.now();
     StringBuilder sb = new StringBuilder("waiting for lock ");
-    describeBlock(sb, w, now);
+    w.queuedOn.describeWait(sb, w, now);
     sb.append(" since ").append(Instant.ofEpochMilli(w.since));
     if (w.deadline != 0) {
       sb.append(", lock wait times out at ").append(Instant.ofEpochMilli(w.deadline));
@@ -273,51 +271,11 @@ public final class LockManager {
   /** The lock table: every held or awaited lock, ordered by resource (parents first). */
   public synchronized List<LockInfo> snapshot() {
     long now = host.now();
-    List<LockEntry> sorted = new ArrayList<>(entries.values());
+    List<LockAndQueue> sorted = new ArrayList<>(entries.values());
     sorted.sort((a, b) -> a.key.compareTo(b.key));
     List<LockInfo> out = new ArrayList<>(sorted.size());
-    for (LockEntry e : sorted) {
-      List<LockInfo.Holder> holders = new ArrayList<>();
-      if (e.exclusive != null) {
-        holders.add(
-            new LockInfo.Holder(
-                e.exclusive.getProcId(),
-                e.exclusive.getType(),
-                LockMode.EXCLUSIVE,
-                e.exclusiveSince));
-      }
-      if (e.shared != null) {
-        List<Map.Entry<Procedure<?>, Long>> shared = new ArrayList<>(e.shared.entrySet());
-        shared.sort(
-            (a, b) ->
-                a.getValue().equals(b.getValue())
-                    ? Long.compare(a.getKey().getProcId(), b.getKey().getProcId())
-                    : Long.compare(a.getValue(), b.getValue()));
-        for (Map.Entry<Procedure<?>, Long> s : shared) {
-          holders.add(
-              new LockInfo.Holder(
-                  s.getKey().getProcId(), s.getKey().getType(), LockMode.SHARED, s.getValue()));
-        }
-      }
-      List<LockInfo.Waiter> waiters = new ArrayList<>();
-      if (e.waiters != null) {
-        for (Waiter w : e.waiters) {
-          waiters.add(
-              new LockInfo.Waiter(
-                  w.owner.proc.getProcId(), w.owner.proc.getType(), w.wanted, w.since));
-        }
-      }
-      LockMode mode =
-          e.exclusive != null ? LockMode.EXCLUSIVE : e.isHeld() ? LockMode.SHARED : null;
-      out.add(
-          new LockInfo(
-              e.key.toString(),
-              e.key.type(),
-              mode,
-              e.heldSince,
-              e.isHeld() ? Math.max(0, now - e.heldSince) : 0,
-              holders,
-              waiters));
+    for (LockAndQueue e : sorted) {
+      out.add(e.toInfo(now));
     }
     return List.copyOf(out);
   }
@@ -333,7 +291,8 @@ public final class LockManager {
    * The first lock that keeps {@code proc} from having all of {@code request} now, checking {@code
    * checkFirst} (the queue it waits on) before the others; null if it may have them all.
    */
-  private LockEntry blocker(Procedure<?> proc, Owner o, LockRequest request, LockEntry checkFirst) {
+  private LockAndQueue blocker(
+      Procedure<?> proc, LockOwner o, LockRequest request, LockAndQueue checkFirst) {
     LockRequest.Item[] items = request.itemArray();
     if (checkFirst != null) {
       LockMode mode = modeIn(items, checkFirst.key);
@@ -342,7 +301,7 @@ public final class LockManager {
       }
     }
     for (LockRequest.Item item : items) {
-      LockEntry e = entries.get(item.key());
+      LockAndQueue e = entries.get(item.key());
       if (e != null && e != checkFirst && blocks(proc, o, e, item.mode())) {
         return e;
       }
@@ -360,7 +319,7 @@ public final class LockManager {
   }
 
   /** Whether lock {@code e} keeps {@code proc} from holding it in {@code mode} now. */
-  private boolean blocks(Procedure<?> proc, Owner o, LockEntry e, LockMode mode) {
+  private boolean blocks(Procedure<?> proc, LockOwner o, LockAndQueue e, LockMode mode) {
     if (e.exclusive == proc) {
       return false;
     }
@@ -384,7 +343,7 @@ public final class LockManager {
   }
 
   /** Whether an ancestor of {@code proc} holds {@code e} in a mode that covers {@code mode}. */
-  private boolean ancestorHolds(Procedure<?> proc, LockEntry e, LockMode mode) {
+  private boolean ancestorHolds(Procedure<?> proc, LockAndQueue e, LockMode mode) {
     Procedure<?> a = host.parentOf(proc);
     for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
       if (e.exclusive == a) {
@@ -399,13 +358,13 @@ public final class LockManager {
   }
 
   /** Registers {@code o} as holder of every item it does not hold or have access to yet. */
-  private void grantAll(Owner o, LockRequest request) {
+  private void grantAll(LockOwner o, LockRequest request) {
     long now = host.now();
     Procedure<?> proc = o.proc;
     for (LockRequest.Item item : request.itemArray()) {
-      LockEntry e = entries.get(item.key());
+      LockAndQueue e = entries.get(item.key());
       if (e == null) {
-        e = new LockEntry(item.key());
+        e = new LockAndQueue(item.key());
         entries.put(item.key(), e);
       }
       if (e.exclusive == proc) {
@@ -437,13 +396,13 @@ public final class LockManager {
   }
 
   /** Drops every lock {@code o} holds and serves the queues of those locks. */
-  private void releaseHolds(Owner o, List<Procedure<?>> wake) {
+  private void releaseHolds(LockOwner o, List<Procedure<?>> wake) {
     if (o.held.isEmpty()) {
       return;
     }
-    List<LockEntry> released = new ArrayList<>(o.held);
+    List<LockAndQueue> released = new ArrayList<>(o.held);
     o.held.clear();
-    for (LockEntry e : released) {
+    for (LockAndQueue e : released) {
       if (e.exclusive == o.proc) {
         e.exclusive = null;
         e.exclusiveSince = 0;
@@ -454,18 +413,19 @@ public final class LockManager {
         e.heldSince = 0;
       }
     }
-    for (LockEntry e : released) {
+    for (LockAndQueue e : released) {
       process(e, wake);
     }
   }
 
   /** Parks {@code o} (holding nothing) on the queue of {@code blocker}, or keeps its place. */
-  private void park(Owner o, LockRequest request, LockEntry blocker, List<Procedure<?>> wake) {
-    Waiter w = o.waiting;
+  private void park(
+      LockOwner o, LockRequest request, LockAndQueue blocker, List<Procedure<?>> wake) {
+    LockWaiter w = o.waiting;
     if (w == null) {
       long now = host.now();
       long timeout = request.waitTimeout().toMillis();
-      w = new Waiter(o, request, now, timeout > 0 ? now + timeout : 0);
+      w = new LockWaiter(o, request, now, timeout > 0 ? now + timeout : 0);
       o.waiting = w;
       enqueue(w, blocker);
       if (w.deadline != 0) {
@@ -474,7 +434,7 @@ public final class LockManager {
       return;
     }
     w.request = request;
-    LockEntry q = w.queuedOn;
+    LockAndQueue q = w.queuedOn;
     LockMode modeOnQ = modeIn(request.itemArray(), q.key);
     if (q == blocker || (modeOnQ != null && blocks(o.proc, o, q, modeOnQ))) {
       w.wanted = modeOnQ != null ? modeOnQ : w.wanted;
@@ -485,14 +445,14 @@ public final class LockManager {
     process(q, wake);
   }
 
-  private void enqueue(Waiter w, LockEntry e) {
+  private void enqueue(LockWaiter w, LockAndQueue e) {
     w.queuedOn = e;
     w.wanted = modeIn(w.request.itemArray(), e.key);
     e.waiters().addLast(w);
   }
 
-  private LockEntry dequeue(Waiter w) {
-    LockEntry e = w.queuedOn;
+  private LockAndQueue dequeue(LockWaiter w) {
+    LockAndQueue e = w.queuedOn;
     e.waiters.remove(w);
     w.queuedOn = null;
     return e;
@@ -503,11 +463,11 @@ public final class LockManager {
    * request, moves waiters blocked elsewhere to that lock's queue, and stops at the first waiter
    * this lock still blocks.
    */
-  private void process(LockEntry e, List<Procedure<?>> wake) {
+  private void process(LockAndQueue e, List<Procedure<?>> wake) {
     while (e.waiters != null && !e.waiters.isEmpty()) {
-      Waiter w = e.waiters.peekFirst();
-      Owner o = w.owner;
-      LockEntry b = blocker(o.proc, o, w.request, e);
+      LockWaiter w = e.waiters.peekFirst();
+      LockOwner o = w.owner;
+      LockAndQueue b = blocker(o.proc, o, w.request, e);
       if (b == e) {
         break;
       }
@@ -524,14 +484,14 @@ public final class LockManager {
     removeIfIdle(e);
   }
 
-  private void removeIfIdle(LockEntry e) {
-    if (!e.isHeld() && (e.waiters == null || e.waiters.isEmpty())) {
+  private void removeIfIdle(LockAndQueue e) {
+    if (e.isIdle()) {
       entries.remove(e.key, e);
     }
   }
 
-  private void forgetIfIdle(Owner o) {
-    if (o.held.isEmpty() && o.waiting == null && o.timedOut == null) {
+  private void forgetIfIdle(LockOwner o) {
+    if (o.isIdle()) {
       owners.remove(o.proc, o);
     }
   }
@@ -543,7 +503,7 @@ public final class LockManager {
     LockHost h;
     synchronized (this) {
       for (Procedure<?> p : wake) {
-        Owner o = owners.get(p);
+        LockOwner o = owners.get(p);
         if (o != null) {
           forgetIfIdle(o);
         }
@@ -557,7 +517,7 @@ public final class LockManager {
 
   // ---------------------------------------------------------------- descriptions
 
-  private String describeTimeout(Owner o, Waiter w, long now) {
+  private static String describeTimeout(LockOwner o, LockWaiter w, long now) {
     StringBuilder sb = new StringBuilder();
     sb.append("procedure ")
         .append(o.proc.getProcId())
@@ -568,129 +528,7 @@ public final class LockManager {
         .append(" ms, longer than its lock wait timeout of ")
         .append(w.request.waitTimeout().toMillis())
         .append(" ms, for lock ");
-    describeBlock(sb, w, now);
+    w.queuedOn.describeWait(sb, w, now);
     return sb.toString();
-  }
-
-  /** "region:db1/7 (EXCLUSIVE) held by procedure 12 (EXCLUSIVE) for 30 ms", or who is ahead. */
-  private void describeBlock(StringBuilder sb, Waiter w, long now) {
-    LockEntry e = w.queuedOn;
-    sb.append(e.key).append(" (").append(w.wanted).append(')');
-    if (e.exclusive != null) {
-      sb.append(" held by procedure ")
-          .append(e.exclusive.getProcId())
-          .append(" (EXCLUSIVE) for ")
-          .append(now - e.exclusiveSince)
-          .append(" ms");
-    } else if (e.sharedCount() > 0) {
-      List<Long> ids = new ArrayList<>();
-      for (Procedure<?> p : e.shared.keySet()) {
-        ids.add(p.getProcId());
-      }
-      ids.sort(null);
-      sb.append(" held by procedure");
-      sb.append(ids.size() > 1 ? "s " : " ");
-      appendIds(sb, ids);
-      sb.append(" (SHARED) for ").append(now - e.heldSince).append(" ms");
-    }
-    int ahead = 0;
-    Waiter first = null;
-    for (Waiter other : e.waiters) {
-      if (other == w) {
-        break;
-      }
-      if (first == null) {
-        first = other;
-      }
-      ahead++;
-    }
-    if (ahead > 0) {
-      sb.append(e.isHeld() ? ", " : " ")
-          .append("behind ")
-          .append(ahead)
-          .append(ahead == 1 ? " earlier waiter" : " earlier waiters")
-          .append(" (first: procedure ")
-          .append(first.owner.proc.getProcId())
-          .append(')');
-    }
-  }
-
-  private static void appendIds(StringBuilder sb, List<Long> ids) {
-    for (int i = 0; i < ids.size() && i < MAX_NAMED_PROCEDURES; i++) {
-      if (i > 0) {
-        sb.append(", ");
-      }
-      sb.append(ids.get(i));
-    }
-    if (ids.size() > MAX_NAMED_PROCEDURES) {
-      sb.append(" and ").append(ids.size() - MAX_NAMED_PROCEDURES).append(" more");
-    }
-  }
-
-  // ---------------------------------------------------------------- state
-
-  /** One lock: its holders and its wait queue. */
-  private static final class LockEntry {
-    final ResourceKey key;
-    Procedure<?> exclusive;
-    long exclusiveSince;
-    IdentityHashMap<Procedure<?>, Long> shared; // holder -> since; created on first use
-    ArrayDeque<Waiter> waiters; // created on first use
-    long heldSince;
-
-    LockEntry(ResourceKey key) {
-      this.key = key;
-    }
-
-    boolean isHeld() {
-      return exclusive != null || (shared != null && !shared.isEmpty());
-    }
-
-    int sharedCount() {
-      return shared == null ? 0 : shared.size();
-    }
-
-    IdentityHashMap<Procedure<?>, Long> shared() {
-      if (shared == null) {
-        shared = new IdentityHashMap<>(4);
-      }
-      return shared;
-    }
-
-    ArrayDeque<Waiter> waiters() {
-      if (waiters == null) {
-        waiters = new ArrayDeque<>(4);
-      }
-      return waiters;
-    }
-  }
-
-  /** What one procedure holds, and where it waits. */
-  private static final class Owner {
-    final Procedure<?> proc;
-    final List<LockEntry> held = new ArrayList<>(2);
-    Waiter waiting;
-    String timedOut;
-
-    Owner(Procedure<?> proc) {
-      this.proc = proc;
-    }
-  }
-
-  /** A parked request. */
-  private static final class Waiter {
-    final Owner owner;
-    final long since;
-    final long deadline;
-    LockRequest request;
-    LockEntry queuedOn;
-    LockMode wanted;
-
-    Waiter(Owner owner, LockRequest request, long since, long deadline) {
-      this.owner = owner;
-      this.request = request;
-      this.since = since;
-      this.deadline = deadline;
-    }
   }
 }

@@ -19,7 +19,8 @@ import java.util.TreeMap;
  *
  * <p>An optional wait timeout bounds how long the procedure may wait for the request; when it
  * passes, the procedure fails with a {@link LockWaitTimeoutException} naming the lock and its
- * holders.
+ * holders. It is measured from the moment the procedure parked in the running executor (a wait is
+ * not persisted: after a restart the procedure parks, and its timeout starts, again).
  */
 public final class LockRequest {
 

@@ -6,8 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.procedure.Procedure;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -123,6 +127,42 @@ class FairSchedulerTest {
     }
     assertEquals(10_000, scheduler.queueCount());
     assertEquals(10_000, drain(scheduler).size());
+    assertEquals(0, scheduler.queueCount());
+  }
+
+  @Test
+  void randomChurnOverManyQueuesKeepsEveryProcedureAndTheOrderWithinEachResource()
+      throws Exception {
+    long seed = Long.getLong("baton.seed", System.nanoTime());
+    Random random = new Random(seed);
+    Map<ResourceKey, ArrayDeque<TestProc>> model = new HashMap<>();
+    int queued = 0;
+    for (int op = 0; op < 200_000; op++) {
+      if (queued == 0 || random.nextInt(10) < 6) {
+        // a fresh but equal key object each time: lookups go through equals
+        ResourceKey key = ResourceKey.region("db", "r" + random.nextInt(2_000));
+        TestProc p = new TestProc("p" + op, key);
+        scheduler.addBack(p);
+        model.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(p);
+        queued++;
+      } else {
+        TestProc p = (TestProc) scheduler.poll(0, TimeUnit.MILLISECONDS);
+        ArrayDeque<TestProc> q = model.get(p.resource);
+        assertSame(q.pollFirst(), p, "seed " + seed + ": order within " + p.resource);
+        if (q.isEmpty()) {
+          model.remove(p.resource);
+        }
+        queued--;
+      }
+    }
+    assertEquals(model.size(), scheduler.queueCount(), "seed " + seed);
+    assertEquals(queued, scheduler.size());
+    Procedure<?> p;
+    while ((p = scheduler.poll(0, TimeUnit.MILLISECONDS)) != null) {
+      TestProc t = (TestProc) p;
+      assertSame(model.get(t.resource).pollFirst(), t, "seed " + seed);
+    }
+    assertTrue(model.values().stream().allMatch(ArrayDeque::isEmpty), "seed " + seed);
     assertEquals(0, scheduler.queueCount());
   }
 
