@@ -5,6 +5,8 @@ import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.procedure.Procedure;
+import dev.baton.procedure.scheduler.LockEnvironment;
+import dev.baton.procedure.scheduler.LockManager;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.util.Map;
@@ -12,18 +14,25 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What ConfigNode procedures act on, one per leader term: the leader context (its term is the
- * fencing token every DataNode command carries), the replicated metadata, and clients of the
- * registered DataNodes.
+ * fencing token every DataNode command carries), the replicated metadata, clients of the registered
+ * DataNodes, and the lock table conflicting procedures serialize on.
  */
-public final class ConfigNodeEnv {
+public final class ConfigNodeEnv implements LockEnvironment {
   private final LeaderContext leader;
   private final ClusterMetadata metadata;
   private final HttpClient http = DataNodeClient.newHttpClient();
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
+  private final LockManager locks = new LockManager();
 
   public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata) {
     this.leader = leader;
     this.metadata = metadata;
+  }
+
+  /** The lock table of this term's executor: new per term, re-filled by recovery. */
+  @Override
+  public LockManager lockManager() {
+    return locks;
   }
 
   public LeaderContext leader() {

@@ -4,6 +4,8 @@ import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.DataNode;
 import dev.baton.confignode.meta.ClusterMetadata.Region;
+import dev.baton.procedure.scheduler.LockRequest;
+import dev.baton.procedure.scheduler.ResourceKey;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -39,6 +41,11 @@ public final class DeleteDatabase extends EnumStateProcedure<DeleteDatabase.S> {
 
   public String databaseName() {
     return name;
+  }
+
+  @Override
+  protected LockRequest lockRequest(ConfigNodeEnv env) {
+    return LockRequest.exclusive(ResourceKey.database(name));
   }
 
   @Override

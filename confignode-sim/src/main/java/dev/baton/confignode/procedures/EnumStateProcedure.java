@@ -2,11 +2,39 @@ package dev.baton.confignode.procedures;
 
 import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.procedure.EnumStateMachineProcedure;
+import dev.baton.procedure.LockState;
+import dev.baton.procedure.scheduler.LockRequest;
 
-/** A ConfigNode procedure whose states are the constants of an enum, in execution order. */
+/**
+ * A ConfigNode procedure whose states are the constants of an enum, in execution order. A procedure
+ * that names resources in {@link #lockRequest} takes them (all or none) before its first step and
+ * holds them until it finishes, so conflicting operations on a database, region or DataNode run one
+ * after another; children have access to what their parent holds.
+ */
 public abstract class EnumStateProcedure<S extends Enum<S>>
     extends EnumStateMachineProcedure<ConfigNodeEnv, S> {
   protected EnumStateProcedure(Class<S> type) {
     super(type);
+  }
+
+  /** The locks this procedure needs, or null for none. */
+  protected LockRequest lockRequest(ConfigNodeEnv env) {
+    return null;
+  }
+
+  @Override
+  protected LockState acquireLock(ConfigNodeEnv env) {
+    LockRequest request = lockRequest(env);
+    return request == null ? LockState.LOCK_ACQUIRED : env.lockManager().acquire(this, request);
+  }
+
+  @Override
+  protected void releaseLock(ConfigNodeEnv env) {
+    env.lockManager().release(this);
+  }
+
+  @Override
+  protected boolean holdLock(ConfigNodeEnv env) {
+    return true;
   }
 }

@@ -4,6 +4,8 @@ import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.datanode.RegionRole;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.Region;
+import dev.baton.procedure.scheduler.LockRequest;
+import dev.baton.procedure.scheduler.ResourceKey;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -44,6 +46,23 @@ public final class MigrateRegion extends EnumStateProcedure<MigrateRegion.S> {
     this.regionId = regionId;
     this.from = from;
     this.to = to;
+  }
+
+  /** The region (its database shared), and both DataNodes shared. */
+  @Override
+  protected LockRequest lockRequest(ConfigNodeEnv env) {
+    String database =
+        region != null
+            ? region.database()
+            : env.metadata().local().region(regionId).map(Region::database).orElse(null);
+    LockRequest.Builder b =
+        LockRequest.builder()
+            .shared(ResourceKey.node(Integer.toString(from)))
+            .shared(ResourceKey.node(Integer.toString(to)));
+    if (database != null) {
+      b.exclusive(ResourceKey.region(database, Integer.toString(regionId)));
+    }
+    return b.build();
   }
 
   @Override

@@ -4,6 +4,8 @@ import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.DataNode;
 import dev.baton.confignode.meta.ClusterMetadata.Region;
+import dev.baton.procedure.scheduler.LockRequest;
+import dev.baton.procedure.scheduler.ResourceKey;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -35,6 +37,11 @@ public final class RemoveDataNode extends EnumStateProcedure<RemoveDataNode.S> {
   public RemoveDataNode(int dataNodeId) {
     this();
     this.dataNodeId = dataNodeId;
+  }
+
+  @Override
+  protected LockRequest lockRequest(ConfigNodeEnv env) {
+    return LockRequest.exclusive(ResourceKey.node(Integer.toString(dataNodeId)));
   }
 
   @Override
