@@ -137,7 +137,8 @@ class DataNodeCommandTest {
 
   @Test
   void otherCommandsStillSayTheyAreUnavailable() {
-    Result r = main("drill");
+    Result r = main("bench");
     assertEquals(ConfigNodeMain.EXIT_UNAVAILABLE, r.code());
+    assertTrue(r.err().contains("'bench' is not available"), r.err());
   }
 }
