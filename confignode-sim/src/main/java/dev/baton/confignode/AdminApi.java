@@ -181,6 +181,7 @@ final class AdminApi implements AutoCloseable {
           }
           if (p.length == 5 && p[4].equals("abort")) {
             requireMethod(method, "POST");
+            get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
             return Map.of("aborted", await(node.abort(id)));
           }
         }
@@ -230,6 +231,12 @@ final class AdminApi implements AutoCloseable {
       throws HttpError, IOException, InterruptedException {
     SubmitRequest req =
         JsonExchange.parse(JsonExchange.readBody(exchange, MAX_BODY_BYTES), SubmitRequest.class);
+    if (req.type() == null) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_BAD_REQUEST,
+          HttpErrors.INVALID_REQUEST,
+          "missing required field 'type'; known types: " + ConfigNodeProcedures.registry().types());
+    }
     Procedure<ConfigNodeEnv> proc;
     try {
       proc = ConfigNodeProcedures.create(req.type(), req.args());
@@ -292,17 +299,17 @@ final class AdminApi implements AutoCloseable {
         "baton_live_procedures",
         "live procedures in the executor",
         node.executor().map(ProcedureExecutor::liveCount).orElse(0));
-    gauge(
+    counter(
         out,
         "baton_applied_store_batches_total",
         "store batches applied by this node",
         node.stateMachine().appliedBatchCount());
-    gauge(
+    counter(
         out,
         "baton_applied_write_entries_total",
         "log entries that carried store batches",
         node.stateMachine().appliedWriteEntryCount());
-    gauge(
+    counter(
         out,
         "baton_rejected_stale_writes_total",
         "writes rejected for a stale term",
@@ -311,8 +318,17 @@ final class AdminApi implements AutoCloseable {
   }
 
   private static void gauge(StringBuilder out, String name, String help, long value) {
+    sample(out, name, help, "gauge", value);
+  }
+
+  /** A value that only grows; Prometheus names these {@code *_total}. */
+  private static void counter(StringBuilder out, String name, String help, long value) {
+    sample(out, name, help, "counter", value);
+  }
+
+  private static void sample(StringBuilder out, String name, String help, String type, long value) {
     out.append("# HELP ").append(name).append(' ').append(help).append('\n');
-    out.append("# TYPE ").append(name).append(" gauge\n");
+    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
     out.append(name).append(' ').append(value).append('\n');
   }
 
@@ -380,10 +396,17 @@ final class AdminApi implements AutoCloseable {
         throw new HttpError(
             HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, bad.getMessage());
       }
+      // a timeout of the cluster client carries no message; name it rather than say "null"
+      String why =
+          cause.getMessage() != null
+              ? cause.getMessage()
+              : cause instanceof TimeoutException
+                  ? "no answer in time (no leader or no majority)"
+                  : cause.getClass().getSimpleName();
       throw new HttpError(
           HttpURLConnection.HTTP_UNAVAILABLE,
           UNAVAILABLE,
-          "the cluster could not serve the request: " + cause.getMessage());
+          "the cluster could not serve the request: " + why);
     }
   }
 }

@@ -1,6 +1,8 @@
 package dev.baton.confignode.http;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
@@ -73,6 +75,16 @@ public final class JsonExchange {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, cause.getMessage());
     } catch (JsonMappingException e) {
+      if (e.getCause() instanceof JsonParseException
+          || e.getCause() instanceof StreamConstraintsException) {
+        JsonProcessingException unreadable = (JsonProcessingException) e.getCause();
+        // a parse error met while binding a field (bad UTF-8 inside a string, nesting beyond the
+        // parser's limit): the body is not acceptable JSON, whatever the field
+        throw new HttpError(
+            HttpURLConnection.HTTP_BAD_REQUEST,
+            HttpErrors.MALFORMED_JSON,
+            "request body is not valid JSON: " + unreadable.getOriginalMessage());
+      }
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
           isTrailingContent(e) ? HttpErrors.MALFORMED_JSON : HttpErrors.INVALID_REQUEST,
