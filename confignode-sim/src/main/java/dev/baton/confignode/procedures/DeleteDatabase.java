@@ -86,7 +86,7 @@ public final class DeleteDatabase extends EnumStateProcedure<DeleteDatabase.S> {
         }
       }
     } catch (IOException e) {
-      setFailure("DeleteDatabase " + name + " " + state, e);
+      return failed("DeleteDatabase " + name + " " + state, e);
     }
     return Flow.NO_MORE_STATE;
   }
