@@ -52,7 +52,7 @@ public final class AddDataNode extends EnumStateProcedure<AddDataNode.S> {
       env.writeMetadata(Map.of(ClusterMetadata.key(dn), dn), List.of());
       setResult(Integer.toString(dataNodeId).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     } catch (IOException e) {
-      setFailure("AddDataNode " + address, e);
+      return failed("AddDataNode " + address + " " + state, e);
     }
     return Flow.NO_MORE_STATE;
   }

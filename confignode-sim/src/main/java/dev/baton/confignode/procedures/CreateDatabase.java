@@ -109,8 +109,7 @@ public final class CreateDatabase extends EnumStateProcedure<CreateDatabase.S> {
         }
       }
     } catch (IOException e) {
-      setFailure("CreateDatabase " + name + " " + state, e);
-      return Flow.NO_MORE_STATE;
+      return failed("CreateDatabase " + name + " " + state, e);
     }
     return Flow.NO_MORE_STATE;
   }

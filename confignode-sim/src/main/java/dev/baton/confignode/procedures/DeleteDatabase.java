@@ -93,7 +93,7 @@ public final class DeleteDatabase extends EnumStateProcedure<DeleteDatabase.S> {
         }
       }
     } catch (IOException e) {
-      setFailure("DeleteDatabase " + name + " " + state, e);
+      return failed("DeleteDatabase " + name + " " + state, e);
     }
     return Flow.NO_MORE_STATE;
   }

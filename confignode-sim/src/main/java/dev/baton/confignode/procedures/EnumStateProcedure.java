@@ -37,4 +37,16 @@ public abstract class EnumStateProcedure<S extends Enum<S>>
   protected boolean holdLock(ConfigNodeEnv env) {
     return true;
   }
+
+  /**
+   * Fails the current step and stays in its state. What follows is the framework's: a rollback, or
+   * for a state whose rollback is not supported, a retry of this same state after a backoff. A
+   * failed step must not answer {@link Flow#NO_MORE_STATE}: StateMachineProcedure records that
+   * before the retry is decided, and the retry would then end the procedure as a success without
+   * running this state or any later one.
+   */
+  protected Flow failed(String source, Throwable cause) {
+    setFailure(source, cause);
+    return Flow.HAS_MORE_STATE;
+  }
 }

@@ -126,7 +126,7 @@ public final class MigrateRegion extends EnumStateProcedure<MigrateRegion.S> {
         }
       }
     } catch (IOException e) {
-      setFailure("MigrateRegion " + regionId + " " + state, e);
+      return failed("MigrateRegion " + regionId + " " + state, e);
     }
     return Flow.NO_MORE_STATE;
   }

@@ -103,7 +103,7 @@ public final class RemoveDataNode extends EnumStateProcedure<RemoveDataNode.S> {
         }
       }
     } catch (IOException e) {
-      setFailure("RemoveDataNode " + dataNodeId + " " + state, e);
+      return failed("RemoveDataNode " + dataNodeId + " " + state, e);
     }
     return Flow.NO_MORE_STATE;
   }
