@@ -27,8 +27,9 @@ public final class ConfigNodeMain {
 
   static int run(String[] args, PrintStream out, PrintStream err) {
     if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
-      out.println("usage: confignode-sim <command> [options]");
-      out.println("commands: " + String.join(", ", COMMANDS));
+      PrintStream to = args.length == 0 ? err : out; // no command is a usage error: stderr
+      to.println("usage: confignode-sim <command> [options]");
+      to.println("commands: " + String.join(", ", COMMANDS));
       return args.length == 0 ? EXIT_USAGE : 0;
     }
     if (!COMMANDS.contains(args[0])) {

@@ -71,10 +71,19 @@ public final class ConfigNodeServer implements AutoCloseable {
     meta.set(metadata);
   }
 
+  /**
+   * Starts the Raft peer, then the admin API. If either fails, whatever started is closed again
+   * (the Raft port and storage are released) and the failure is thrown.
+   */
   public void start() throws IOException {
-    node.start();
-    api = new AdminApi(node, metadata);
-    api.start(config.httpPort());
+    try {
+      node.start();
+      api = new AdminApi(node, metadata);
+      api.start(config.httpPort());
+    } catch (IOException | RuntimeException e) {
+      close();
+      throw e;
+    }
     if (!config.dataNodes().isEmpty()) {
       registrar = new Thread(this::registerDataNodes, "register-datanodes-" + config.nodeId());
       registrar.setDaemon(true);
@@ -108,6 +117,18 @@ public final class ConfigNodeServer implements AutoCloseable {
       NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
       while (!Thread.currentThread().isInterrupted()) {
         try {
+          if (node.leaderId().isEmpty()) {
+            // No leader yet: wait for one rather than submit into the election. A submission the
+            // Raft client has to carry through an election leaves that client's next request
+            // hanging until its timeout (a procedure-consensus issue), which would make this
+            // node's first admin API read a 503.
+            if (System.nanoTime() > deadline) {
+              LOG.error("Could not register DataNode {}: no leader was elected", address);
+              break;
+            }
+            Thread.sleep(REGISTRATION_RETRY.toMillis());
+            continue;
+          }
           long id =
               node.submit(new AddDataNode(address), nonce)
                   .get(config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);

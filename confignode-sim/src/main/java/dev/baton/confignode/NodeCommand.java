@@ -49,17 +49,22 @@ final class NodeCommand {
     }
     ConfigNodeServer server = new ConfigNodeServer(config);
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  server.close();
-                  stopped.countDown();
-                },
-                "node-shutdown"));
+    Thread shutdown =
+        new Thread(
+            () -> {
+              server.close();
+              stopped.countDown();
+            },
+            "node-shutdown");
+    Runtime.getRuntime().addShutdownHook(shutdown);
     try {
-      server.start();
+      server.start(); // closes what it started if it fails
     } catch (IOException | RuntimeException e) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(shutdown);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway; closing twice is harmless
+      }
       err.println(NAME + ": could not start: " + e.getMessage());
       return EXIT_START_FAILED;
     }

@@ -60,13 +60,14 @@ final class SimCluster implements AutoCloseable {
   }
 
   /**
-   * Election timeouts well above the defaults, so a heavily loaded machine (load averages of 15 on
-   * 2 cores happen while other builds run) elects no spurious leader in the middle of a test; a
-   * request timeout above the admin API's own wait.
+   * Election timeouts above the defaults, so a heavily loaded machine (load averages of 15 on 2
+   * cores happen while other builds run) elects no spurious leader in the middle of a test; not
+   * much higher, since a linearizable read on the leader waits for the next heartbeat (half the
+   * minimum, as measured); a request timeout above the admin API's own wait.
    */
   static final RaftSettings RAFT =
       RaftSettings.defaults()
-          .withElectionTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(4))
+          .withElectionTimeouts(Duration.ofMillis(1200), Duration.ofMillis(2400))
           .withRequestTimeout(Duration.ofSeconds(20));
 
   /** Nonce group of {@link #submit}: its retries after a 5xx are safe. */

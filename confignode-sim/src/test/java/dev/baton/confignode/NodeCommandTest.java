@@ -1,0 +1,135 @@
+package dev.baton.confignode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The {@code node} command: flags, help, and a start that fails cleanly. */
+@Timeout(60)
+class NodeCommandTest {
+  @TempDir Path dir;
+
+  private record Result(int code, String out, String err) {}
+
+  private static Result main(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        ConfigNodeMain.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '`',
+      textBlock =
+          """
+          no flags            | node                                                                              | missing required flag --id
+          missing peers       | node --id a --data-dir /tmp/x --http-port 0                                       | missing required flag --peers
+          missing data dir    | node --id a --peers a=127.0.0.1:5000 --http-port 0                                | missing required flag --data-dir
+          missing http port   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x                            | missing required flag --http-port
+          id not a peer       | node --id z --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0              | --id z is not one of --peers [a]
+          peer without id     | node --id a --peers 127.0.0.1:5000 --data-dir /tmp/x --http-port 0                | --peers entries must be ID=HOST:PORT, got '127.0.0.1:5000'
+          peer without port   | node --id a --peers a=localhost --data-dir /tmp/x --http-port 0                   | --peers address must be HOST:PORT, got 'localhost'
+          peer port too high  | node --id a --peers a=127.0.0.1:70000 --data-dir /tmp/x --http-port 0             | --peers port must be 1..65535
+          peer port zero      | node --id a --peers a=127.0.0.1:0 --data-dir /tmp/x --http-port 0                 | --peers port must be 1..65535
+          http port a word    | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port http           | flag --http-port must be an integer in 0..65535, got 'http'
+          http port negative  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port -1             | flag --http-port must be an integer in 0..65535, got '-1'
+          bad datanode        | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --datanodes dn1 | --datanodes address must be HOST:PORT, got 'dn1'
+          bad datanode port   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --datanodes h:x | --datanodes port must be 1..65535
+          unknown flag        | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --colour red | unknown flag '--colour'
+          flag without value  | node --id --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0               | flag --id ID needs a value
+          repeated flag       | node --id a --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0       | flag --id is given twice
+          stray argument      | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 extra        | unexpected argument 'extra'
+          empty value         | node --id= --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0               | needs a non-empty value
+          """)
+  void nodeUsageErrorsExitWith2AndSayWhatIsWrong(String name, String line, String expected) {
+    Result r = main(line.split(" "));
+    assertEquals(ConfigNodeMain.EXIT_USAGE, r.code(), name);
+    assertTrue(r.err().contains(expected), () -> name + ": " + r.err());
+    assertTrue(r.err().contains("usage: confignode-sim node"), r.err());
+    assertEquals("", r.out(), "errors go to stderr");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"--help", "-h"})
+  void nodeHelpListsEveryFlagAndExitsWith0(String help) {
+    Result r = main("node", "--id", "a", help);
+    assertEquals(0, r.code());
+    for (String flag :
+        List.of(
+            "--id ID",
+            "--peers ID=HOST:PORT,...",
+            "--data-dir DIR",
+            "--http-port PORT",
+            "--datanodes HOST:PORT,...")) {
+      assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
+    }
+    assertEquals("", r.err());
+  }
+
+  @Test
+  void nodeFlagsBecomeTheServerConfig() throws Exception {
+    ConfigNodeServer.Config c =
+        NodeCommand.parse(
+            new String[] {
+              "--id",
+              "b",
+              "--peers",
+              "a=127.0.0.1:5000,b=127.0.0.1:5001",
+              "--data-dir",
+              dir.toString(),
+              "--http-port=8080",
+              "--datanodes",
+              "127.0.0.1:6000,localhost:6001"
+            });
+    assertEquals("b", c.nodeId());
+    assertEquals(
+        Map.of(
+            "a", InetSocketAddress.createUnresolved("127.0.0.1", 5000),
+            "b", InetSocketAddress.createUnresolved("127.0.0.1", 5001)),
+        c.peers());
+    assertEquals(dir, c.dataDir());
+    assertEquals(8080, c.httpPort());
+    assertEquals(List.of("127.0.0.1:6000", "localhost:6001"), c.dataNodes());
+  }
+
+  @Test
+  void aNodeThatCannotStartExitsWith1() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Result r =
+          main(
+              "node",
+              "--id",
+              "a",
+              "--peers",
+              "a=127.0.0.1:" + SimCluster.freePort(),
+              "--data-dir",
+              dir.toString(),
+              "--http-port",
+              Integer.toString(taken.getLocalPort()));
+      assertEquals(NodeCommand.EXIT_START_FAILED, r.code(), r.err());
+      assertTrue(r.err().contains("node: could not start"), r.err());
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package dev.baton.confignode.drill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The drill itself, small: 3 ConfigNode and 3 DataNode processes, a workload of a few procedures, a
+ * SIGKILL of the leader, and every invariant checked. Spawns real JVMs from this test's class path,
+ * so it is slow; the timeout is generous for a loaded 2-core machine.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class DrillTest {
+  private static final Pattern WORKING_IN = Pattern.compile("working in (\\S+)");
+
+  @Test
+  void aSmallDrillHoldsEveryInvariantAndCleansUp() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    boolean ok;
+    try (Drill drill = new Drill(new Drill.Settings(3, 3, 6, false), out)) {
+      ok = drill.run();
+    }
+    String report = bytes.toString(StandardCharsets.UTF_8);
+    assertTrue(ok, () -> "the drill found violations:\n" + report);
+    assertTrue(report.contains("RESULT: every invariant holds"), report);
+    assertTrue(report.contains("SIGKILL the leader"), report);
+    assertTrue(report.contains("=== Baton drill report ==="), report);
+
+    Matcher m = WORKING_IN.matcher(report);
+    assertTrue(m.find(), report);
+    assertFalse(Files.exists(Path.of(m.group(1))), "the temp dir is removed");
+    assertEquals(
+        0,
+        ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count(),
+        "every child process is gone");
+  }
+}
