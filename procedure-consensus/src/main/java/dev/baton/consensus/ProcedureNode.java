@@ -33,6 +33,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,6 +116,9 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     if (server != null) {
       throw new IllegalStateException("node " + nodeId + " is already started");
     }
+    // Ratis exits the JVM on some start failures (e.g. a port already taken). A library embedded
+    // in a ConfigNode must not: it throws instead, and start() reports a clear IOException.
+    ExitUtils.disableSystemExit();
     Files.createDirectories(storageDir);
     int port = ProcedureGroup.port(peers, nodeId);
     boolean existing = ProcedureGroup.hasStorage(storageDir);
