@@ -88,7 +88,6 @@ public final class Drill implements AutoCloseable {
 
   /** Runs the drill; true if every invariant held. */
   public boolean run() throws IOException, InterruptedException {
-    long start = System.currentTimeMillis();
     progress("working in %s", dir);
     startDataNodes();
     startNodes();
@@ -152,7 +151,7 @@ public final class Drill implements AutoCloseable {
     submit("remove DataNode 1", "RemoveDataNode", args("dataNodeId", 1));
     awaitAllFinished();
     report.wallMillis = System.currentTimeMillis() - workloadStart;
-    return check(start);
+    return check();
   }
 
   private void startDataNodes() throws IOException, InterruptedException {
@@ -192,17 +191,18 @@ public final class Drill implements AutoCloseable {
           .append(freePort());
       httpOf.put(id, "127.0.0.1:" + freePort());
     }
+    peersArg = peers.toString();
     for (String id : ids) {
-      startNode(id, peers.toString());
+      startNode(id);
     }
     api = new NodeApiClient(new ArrayList<>(httpOf.values()));
     progress("%d ConfigNodes started: %s", settings.nodes(), httpOf);
   }
 
+  /** The --peers value every ConfigNode process gets (also a restarted one). */
   private String peersArg;
 
-  private void startNode(String id, String peers) throws IOException {
-    peersArg = peers;
+  private void startNode(String id) throws IOException {
     String http = httpOf.get(id);
     LocalProcess p =
         LocalProcess.start(
@@ -213,7 +213,7 @@ public final class Drill implements AutoCloseable {
                 "--id",
                 id,
                 "--peers",
-                peers,
+                peersArg,
                 "--data-dir",
                 dir.resolve(id).toString(),
                 "--http-port",
@@ -379,7 +379,7 @@ public final class Drill implements AutoCloseable {
   }
 
   /** Checks the invariants, prints the report; true if all hold. */
-  private boolean check(long start) throws IOException, InterruptedException {
+  private boolean check() throws IOException, InterruptedException {
     List<String> violations = new ArrayList<>();
     JsonNode all = api.get("/api/procedures");
     Map<String, Integer> outcomes = new TreeMap<>();
