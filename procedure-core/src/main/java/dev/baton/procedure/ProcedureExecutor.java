@@ -400,6 +400,16 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     return ctx.procedures.size();
   }
 
+  /** Number of procedures whose step (or rollback step) a worker is running right now. */
+  public int runningCount() {
+    return workers.activeCount();
+  }
+
+  /** Number of procedures ready to run and waiting for a worker in the scheduler. */
+  public int queuedCount() {
+    return ctx.scheduler.size();
+  }
+
   /** Number of workers now, including temporary keep-alive workers. */
   public int workerCount() {
     return workers.workerCount();

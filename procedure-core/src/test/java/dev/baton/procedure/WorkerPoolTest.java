@@ -160,6 +160,29 @@ class WorkerPoolTest {
   }
 
   @Test
+  void runningAndQueuedCountsFollowTheWork() throws Exception {
+    Harness h =
+        harness(ScriptedStep.registry())
+            .with(b -> b.coreWorkers(1).maxWorkers(1).stuckThreshold(Duration.ofHours(1)));
+    CountDownLatch release = h.env.gate("busy:A");
+    CountDownLatch started = new CountDownLatch(1);
+    h.env.onRecord.put("exec busy:A", started::countDown);
+    h.start();
+    assertEquals(0, h.executor.runningCount());
+    assertEquals(0, h.executor.queuedCount());
+    long busy = h.executor.submit(new ScriptedStep("busy"));
+    assertTrue(started.await(20, TimeUnit.SECONDS));
+    long queued = h.executor.submit(new ScriptedStep("queued"));
+    Harness.eventually("one step running, one procedure queued")
+        .until(() -> h.executor.runningCount() == 1 && h.executor.queuedCount() == 1);
+    release.countDown();
+    assertEquals(ProcedureState.SUCCESS, h.await(busy).state());
+    assertEquals(ProcedureState.SUCCESS, h.await(queued).state());
+    Harness.eventually("nothing running or queued once both finished")
+        .until(() -> h.executor.runningCount() == 0 && h.executor.queuedCount() == 0);
+  }
+
+  @Test
   void helpersAreAddedOnlyWhileWorkWaitsAndNeverBeyondMax() throws Exception {
     ExecutorConfig config =
         new ExecutorConfig(
