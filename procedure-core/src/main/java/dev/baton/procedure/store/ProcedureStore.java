@@ -1,6 +1,7 @@
 package dev.baton.procedure.store;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Durable storage of serialized procedures. The executor is the only writer; it hands the store
@@ -35,6 +36,23 @@ public interface ProcedureStore {
 
   /** Writes a batch atomically and durably. */
   void write(StoreBatch batch) throws IOException;
+
+  /**
+   * Starts writing a batch atomically and durably; the future completes once it is durable (or
+   * exceptionally with the {@link IOException} {@link #write} would have thrown). Lets a caller
+   * hand over a write and go on with other work while the store groups it with others. Batches
+   * handed over by one thread become durable in the order they were handed over. The default writes
+   * synchronously on the calling thread; stores with a writer thread or a replication pipeline
+   * override it.
+   */
+  default CompletableFuture<Void> writeAsync(StoreBatch batch) {
+    try {
+      write(batch);
+      return CompletableFuture.completedFuture(null);
+    } catch (IOException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
 
   /**
    * Reserves {@code count} consecutive procedure ids for the caller and returns the first. The
