@@ -45,17 +45,7 @@ final class RollbackRunner<Env> {
     if (root == null) {
       return true;
     }
-    if (root.getState() != ProcedureState.FAILED) {
-      if (!root.isFailed()) {
-        ProcedureFailure cause = stack.firstFailure();
-        root.setFailureRecord(
-            cause != null
-                ? cause
-                : new ProcedureFailure("executor", "a member of the tree failed", "", false));
-      }
-      root.transitionTo(ProcedureState.FAILED);
-      ctx.persist(root);
-    }
+    markTreeFailed(root, stack);
     ctx.admission.rollbackStarting(stack);
     Procedure<Env> proc;
     while ((proc = stack.newestEntry()) != null) {
@@ -82,6 +72,39 @@ final class RollbackRunner<Env> {
     }
     finish(root, stack);
     return true;
+  }
+
+  /**
+   * Persists, in one batch, the root and every member that is neither finished nor FAILED as
+   * FAILED, before the first undo. No member runs while the stack unwinds, so from here on every
+   * executed step is in the stored stack indexes: a restart must not count a member's due state as
+   * run (it counts it only for a RUNNABLE record, which may have run before a crash), or a member
+   * that never ran would have that state undone, after its parent's spawning state if that one was
+   * already undone.
+   */
+  private void markTreeFailed(Procedure<Env> root, RootProcedureStack<Env> stack)
+      throws IOException {
+    List<Procedure<Env>> batch = new ArrayList<>();
+    if (root.getState() != ProcedureState.FAILED) {
+      if (!root.isFailed()) {
+        ProcedureFailure cause = stack.firstFailure();
+        root.setFailureRecord(
+            cause != null
+                ? cause
+                : new ProcedureFailure("executor", "a member of the tree failed", "", false));
+      }
+      root.transitionTo(ProcedureState.FAILED);
+      batch.add(root);
+    }
+    for (Procedure<Env> m : stack.members()) {
+      if (m != root && !m.isFinished() && m.getState() != ProcedureState.FAILED) {
+        m.transitionTo(ProcedureState.FAILED);
+        batch.add(m);
+      }
+    }
+    if (!batch.isEmpty()) {
+      ctx.write(batch, List.of());
+    }
   }
 
   /**

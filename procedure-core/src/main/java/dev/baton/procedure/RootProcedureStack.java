@@ -48,12 +48,12 @@ final class RootProcedureStack<Env> {
     running--;
   }
 
-  /** Marks the stack FAILED; the first failure is kept as the root's cause. */
+  /** Marks the stack FAILED; the first failure named is kept as the root's cause. */
   synchronized void setFailed(Procedure<Env> proc, ProcedureFailure failure) {
-    if (!failed) {
-      failed = true;
+    failed = true;
+    if (firstFailure == null && failure != null) {
       firstFailure =
-          proc.getProcId() == rootProcId || failure == null
+          proc.getProcId() == rootProcId
               ? failure
               : new ProcedureFailure(
                   failure.source(),

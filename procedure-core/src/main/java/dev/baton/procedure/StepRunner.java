@@ -160,12 +160,34 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     }
   }
 
-  /** The procedure failed: mark it, persist, and fail its root stack. */
+  /**
+   * The procedure failed: fail its root stack (no member starts a step from here on), and persist
+   * it FAILED together with every RUNNABLE member that is not on a worker, also as FAILED: those
+   * never run their due state, and a restart must not count that state as possibly run (it does for
+   * a RUNNABLE record) and undo it.
+   */
   private void fail(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
     ctx.admission.failed(proc);
     proc.transitionTo(ProcedureState.FAILED);
-    ctx.persist(proc);
     stack.setFailed(proc, proc.getFailure());
+    List<Procedure<Env>> batch = new ArrayList<>();
+    batch.add(proc);
+    List<Procedure<Env>> idle = new ArrayList<>();
+    try {
+      for (Procedure<Env> m : stack.members()) {
+        if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.execLock.tryLock()) {
+          idle.add(m);
+          if (m.getState() == ProcedureState.RUNNABLE) {
+            ctx.admission.failed(m);
+            m.transitionTo(ProcedureState.FAILED);
+            batch.add(m);
+          }
+        }
+      }
+      ctx.write(batch, List.of());
+    } finally {
+      idle.forEach(m -> m.execLock.unlock());
+    }
   }
 
   private void execute(Procedure<Env> proc, RootProcedureStack<Env> stack)

@@ -1,8 +1,12 @@
 package dev.baton.procedure;
 
+import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.StoreRecord;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * A test procedure that builds a random tree: states A, B (spawns {@code fanout} children of depth
@@ -86,5 +90,27 @@ public class TreeStep extends StateMachineProcedure<TestEnv, TreeStep.S> {
 
   static ProcedureRegistry registry() {
     return new ProcedureRegistry().register("TreeStep", TreeStep.class, TreeStep::new);
+  }
+
+  /**
+   * The due state ("name:STATE") of every tree member stored RUNNABLE in {@code store}: a restart
+   * counts it as possibly run before the crash (its outcome may have been lost), so it may be
+   * undone although it never ran. Starts the (stopped) store to read it and stops it again.
+   */
+  static Set<String> storedRunnableDueStates(ProcedureStore store) throws IOException {
+    store.start();
+    ProcedureCodec codec = new ProcedureCodec(registry());
+    Set<String> out = new HashSet<>();
+    try {
+      for (StoreRecord r : store.load().records()) {
+        if (codec.decode(r.procId(), r.data()) instanceof TreeStep t
+            && t.getState() == ProcedureState.RUNNABLE) {
+          out.add(t.name + ":" + t.getCurrentState());
+        }
+      }
+    } finally {
+      store.stop();
+    }
+    return out;
   }
 }
