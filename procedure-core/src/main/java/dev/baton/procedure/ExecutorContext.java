@@ -12,9 +12,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The state one executor's parts share: live procedures, root stacks, nonces, the completed
@@ -23,6 +26,8 @@ import java.util.function.LongSupplier;
  * one.
  */
 final class ExecutorContext<Env> {
+  private static final Logger LOG = LoggerFactory.getLogger(ExecutorContext.class);
+
   final Env env;
   final ProcedureStore store;
   final ProcedureCodec codec;
@@ -85,6 +90,83 @@ final class ExecutorContext<Env> {
   /** Persists {@code upserts} and deletes {@code deletes}, atomically, then refreshes snapshots. */
   void write(Collection<Procedure<Env>> upserts, Collection<Procedure<Env>> deletes)
       throws IOException {
+    store.write(encode(upserts, deletes));
+    refreshSnapshots(upserts, deletes);
+  }
+
+  /**
+   * Starts persisting {@code upserts}; the future completes once they are durable (snapshots
+   * refreshed) or with the store's failure.
+   */
+  CompletableFuture<Void> writeAsync(Collection<Procedure<Env>> upserts) {
+    StoreBatch batch;
+    try {
+      batch = encode(upserts, List.of());
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return store.writeAsync(batch).thenRun(() -> refreshSnapshots(upserts, List.of()));
+  }
+
+  /** Writes the update and runs what follows it, on this thread. */
+  void apply(StepUpdate<Env> update) throws IOException {
+    write(update.upserts(), update.deletes());
+    update.then().run();
+  }
+
+  /**
+   * Applies the update without waiting for the store when called on a worker ({@link
+   * WritePipeline#current()}): the write is handed to {@link ProcedureStore#writeAsync} and true
+   * returned at once; once it is durable, the worker runs what follows it and then {@code release}
+   * (also when the write failed, which stops the executor). Elsewhere, or when the write was
+   * durable at once and nothing of this worker waits, it is applied as {@link #apply} does and
+   * false returned: the caller releases.
+   */
+  boolean applyPipelined(StepUpdate<Env> update, Runnable release) throws IOException {
+    WritePipeline pipeline = WritePipeline.current();
+    if (pipeline == null) {
+      apply(update);
+      return false;
+    }
+    CompletableFuture<Void> durable = store.writeAsync(encode(update.upserts(), update.deletes()));
+    if (durable.isDone() && pipeline.isEmpty()) {
+      try {
+        durable.join();
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+      }
+      refreshSnapshots(update.upserts(), update.deletes());
+      update.then().run();
+      return false;
+    }
+    pipeline.add(durable, failure -> afterPipelinedWrite(update, failure, release));
+    return true;
+  }
+
+  private void afterPipelinedWrite(StepUpdate<Env> update, Throwable failure, Runnable release) {
+    try {
+      if (failure != null) {
+        if (running) {
+          fail(failure);
+        }
+        return;
+      }
+      refreshSnapshots(update.upserts(), update.deletes());
+      update.then().run();
+    } catch (IOException e) {
+      if (running) {
+        fail(e);
+      }
+    } catch (RuntimeException e) {
+      LOG.error("executor error after a store write of {}; stopping the executor", update, e);
+      fail(e);
+    } finally {
+      release.run();
+    }
+  }
+
+  private StoreBatch encode(Collection<Procedure<Env>> upserts, Collection<Procedure<Env>> deletes)
+      throws IOException {
     long now = now();
     StoreBatch.Builder b = StoreBatch.builder().maxProcId(ids.highest());
     for (Procedure<Env> p : upserts) {
@@ -94,7 +176,11 @@ final class ExecutorContext<Env> {
     for (Procedure<Env> p : deletes) {
       b.delete(p.getProcId());
     }
-    store.write(b.build());
+    return b.build();
+  }
+
+  private static <Env> void refreshSnapshots(
+      Collection<Procedure<Env>> upserts, Collection<Procedure<Env>> deletes) {
     for (Procedure<Env> p : upserts) {
       p.refreshSnapshot();
     }

@@ -44,9 +44,9 @@ public abstract class Procedure<Env> {
   private int pendingChildren;
   // FAILED with nothing to undo: a record that could not be read back (reported as corrupt).
   private boolean failedTerminal;
-  // Executor-only: one worker at a time runs this procedure (the seed's id lock).
-  final java.util.concurrent.locks.ReentrantLock execLock =
-      new java.util.concurrent.locks.ReentrantLock();
+  // Executor-only: one worker at a time runs this procedure (the seed's id lock). A semaphore, not
+  // a lock: a step whose write is in flight holds it until the worker finishes the step later.
+  final java.util.concurrent.Semaphore execLock = new java.util.concurrent.Semaphore(1);
   // Executor-only: the client view as of the last persisted update.
   private volatile ProcedureInfo snapshot;
   // Executor-only, not persisted: failed attempts of the current non-rollback-able step.

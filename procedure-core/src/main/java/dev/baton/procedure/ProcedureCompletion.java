@@ -1,6 +1,5 @@
 package dev.baton.procedure;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -21,10 +20,10 @@ final class ProcedureCompletion<Env> {
   }
 
   /**
-   * A child reached SUCCESS: persist it, and with it its parent if that was the last pending child.
-   * The parent is then queued.
+   * A child reached SUCCESS: its record, and with it its parent's if that was the last pending
+   * child; once durable the parent is queued and the child's locks and waiters released.
    */
-  void childSucceeded(Procedure<Env> child, RootProcedureStack<Env> stack) throws IOException {
+  StepUpdate<Env> childSucceeded(Procedure<Env> child, RootProcedureStack<Env> stack) {
     Procedure<Env> parent = ctx.procedures.get(child.getParentProcId());
     if (parent == null) {
       throw new IllegalStateException("parent of " + child + " is not live");
@@ -38,26 +37,36 @@ final class ProcedureCompletion<Env> {
         parentReady = false;
       }
     }
-    if (parentReady) {
-      ctx.write(List.of(child, parent), List.of());
-      ctx.scheduler.addFront(parent);
-    } else {
-      ctx.persist(child);
-    }
-    releaseHeldLock(child);
-    cleanup(child);
-    ctx.notifyFinished(child.snapshot());
+    boolean queueParent = parentReady;
+    return new StepUpdate<>(
+        parentReady ? List.of(child, parent) : List.of(child),
+        List.of(),
+        () -> {
+          if (queueParent) {
+            ctx.scheduler.addFront(parent);
+          }
+          releaseHeldLock(child);
+          cleanup(child);
+          ctx.notifyFinished(child.snapshot());
+        });
   }
 
-  /** The root reached SUCCESS or ROLLEDBACK: persist it, delete the members, retain the tree. */
-  void rootFinished(Procedure<Env> root, RootProcedureStack<Env> stack) throws IOException {
+  /**
+   * The root reached SUCCESS or ROLLEDBACK: its record, with the members' deleted; once durable the
+   * tree moves to the completed retainer and everything it held is released.
+   */
+  StepUpdate<Env> rootFinished(Procedure<Env> root, RootProcedureStack<Env> stack) {
     List<Procedure<Env>> others = new ArrayList<>();
     for (Procedure<Env> m : stack.members()) {
       if (m != root) {
         others.add(m);
       }
     }
-    ctx.write(List.of(root), others);
+    return new StepUpdate<>(List.of(root), others, () -> retire(root, stack, others));
+  }
+
+  private void retire(
+      Procedure<Env> root, RootProcedureStack<Env> stack, List<Procedure<Env>> others) {
     long expiresAt = ctx.now() + ctx.config.completedRetention().toMillis();
     List<ProcedureInfo> memberInfos = new ArrayList<>(others.size());
     for (Procedure<Env> m : others) {

@@ -53,6 +53,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private final WorkerPool workers;
   private final TimeoutExecutorThread timeoutThread;
   private final ProcedureCompletion<Env> completion;
+  private final Submissions<Env> submissions;
   private final String name;
   private final Object lifecycle = new Object();
   private volatile Phase phase = Phase.NEW;
@@ -73,6 +74,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
             b.lockManager(),
             new ProcedureLimiter(b.limits));
     this.completion = new ProcedureCompletion<>(ctx);
+    this.submissions = new Submissions<>(ctx);
     StepRunner<Env> runner =
         new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
     this.workers = new WorkerPool(name, b.scheduler, runner, config);
@@ -185,51 +187,23 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   public long submit(Procedure<Env> proc, NonceKey nonce) {
     Objects.requireNonNull(proc, "proc");
     ensureRunning();
-    String type =
-        ctx.codec
-            .registry()
-            .typeOf(proc)
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "procedure class "
-                            + proc.getClass().getName()
-                            + " is not registered in the ProcedureRegistry"));
-    if (proc.getProcId() != 0) {
-      throw new IllegalArgumentException(proc + " was already submitted");
-    }
-    long procId;
-    try {
-      procId = ctx.ids.next();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(
-          "no procedure id could be reserved for " + type + ": " + e.getMessage(), e);
-    }
-    if (nonce != null) {
-      Long existing = ctx.nonces.putIfAbsent(nonce, procId);
-      if (existing != null) {
-        return existing;
-      }
-      proc.setNonceKey(nonce);
-    }
-    proc.setType(type);
-    proc.setProcId(procId);
-    proc.setParent(Procedure.NO_PARENT, procId);
-    proc.setSubmittedTime(ctx.now());
-    proc.transitionTo(ProcedureState.RUNNABLE);
-    RootProcedureStack<Env> stack = new RootProcedureStack<>(procId);
-    stack.addMember(proc);
-    try {
-      ctx.persist(proc);
-    } catch (IOException e) {
-      if (nonce != null) {
-        ctx.nonces.remove(nonce, procId);
-      }
-      throw new java.io.UncheckedIOException(
-          "submission of " + type + " could not be persisted: " + e.getMessage(), e);
-    }
-    schedule(proc, stack);
-    return procId;
+    return submissions.submit(proc, nonce);
+  }
+
+  /**
+   * Like {@link #submit(Procedure, NonceKey)}, without waiting for the store: returns at once, and
+   * the future completes with the procId once the submission is durable and queued (exceptionally
+   * with an {@link java.io.UncheckedIOException} if the store write failed). Lets one client thread
+   * have many submissions in flight, which a group-committing store writes together.
+   *
+   * @throws IllegalArgumentException for an unregistered type or an already submitted procedure
+   * @throws IllegalStateException if the executor is not running
+   */
+  public java.util.concurrent.CompletableFuture<Long> submitAsync(
+      Procedure<Env> proc, NonceKey nonce) {
+    Objects.requireNonNull(proc, "proc");
+    ensureRunning();
+    return submissions.submitAsync(proc, nonce);
   }
 
   /**
@@ -244,48 +218,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    */
   public boolean adopt(StoreRecord record) throws ProcedureCodecException {
     ensureRunning();
-    long procId = record.procId();
-    ctx.ids.observe(procId);
-    if (ctx.info(procId) != null) {
-      return false;
-    }
-    @SuppressWarnings("unchecked")
-    Procedure<Env> proc = (Procedure<Env>) ctx.codec.decode(procId, record.data());
-    if (proc.getParentProcId() != Procedure.NO_PARENT
-        || proc.getRootProcId() != procId
-        || proc.getState() != ProcedureState.RUNNABLE
-        || proc.getStackIndexes().length != 0) {
-      throw new ProcedureCodecException(
-          "procedure " + procId + " cannot be adopted: it is not a new root (" + proc + ")");
-    }
-    if (proc.getNonceKey() != null) {
-      Long existing = ctx.nonces.putIfAbsent(proc.getNonceKey(), procId);
-      if (existing != null && existing != procId) {
-        throw new ProcedureCodecException(
-            "procedure "
-                + procId
-                + " repeats nonce "
-                + proc.getNonceKey()
-                + " of procedure "
-                + existing);
-      }
-    }
-    proc.refreshSnapshot();
-    RootProcedureStack<Env> stack = new RootProcedureStack<>(procId);
-    stack.addMember(proc);
-    schedule(proc, stack);
-    return true;
-  }
-
-  private void schedule(Procedure<Env> proc, RootProcedureStack<Env> stack) {
-    long procId = proc.getProcId();
-    ctx.stacks.put(procId, stack);
-    ctx.procedures.put(procId, proc);
-    if (proc.getTimeout() > 0) {
-      ctx.timeouts.add(
-          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
-    }
-    ctx.scheduler.addBack(proc);
+    return submissions.adopt(record);
   }
 
   /**

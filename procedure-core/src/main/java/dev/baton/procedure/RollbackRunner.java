@@ -171,7 +171,7 @@ final class RollbackRunner<Env> {
       }
       m.transitionTo(ProcedureState.ROLLEDBACK);
     }
-    completion.rootFinished(root, stack);
+    ctx.apply(completion.rootFinished(root, stack));
   }
 
   private void retryLater(RootProcedureStack<Env> stack, Procedure<Env> proc, Throwable t) {

@@ -26,13 +26,27 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     this.rollback = rollback;
   }
 
+  /** A part of a run that may fail the executor. */
+  private interface Action {
+    void run() throws IOException, InterruptedException;
+  }
+
   @Override
   @SuppressWarnings("unchecked")
   public void accept(Procedure<?> raw) {
     Procedure<Env> proc = (Procedure<Env>) raw;
-    proc.execLock.lock();
+    proc.execLock.acquireUninterruptibly();
+    boolean[] handedOver = {false};
+    guarded(proc, () -> handedOver[0] = runLocked(proc));
+    if (!handedOver[0]) {
+      proc.execLock.release();
+    }
+  }
+
+  /** Runs {@code action}; a store failure or an executor error stops the executor. */
+  private void guarded(Procedure<Env> proc, Action action) {
     try {
-      runLocked(proc);
+      action.run();
     } catch (IOException e) {
       if (ctx.running) {
         ctx.fail(e);
@@ -42,40 +56,63 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     } catch (RuntimeException e) {
       LOG.error("executor error while running {}; stopping the executor", proc, e);
       ctx.fail(e);
-    } finally {
-      proc.execLock.unlock();
     }
   }
 
-  private void runLocked(Procedure<Env> proc) throws IOException, InterruptedException {
+  /**
+   * Runs one step of {@code proc}, or unwinds its stack. Returns true if the step's store write was
+   * handed over: the step ends later ({@link #endHandedOverStep}), the procedure held until then.
+   */
+  private boolean runLocked(Procedure<Env> proc) throws IOException, InterruptedException {
     if (!ctx.running || proc.isFinished() || ctx.procedures.get(proc.getProcId()) != proc) {
-      return; // a stale queue entry
+      return false; // a stale queue entry
     }
     RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
     if (stack == null) {
-      return;
+      return false;
     }
     if (stack.acquire()) {
+      boolean handedOver = false;
       try {
-        step(proc, stack);
+        handedOver = step(proc, stack);
       } finally {
-        stack.release();
+        if (!handedOver) {
+          stack.release();
+        }
+      }
+      if (handedOver) {
+        return true;
       }
     }
+    unwindIfDue(stack);
+    return false;
+  }
+
+  private void unwindIfDue(RootProcedureStack<Env> stack) throws IOException, InterruptedException {
     if (ctx.running && stack.tryStartRollback(ctx.now())) {
       rollback.unwind(stack);
     }
   }
 
-  /** Decides whether the procedure may run now, then runs one step. */
-  private void step(Procedure<Env> proc, RootProcedureStack<Env> stack)
+  /** The end of a step whose write was handed over, on its worker, once the write completed. */
+  private void endHandedOverStep(Procedure<Env> proc, RootProcedureStack<Env> stack) {
+    try {
+      stack.release();
+      guarded(proc, () -> unwindIfDue(stack));
+    } finally {
+      proc.execLock.release();
+    }
+  }
+
+  /** Decides whether the procedure may run now, then runs one step; true if handed over. */
+  private boolean step(Procedure<Env> proc, RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
     if (!prepare(proc)) {
-      return;
+      return false;
     }
     if (proc.isFailed()) {
       fail(proc, stack);
-      return;
+      return false;
     }
     if (!proc.isLockHeld()) {
       LockState lock;
@@ -84,23 +121,23 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       } catch (RuntimeException e) { // e.g. a lock wait timeout: the procedure fails
         proc.setFailure(proc.getType(), e);
         fail(proc, stack);
-        return;
+        return false;
       }
       if (lock == LockState.LOCK_YIELD_WAIT) {
         ctx.scheduler.addBack(proc);
-        return;
+        return false;
       }
       if (lock == LockState.LOCK_EVENT_WAIT) {
-        return; // parked on the lock; the release queues it again
+        return false; // parked on the lock; the release queues it again
       }
       proc.setLockHeld(true);
     }
     if (!ctx.admission.admitStep(proc)) {
       releaseLockAfterStep(proc);
-      return; // waits for a slot of its type's limit; the freed slot queues it again
+      return false; // waits for a slot of its type's limit; the freed slot queues it again
     }
     try {
-      execute(proc, stack);
+      return execute(proc, stack);
     } finally {
       ctx.admission.stepDone(proc);
     }
@@ -175,7 +212,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     List<Procedure<Env>> idle = new ArrayList<>();
     try {
       for (Procedure<Env> m : stack.members()) {
-        if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.execLock.tryLock()) {
+        if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.execLock.tryAcquire()) {
           idle.add(m);
           if (m.getState() == ProcedureState.RUNNABLE) {
             ctx.admission.failed(m);
@@ -186,11 +223,15 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       }
       ctx.write(batch, List.of());
     } finally {
-      idle.forEach(m -> m.execLock.unlock());
+      idle.forEach(m -> m.execLock.release());
     }
   }
 
-  private void execute(Procedure<Env> proc, RootProcedureStack<Env> stack)
+  /**
+   * Runs the step and applies its outcome; true if the outcome's write was handed over (the rest of
+   * the step happens once it is durable).
+   */
+  private boolean execute(Procedure<Env> proc, RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
     Procedure<Env>[] children = null;
     boolean yielded = false;
@@ -227,48 +268,63 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
         releaseLockAfterStep(proc);
         fail(proc, stack);
       }
-      return;
+      return false;
     }
     proc.resetRetryAttempts();
+    StepUpdate<Env> update;
     if (yielded) {
-      ctx.persist(proc);
-      releaseLockAfterStep(proc);
-      ctx.scheduler.addBack(proc);
+      update =
+          StepUpdate.of(
+              proc,
+              () -> {
+                releaseLockAfterStep(proc);
+                ctx.scheduler.addBack(proc);
+              });
     } else if (suspended) {
       proc.transitionTo(ProcedureState.WAITING);
-      ctx.persist(proc);
-      releaseLockAfterStep(proc);
+      update = StepUpdate.of(proc, () -> releaseLockAfterStep(proc));
     } else if (children != null && children.length == 1 && children[0] == proc) {
-      continueWith(proc, waitMillis);
+      update = continueWith(proc, waitMillis);
     } else if (children != null && children.length > 0) {
-      spawn(proc, stack, children);
+      update = spawn(proc, stack, children);
     } else {
-      succeed(proc, stack);
+      update = succeed(proc, stack);
     }
+    return update != null && ctx.applyPipelined(update, () -> endHandedOverStep(proc, stack));
   }
 
   /** The step asked for another step, maybe after a wait. */
-  private void continueWith(Procedure<Env> proc, long waitMillis) throws IOException {
+  private StepUpdate<Env> continueWith(Procedure<Env> proc, long waitMillis) {
     if (waitMillis >= 0) {
       long deadline = ctx.now() + waitMillis;
       proc.setWaitDeadline(deadline);
       proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
-      ctx.persist(proc);
-      releaseLockAfterStep(proc);
-      ctx.timeouts.add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
-      return;
+      return StepUpdate.of(
+          proc,
+          () -> {
+            releaseLockAfterStep(proc);
+            ctx.timeouts.add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
+          });
     }
-    ctx.persist(proc);
-    releaseLockAfterStep(proc);
-    if (proc.isYieldAfterExecution(ctx.env)) {
-      ctx.scheduler.addBack(proc);
-    } else {
-      ctx.scheduler.addFront(proc);
-    }
+    boolean yield = proc.isYieldAfterExecution(ctx.env);
+    return StepUpdate.of(
+        proc,
+        () -> {
+          releaseLockAfterStep(proc);
+          if (yield) {
+            ctx.scheduler.addBack(proc);
+          } else {
+            ctx.scheduler.addFront(proc);
+          }
+        });
   }
 
-  /** The step returned children: persist them with the parent's WAITING, then queue them. */
-  private void spawn(Procedure<Env> parent, RootProcedureStack<Env> stack, Procedure<Env>[] kids)
+  /**
+   * The step returned children: the parent's WAITING with the new children, then queue them; null
+   * if the children are invalid (the parent failed).
+   */
+  private StepUpdate<Env> spawn(
+      Procedure<Env> parent, RootProcedureStack<Env> stack, Procedure<Env>[] kids)
       throws IOException {
     long now = ctx.now();
     List<Procedure<Env>> children = new ArrayList<>(kids.length);
@@ -279,7 +335,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
             new IllegalStateException("step returned an invalid child: " + child));
         releaseLockAfterStep(parent);
         fail(parent, stack);
-        return;
+        return null;
       }
       String type = ctx.codec.registry().typeOf(child).orElse(null);
       if (type == null) {
@@ -287,7 +343,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
             parent.getType(), new UnknownProcedureTypeException(child.getClass().getName()));
         releaseLockAfterStep(parent);
         fail(parent, stack);
-        return;
+        return null;
       }
       child.setType(type);
       child.setProcId(ctx.ids.next());
@@ -301,28 +357,30 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     List<Procedure<Env>> batch = new ArrayList<>(children.size() + 1);
     batch.add(parent);
     batch.addAll(children);
-    ctx.write(batch, List.of());
-    releaseLockAfterStep(parent);
-    for (Procedure<Env> child : children) {
-      ctx.procedures.put(child.getProcId(), child);
-      stack.addMember(child);
-      if (child.getTimeout() > 0) {
-        ctx.timeouts.add(
-            child.getSubmittedTime() + child.getTimeout(),
-            TimeoutQueue.Kind.PROCEDURE_DEADLINE,
-            child);
-      }
-      ctx.scheduler.addFront(child);
-    }
+    return new StepUpdate<>(
+        batch,
+        List.of(),
+        () -> {
+          releaseLockAfterStep(parent);
+          for (Procedure<Env> child : children) {
+            ctx.procedures.put(child.getProcId(), child);
+            stack.addMember(child);
+            if (child.getTimeout() > 0) {
+              ctx.timeouts.add(
+                  child.getSubmittedTime() + child.getTimeout(),
+                  TimeoutQueue.Kind.PROCEDURE_DEADLINE,
+                  child);
+            }
+            ctx.scheduler.addFront(child);
+          }
+        });
   }
 
-  private void succeed(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
+  private StepUpdate<Env> succeed(Procedure<Env> proc, RootProcedureStack<Env> stack) {
     proc.transitionTo(ProcedureState.SUCCESS);
-    if (proc.hasParent()) {
-      completion.childSucceeded(proc, stack);
-    } else {
-      completion.rootFinished(proc, stack);
-    }
+    return proc.hasParent()
+        ? completion.childSucceeded(proc, stack)
+        : completion.rootFinished(proc, stack);
   }
 
   /** A step whose state cannot be rolled back failed: try it again after a backoff. */

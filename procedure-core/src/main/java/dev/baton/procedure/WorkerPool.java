@@ -166,16 +166,31 @@ final class WorkerPool {
       this.temporary = temporary;
     }
 
+    /**
+     * Polls and runs procedures. Steps whose store writes this worker handed over (its {@link
+     * WritePipeline}) are finished here too, once durable: the worker polls without blocking while
+     * it has writes in flight, and waits for the oldest of them when there is nothing else to do.
+     */
     @Override
     public void run() {
       long idleSince = System.nanoTime();
       long keepAlive = config.keepAlive().toNanos();
+      long pollMillis = config.pollInterval().toMillis();
+      WritePipeline pipeline = new WritePipeline();
+      pipeline.bindToCurrentThread();
       try {
         while (running && !isInterrupted()) {
+          runCompleted(pipeline);
+          if (pipeline.isFull()) {
+            pipeline.awaitOldest(pollMillis);
+            continue;
+          }
           Procedure<?> proc =
-              scheduler.poll(config.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+              scheduler.poll(pipeline.isEmpty() ? pollMillis : 0, TimeUnit.MILLISECONDS);
           if (proc == null) {
-            if (temporary && System.nanoTime() - idleSince > keepAlive) {
+            if (!pipeline.isEmpty()) {
+              pipeline.awaitOldest(pollMillis);
+            } else if (temporary && System.nanoTime() - idleSince > keepAlive) {
               break;
             }
             continue;
@@ -193,7 +208,21 @@ final class WorkerPool {
       } catch (Throwable t) {
         LOG.error("{} terminated by an unexpected error", getName(), t);
       } finally {
+        pipeline.abandon(new IllegalStateException(getName() + " stopped"));
+        pipeline.unbind();
         workers.remove(this);
+      }
+    }
+
+    private void runCompleted(WritePipeline pipeline) {
+      if (pipeline.isEmpty()) {
+        return;
+      }
+      stepStartNanos = System.nanoTime();
+      try {
+        pipeline.runCompleted();
+      } finally {
+        stepStartNanos = 0;
       }
     }
   }

@@ -206,8 +206,10 @@ class FileStoreRestartTest {
   void restartWithSomeChildrenDoneAndOthersNotStartedFinishesTheTree() throws Exception {
     CrashInjectingStore first = new CrashInjectingStore(newStore());
     ProcedureExecutor<TestEnv> executor = start(first, registry());
-    // writes: 1 submit, 2 p:A, 3 p:B + children, then the first child's A, B, and C (write 6)
-    first.arm(Mode.AFTER_PERSIST, 5);
+    // writes: 1 submit, 2 p:A, 3 p:B + children, 4-12 the children's nine steps in whatever order
+    // the workers interleave them, 13 p:C. Seven of the children's steps cannot all be A or B, so
+    // at the crash (write 10) some child has run C, and p has not.
+    first.arm(Mode.AFTER_PERSIST, 9);
     long id = executor.submit(new Steps("p").withChildren(3));
     List<String> atCrash = awaitCrash(executor, first);
     assertTrue(

@@ -3,6 +3,7 @@ package dev.baton.procedure.store;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A durable {@link ProcedureStore} in a local directory: an append-only log of checksummed batch
@@ -135,6 +136,19 @@ public final class FileProcedureStore implements ProcedureStore {
   @Override
   public void write(StoreBatch batch) throws IOException {
     running().write(batch);
+  }
+
+  /**
+   * Queues the batch for the writer thread and returns at once; the future completes when the group
+   * commit that carries it is durable. Batches handed over by one thread are written in that order.
+   */
+  @Override
+  public CompletableFuture<Void> writeAsync(StoreBatch batch) {
+    try {
+      return running().writeAsync(batch);
+    } catch (StoreStoppedException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** Number of {@code force} calls so far (group commit makes this far below the batch count). */

@@ -32,6 +32,11 @@ final class PendingWrite {
     return frame.limit();
   }
 
+  /** Completes once the batch is durable, or with the failure; a copy, for one caller. */
+  CompletableFuture<Void> durable() {
+    return done.copy();
+  }
+
   /** The batch is durable. */
   void complete() {
     done.complete(null);

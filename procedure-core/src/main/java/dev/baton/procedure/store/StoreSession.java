@@ -3,6 +3,7 @@ package dev.baton.procedure.store;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,6 +98,27 @@ final class StoreSession {
       throw stopped();
     }
     write.await();
+  }
+
+  /**
+   * Hands the batch to the writer thread; the future completes once it is durable, or with the
+   * {@link IOException} {@link #write} would throw.
+   */
+  CompletableFuture<Void> writeAsync(StoreBatch batch) {
+    try {
+      throwIfFailed();
+      if (SegmentFormat.isNoOp(batch)) {
+        return CompletableFuture.completedFuture(null);
+      }
+      PendingWrite write = new PendingWrite(batch);
+      if (!queue.offer(write)) {
+        throwIfFailed();
+        throw stopped();
+      }
+      return write.durable();
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -88,16 +89,7 @@ public final class CrashInjectingStore implements ProcedureStore {
   @Override
   public void write(StoreBatch batch) throws IOException {
     int n = writes.incrementAndGet();
-    Mode mode;
-    synchronized (this) {
-      if (armed != null && skip > 0) {
-        skip--;
-        mode = null;
-      } else {
-        mode = armed;
-        armed = null;
-      }
-    }
+    Mode mode = takeCrash();
     if (mode == Mode.BEFORE_PERSIST) {
       throw new SimulatedCrashException(mode, n);
     }
@@ -105,5 +97,32 @@ public final class CrashInjectingStore implements ProcedureStore {
     if (mode == Mode.AFTER_PERSIST) {
       throw new SimulatedCrashException(mode, n);
     }
+  }
+
+  /** The same crashes, on the wrapped store's {@code writeAsync} (pipelined writes). */
+  @Override
+  public CompletableFuture<Void> writeAsync(StoreBatch batch) {
+    int n = writes.incrementAndGet();
+    Mode mode = takeCrash();
+    if (mode == Mode.BEFORE_PERSIST) {
+      return CompletableFuture.failedFuture(new SimulatedCrashException(mode, n));
+    }
+    CompletableFuture<Void> durable = delegate.writeAsync(batch);
+    if (mode != Mode.AFTER_PERSIST) {
+      return durable;
+    }
+    return durable.thenCompose(
+        ok -> CompletableFuture.failedFuture(new SimulatedCrashException(mode, n)));
+  }
+
+  /** The mode of a crash due at this write, or null. */
+  private synchronized Mode takeCrash() {
+    if (armed != null && skip > 0) {
+      skip--;
+      return null;
+    }
+    Mode mode = armed;
+    armed = null;
+    return mode;
   }
 }

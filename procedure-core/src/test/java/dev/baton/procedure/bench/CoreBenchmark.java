@@ -219,7 +219,7 @@ public final class CoreBenchmark {
     report.figure(
         s,
         "file.ceiling_updates_per_s",
-        "ceiling: writers / raw fsync",
+        "ceiling without pipelining: writers / raw fsync",
         WRITER_THREADS * MICROS_PER_SECOND / rawFsyncMicros,
         0);
     jvmRows(report, s, "file", r);

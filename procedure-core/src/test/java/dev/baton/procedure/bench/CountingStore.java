@@ -4,6 +4,7 @@ import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 /** A {@link ProcedureStore} that counts the writes it passes on to the store it wraps. */
@@ -53,6 +54,15 @@ final class CountingStore implements ProcedureStore {
   @Override
   public void write(StoreBatch batch) throws IOException {
     delegate.write(batch);
+    count(batch);
+  }
+
+  @Override
+  public CompletableFuture<Void> writeAsync(StoreBatch batch) {
+    return delegate.writeAsync(batch).thenRun(() -> count(batch));
+  }
+
+  private void count(StoreBatch batch) {
     writes.increment();
     if (batch.upserts().isEmpty() && batch.deleteCount() > 0) {
       deleteOnlyWrites.increment();

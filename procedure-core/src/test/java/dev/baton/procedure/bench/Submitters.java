@@ -4,6 +4,8 @@ import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureExecutor;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -28,6 +30,8 @@ final class Submitters {
   private final AtomicReference<Throwable> error = new AtomicReference<>();
   private final List<long[]> ids = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
+  // One permit per submission that completed (durable and queued, or failed).
+  private final Semaphore durable = new Semaphore(0);
 
   /**
    * @param limit procedures to submit at most
@@ -59,16 +63,27 @@ final class Submitters {
     }
   }
 
+  /**
+   * Submits without waiting for each submission to be durable ({@link
+   * ProcedureExecutor#submitAsync}): the in-flight window bounds how many are outstanding.
+   */
   private void submitLoop(long[] mine) {
     int n = 0;
     try {
       while (tickets.getAndIncrement() < limit && System.nanoTime() - deadlineNanos < 0) {
         env.window.acquire();
-        long id = executor.submit(factory.get());
+        int slot = n++;
+        CompletableFuture<Long> id = executor.submitAsync(factory.get(), null);
         submitted.incrementAndGet();
-        if (mine != null) {
-          mine[n++] = id;
-        }
+        id.whenComplete(
+            (procId, failure) -> {
+              if (failure != null) {
+                error.compareAndSet(null, failure);
+              } else if (mine != null) {
+                mine[slot] = procId;
+              }
+              durable.release();
+            });
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -77,11 +92,12 @@ final class Submitters {
     }
   }
 
-  /** Waits for the submitter threads; rethrows what stopped one of them. */
+  /** Waits for the submitter threads and their submissions; rethrows what failed one. */
   void join() throws InterruptedException {
     for (Thread t : threads) {
       t.join();
     }
+    durable.acquire(Math.toIntExact(submitted.get())); // every submission completed
     Throwable e = error.get();
     if (e != null) {
       throw new IllegalStateException("a submitter failed: " + e, e);

@@ -1,0 +1,163 @@
+package dev.baton.procedure;
+
+import dev.baton.procedure.store.StoreRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * How root procedures enter an executor: submitted here (persisted, synchronously or through the
+ * store's {@code writeAsync}, then queued) or adopted from a record someone else made durable.
+ * Nonces make a repeated submission return the first procId.
+ */
+final class Submissions<Env> {
+  private final ExecutorContext<Env> ctx;
+
+  Submissions(ExecutorContext<Env> ctx) {
+    this.ctx = ctx;
+  }
+
+  /**
+   * Persists and queues a root procedure; see {@link ProcedureExecutor#submit(Procedure,NonceKey)}.
+   */
+  long submit(Procedure<Env> proc, NonceKey nonce) {
+    Long existing = prepare(proc, nonce);
+    if (existing != null) {
+      return existing;
+    }
+    try {
+      ctx.persist(proc);
+    } catch (IOException e) {
+      throw notPersisted(proc, nonce, e);
+    }
+    schedule(proc);
+    return proc.getProcId();
+  }
+
+  /**
+   * Like {@link #submit} without waiting for the store: the future completes with the procId once
+   * the submission is durable and queued, or exceptionally with an {@link UncheckedIOException}.
+   * Argument errors are thrown at once.
+   */
+  CompletableFuture<Long> submitAsync(Procedure<Env> proc, NonceKey nonce) {
+    Long existing = prepare(proc, nonce);
+    if (existing != null) {
+      return CompletableFuture.completedFuture(existing);
+    }
+    return ctx.writeAsync(List.of(proc))
+        .handle(
+            (ok, failure) -> {
+              if (failure != null) {
+                Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause()
+                        : failure;
+                throw notPersisted(
+                    proc,
+                    nonce,
+                    cause instanceof IOException io
+                        ? io
+                        : new IOException(cause.toString(), cause));
+              }
+              schedule(proc);
+              return proc.getProcId();
+            });
+  }
+
+  /**
+   * Checks and names a new root; returns the first procId if the nonce was seen before, else null
+   * (the procedure then has its id, type, times and RUNNABLE state).
+   */
+  private Long prepare(Procedure<Env> proc, NonceKey nonce) {
+    String type =
+        ctx.codec
+            .registry()
+            .typeOf(proc)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "procedure class "
+                            + proc.getClass().getName()
+                            + " is not registered in the ProcedureRegistry"));
+    if (proc.getProcId() != 0) {
+      throw new IllegalArgumentException(proc + " was already submitted");
+    }
+    long procId;
+    try {
+      procId = ctx.ids.next();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "no procedure id could be reserved for " + type + ": " + e.getMessage(), e);
+    }
+    if (nonce != null) {
+      Long existing = ctx.nonces.putIfAbsent(nonce, procId);
+      if (existing != null) {
+        return existing;
+      }
+      proc.setNonceKey(nonce);
+    }
+    proc.setType(type);
+    proc.setProcId(procId);
+    proc.setParent(Procedure.NO_PARENT, procId);
+    proc.setSubmittedTime(ctx.now());
+    proc.transitionTo(ProcedureState.RUNNABLE);
+    return null;
+  }
+
+  private UncheckedIOException notPersisted(Procedure<Env> proc, NonceKey nonce, IOException e) {
+    if (nonce != null) {
+      ctx.nonces.remove(nonce, proc.getProcId());
+    }
+    return new UncheckedIOException(
+        "submission of " + proc.getType() + " could not be persisted: " + e.getMessage(), e);
+  }
+
+  /** See {@link ProcedureExecutor#adopt}. */
+  boolean adopt(StoreRecord record) throws ProcedureCodecException {
+    long procId = record.procId();
+    ctx.ids.observe(procId);
+    if (ctx.info(procId) != null) {
+      return false;
+    }
+    @SuppressWarnings("unchecked")
+    Procedure<Env> proc = (Procedure<Env>) ctx.codec.decode(procId, record.data());
+    if (proc.getParentProcId() != Procedure.NO_PARENT
+        || proc.getRootProcId() != procId
+        || proc.getState() != ProcedureState.RUNNABLE
+        || proc.getStackIndexes().length != 0) {
+      throw new ProcedureCodecException(
+          "procedure " + procId + " cannot be adopted: it is not a new root (" + proc + ")");
+    }
+    if (proc.getNonceKey() != null) {
+      Long existing = ctx.nonces.putIfAbsent(proc.getNonceKey(), procId);
+      if (existing != null && existing != procId) {
+        throw new ProcedureCodecException(
+            "procedure "
+                + procId
+                + " repeats nonce "
+                + proc.getNonceKey()
+                + " of procedure "
+                + existing);
+      }
+    }
+    proc.refreshSnapshot();
+    schedule(proc);
+    return true;
+  }
+
+  /** A new root in its own stack, registered, its deadline armed, queued at the back. */
+  private void schedule(Procedure<Env> proc) {
+    long procId = proc.getProcId();
+    RootProcedureStack<Env> stack = new RootProcedureStack<>(procId);
+    stack.addMember(proc);
+    ctx.stacks.put(procId, stack);
+    ctx.procedures.put(procId, proc);
+    if (proc.getTimeout() > 0) {
+      ctx.timeouts.add(
+          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
+    }
+    ctx.scheduler.addBack(proc);
+  }
+}
