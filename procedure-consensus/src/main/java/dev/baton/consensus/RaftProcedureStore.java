@@ -104,6 +104,25 @@ final class RaftProcedureStore implements ProcedureStore {
     await(batcher.add(batch.toProto().toByteString()), "store write");
   }
 
+  /**
+   * Queues the batch for the next log entry and returns at once; the future completes once the
+   * entry is committed and applied (or with the {@link IOException} {@link #write} would throw,
+   * also after the write timeout). The executor never has two writes of one procedure in flight and
+   * makes a write that another depends on durable before the dependent one starts.
+   */
+  @Override
+  public CompletableFuture<Void> writeAsync(StoreBatch batch) {
+    try {
+      ensureWritable();
+    } catch (NotLeaderException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return batcher
+        .add(batch.toProto().toByteString())
+        .orTimeout(writeTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(e -> CompletableFuture.failedFuture(asIoException(e, "store write")));
+  }
+
   @Override
   public long reserveProcIds(long highestKnown, int count) throws IOException {
     ensureWritable();
@@ -154,20 +173,31 @@ final class RaftProcedureStore implements ProcedureStore {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException(name + ": interrupted while waiting for a " + what);
     } catch (TimeoutException e) {
-      throw new IOException(
+      throw asIoException(e, what);
+    } catch (ExecutionException e) {
+      throw asIoException(e.getCause(), what);
+    }
+  }
+
+  /** The IOException a failed or timed-out write or reservation reports. */
+  private IOException asIoException(Throwable failure, String what) {
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    if (cause instanceof TimeoutException) {
+      return new IOException(
           name
               + ": "
               + what
               + " not committed within "
               + writeTimeout
               + " (is a majority of the cluster up?)");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      throw new IOException(name + ": " + what + " failed: " + cause, cause);
     }
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    return new IOException(name + ": " + what + " failed: " + cause, cause);
   }
 
   @Override

@@ -59,6 +59,7 @@ final class AdmissionControl<Env> implements LockHost {
 
   @Override
   public void wake(Procedure<?> proc) {
+    ctx.timeouts.cancel(proc, TimeoutQueue.Kind.LOCK_WAIT_EXPIRED); // the wait is over
     if (ctx.running) {
       ctx.scheduler.addFront(proc);
     }

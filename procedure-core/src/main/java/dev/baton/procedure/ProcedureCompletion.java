@@ -101,6 +101,7 @@ final class ProcedureCompletion<Env> {
 
   private void cleanup(Procedure<Env> proc) {
     ctx.admission.finished(proc); // whatever its releaseLock left, and any wait or slot
+    ctx.timeouts.cancelAll(proc); // deadlines not passed yet no longer hold it
     try {
       proc.completionCleanup(ctx.env);
     } catch (RuntimeException e) {

@@ -343,6 +343,11 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     return ctx.scheduler.size();
   }
 
+  /** Deadlines in the timeout queue, chores included (for tests). */
+  int pendingDeadlines() {
+    return ctx.timeouts.size();
+  }
+
   /** Number of workers now, including temporary keep-alive workers. */
   public int workerCount() {
     return workers.workerCount();

@@ -181,6 +181,9 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
           return true;
         }
         proc.setWaitDeadline(0);
+        if (woken) {
+          ctx.timeouts.cancel(proc, TimeoutQueue.Kind.WAIT_EXPIRED); // ended before its deadline
+        }
         proc.transitionTo(ProcedureState.RUNNABLE);
         return true;
       case WAITING:

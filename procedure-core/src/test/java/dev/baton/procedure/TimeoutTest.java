@@ -102,6 +102,22 @@ class TimeoutTest {
   }
 
   @Test
+  void deadlinesThatEndEarlyLeaveTheTimeoutQueueAtOnce() throws Exception {
+    h.env.waits.put("p:A", HOUR);
+    h.start();
+    int chores = h.executor.pendingDeadlines(); // the cleaner's round
+    long id = h.executor.submit(new Timed("p", HOUR));
+    awaitState(id, ProcedureState.WAITING_TIMEOUT);
+    assertEquals(chores + 2, h.executor.pendingDeadlines(), "procedure deadline and wait");
+
+    assertTrue(h.executor.wake(id));
+    assertEquals(ProcedureState.SUCCESS, h.await(id).state());
+    // neither the ended wait nor the finished procedure's deadline holds it for the next hour
+    Harness.eventually("deadlines dropped")
+        .untilAsserted(() -> assertEquals(chores, h.executor.pendingDeadlines()));
+  }
+
+  @Test
   void procedureTimeoutFailsAndRollsBackASuspendedProcedure() throws Exception {
     h.env.failNext("suspend p:B", 1);
     h.start();
