@@ -26,7 +26,11 @@ class SnapshotTest {
   /** Small segments, so closed segments exist and the log can be purged behind a snapshot. */
   static final long SEGMENT_BYTES = 16 * 1024;
 
-  static final int PROCEDURES = 40;
+  /**
+   * Enough writes to fill and close segments past the lagging node's index, also when group commit
+   * packs many of them into one entry.
+   */
+  static final int PROCEDURES = 100;
 
   @TempDir Path dir;
 

@@ -254,6 +254,12 @@ public abstract class Procedure<Env> {
     return false;
   }
 
+  /**
+   * The step that just ran failed and is retried: forget what it said comes next, so the retry runs
+   * the same step again.
+   */
+  void discardFailedStepOutcome() {}
+
   /** Writes framework-owned subclass state (e.g. executed states) and then the user state. */
   void writeState(DataOutputStream out) throws IOException {
     serializeStateData(out);

@@ -17,7 +17,10 @@ import java.util.List;
  * crashed (it may have run without its outcome being persisted). So rollbackState must cope with a
  * state that ran partly or not at all, as it must for a failing step anyway. A state whose {@link
  * #isRollbackSupported} is false is retried with backoff when it fails, instead of being rolled
- * back, and an abort is refused while the procedure is in it.
+ * back, and an abort is refused while the procedure is in it. A step fails by throwing or by
+ * calling {@code setFailure}; either way what it did to the flow (the next state named, {@link
+ * Flow#NO_MORE_STATE}, children added) is discarded: the failure rolls back, or, in such a state,
+ * the same state runs again.
  *
  * <p>The cycle counter ({@link #getCycles}) counts consecutive steps in the same state, so a step
  * that waits in place can give up after a bound (seed 000 "circle").
@@ -38,6 +41,10 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
   private int nextStateId = NO_STATE;
   private int cycles;
   private boolean noMoreState;
+  // The state and cycle count the current step started with (a failed step that is retried
+  // starts again from them).
+  private int stepStateId = NO_STATE;
+  private int stepCycles;
   private boolean lastStepRecorded;
   private boolean lastStepUnsupportedRollback;
   private final List<Procedure<Env>> newChildren = new ArrayList<>();
@@ -112,6 +119,8 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
     if (nextStateId == NO_STATE) {
       nextStateId = stateId;
     }
+    stepStateId = stateId;
+    stepCycles = cycles;
     recordExecuted(stateId);
     lastStepUnsupportedRollback = !isRollbackSupported(state);
     newChildren.clear();
@@ -181,6 +190,22 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
   @Override
   boolean retryInsteadOfRollback() {
     return lastStepUnsupportedRollback;
+  }
+
+  /**
+   * A failed step in a state that cannot be rolled back is retried in that same state, whatever it
+   * named as next, and even if it returned {@link Flow#NO_MORE_STATE}: a failed step never ends the
+   * procedure.
+   */
+  @Override
+  void discardFailedStepOutcome() {
+    if (stepStateId == NO_STATE) {
+      return;
+    }
+    nextStateId = stepStateId;
+    cycles = stepCycles;
+    noMoreState = false;
+    newChildren.clear();
   }
 
   @Override

@@ -398,6 +398,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
         attempt,
         wait);
     proc.clearFailure();
+    proc.discardFailedStepOutcome();
     ctx.persist(proc);
     releaseLockAfterStep(proc);
     long until = ctx.now() + wait;
