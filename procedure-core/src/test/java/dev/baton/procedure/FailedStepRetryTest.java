@@ -25,70 +25,41 @@ class FailedStepRetryTest {
     NEXT_STATE_THEN_THROW
   }
 
-  /** A: cannot be rolled back, fails once as configured; B: the last state. */
-  public static final class Fragile extends StateMachineProcedure<TestEnv, Fragile.S> {
-    enum S {
-      A,
-      B
-    }
-
+  /** {@link Steps} whose B cannot be rolled back and fails (while the env says so) as told. */
+  public static final class Fragile extends Steps {
     How how = How.SET_FAILURE_AND_NO_MORE_STATE;
 
     public Fragile() {}
 
     Fragile(How how) {
+      super("p");
       this.how = how;
+      this.unsupportedB = true;
     }
 
     @Override
     protected Flow executeFromState(TestEnv env, S state) {
-      env.record("exec p:" + state);
-      if (state == S.B) {
-        return Flow.NO_MORE_STATE;
+      if (state != S.B || !env.shouldFail("p:B")) {
+        return super.executeFromState(env, state);
       }
-      setNextState(S.B);
-      if (env.shouldFail("p:A")) {
-        if (how == How.NEXT_STATE_THEN_THROW) {
-          throw new IllegalStateException("injected failure at p:A");
-        }
-        setFailure("p:A", new IOException("injected failure at p:A"));
-        return Flow.NO_MORE_STATE;
+      env.record("exec p:B");
+      setNextState(S.C);
+      if (how == How.NEXT_STATE_THEN_THROW) {
+        throw new IllegalStateException("injected failure at p:B");
       }
-      return Flow.HAS_MORE_STATE;
-    }
-
-    @Override
-    protected boolean isRollbackSupported(S state) {
-      return state != S.A;
-    }
-
-    @Override
-    protected void rollbackState(TestEnv env, S state) {
-      env.record("rollback p:" + state);
-    }
-
-    @Override
-    protected S getState(int stateId) {
-      return S.values()[stateId];
-    }
-
-    @Override
-    protected int getStateId(S state) {
-      return state.ordinal();
-    }
-
-    @Override
-    protected S getInitialState() {
-      return S.A;
+      setFailure("p:B", new IOException("injected failure at p:B"));
+      return Flow.NO_MORE_STATE;
     }
 
     @Override
     protected void serializeStateData(DataOutputStream out) throws IOException {
+      super.serializeStateData(out);
       out.writeUTF(how.name());
     }
 
     @Override
     protected void deserializeStateData(DataInputStream in) throws IOException {
+      super.deserializeStateData(in);
       how = How.valueOf(in.readUTF());
     }
   }
@@ -113,10 +84,11 @@ class FailedStepRetryTest {
   }
 
   private void assertRetriedInPlace(How how) throws Exception {
-    h.env.failNext("p:A", 2);
+    h.env.failNext("p:B", 2);
     h.start();
     long id = h.executor.submit(new Fragile(how));
     assertEquals(ProcedureState.SUCCESS, h.await(id).state());
-    assertEquals(List.of("exec p:A", "exec p:A", "exec p:A", "exec p:B"), h.env.journal());
+    assertEquals(
+        List.of("exec p:A", "exec p:B", "exec p:B", "exec p:B", "exec p:C"), h.env.journal());
   }
 }
