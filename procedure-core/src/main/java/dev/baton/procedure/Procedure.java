@@ -44,6 +44,8 @@ public abstract class Procedure<Env> {
   private int pendingChildren;
   // FAILED with nothing to undo: a record that could not be read back (reported as corrupt).
   private boolean failedTerminal;
+  // Executor-only: this procedure's deadlines in the timeout queue, chained (guarded by the queue).
+  TimeoutQueue.Entry timeoutEntries;
   // Executor-only: one worker at a time runs this procedure (the seed's id lock). A semaphore, not
   // a lock: a step whose write is in flight holds it until the worker finishes the step later.
   final java.util.concurrent.Semaphore execLock = new java.util.concurrent.Semaphore(1);

@@ -83,7 +83,7 @@ final class ProcedureRecovery<Env> {
     }
     for (Procedure<Env> p : inOrder) {
       long rootId = p.getRootProcId();
-      Procedure<Env> root = loaded.get(rootId);
+      Procedure<Env> root = rootId == p.getProcId() ? p : loaded.get(rootId);
       if (root == null) {
         String why =
             corruptReasons.containsKey(rootId)
@@ -122,19 +122,32 @@ final class ProcedureRecovery<Env> {
   }
 
   private void wireLive(List<Procedure<Env>> live, Map<Long, String> brokenTrees) {
+    // Roots first (a root has the lowest procId of its tree, so it is its stack's first member);
+    // the maps are sized once for everything (see KeyedView).
+    List<RootProcedureStack<Env>> newStacks = new ArrayList<>();
+    for (Procedure<Env> p : live) {
+      if (!p.hasParent()) {
+        RootProcedureStack<Env> stack = new RootProcedureStack<>(p.getProcId());
+        stack.addMember(p);
+        newStacks.add(stack);
+        if (p.getNonceKey() != null) {
+          ctx.nonces.put(p.getNonceKey(), p.getProcId());
+        }
+      }
+    }
+    ctx.stacks.putAll(KeyedView.of(newStacks, RootProcedureStack::rootProcId));
+    ctx.procedures.putAll(KeyedView.of(live, Procedure::getProcId));
     Map<Long, Integer> unfinishedChildren = new HashMap<>();
     for (Procedure<Env> p : live) {
-      ctx.procedures.put(p.getProcId(), p);
-      ctx.stacks.computeIfAbsent(p.getRootProcId(), RootProcedureStack::new).addMember(p);
-      if (p.hasParent() && !p.isFinished()) {
-        unfinishedChildren.merge(p.getParentProcId(), 1, Integer::sum);
-      }
-      if (!p.hasParent() && p.getNonceKey() != null) {
-        ctx.nonces.put(p.getNonceKey(), p.getProcId());
+      if (p.hasParent()) {
+        ctx.stacks.get(p.getRootProcId()).addMember(p);
+        if (!p.isFinished()) {
+          unfinishedChildren.merge(p.getParentProcId(), 1, Integer::sum);
+        }
       }
       p.refreshSnapshot();
     }
-    for (RootProcedureStack<Env> stack : ctx.stacks.values()) {
+    for (RootProcedureStack<Env> stack : newStacks) {
       stack.rebuildEntries();
       String broken = brokenTrees.get(stack.rootProcId());
       if (broken != null) {
@@ -189,7 +202,7 @@ final class ProcedureRecovery<Env> {
       }
     }
     retakeHeldLocks(live);
-    for (RootProcedureStack<Env> stack : ctx.stacks.values()) {
+    for (RootProcedureStack<Env> stack : newStacks) {
       if (stack.isFailed()) {
         ctx.scheduler.addBack(ctx.procedures.get(stack.rootProcId()));
       }

@@ -1,11 +1,8 @@
 package dev.baton.procedure;
 
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
+import java.util.PriorityQueue;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Deadlines of procedures, earliest first: WAITING_TIMEOUT waits, procedure-level timeouts, retry
@@ -30,20 +27,53 @@ final class TimeoutQueue {
     LOCK_WAIT_EXPIRED
   }
 
-  /** One deadline. {@code proc} is null for chores. */
-  record Entry(long deadline, long seq, Kind kind, Procedure<?> proc) {}
+  /**
+   * One deadline. {@code proc} is null for chores. A cancelled entry lets go of its procedure and
+   * is dropped, unfired, when it reaches the head of the queue.
+   */
+  static final class Entry {
+    private final long deadline;
+    private final long seq;
+    private final Kind kind;
+    private Procedure<?> proc;
+    private boolean cancelled;
+    // the next entry of the same procedure (guarded by the queue)
+    private Entry nextOfProc;
 
-  private final TreeSet<Entry> queue =
-      new TreeSet<>(
+    private Entry(long deadline, long seq, Kind kind, Procedure<?> proc) {
+      this.deadline = deadline;
+      this.seq = seq;
+      this.kind = kind;
+      this.proc = proc;
+    }
+
+    long deadline() {
+      return deadline;
+    }
+
+    Kind kind() {
+      return kind;
+    }
+
+    Procedure<?> proc() {
+      return proc;
+    }
+
+    /** The next deadline of the same procedure, or null. */
+    Entry nextOfSameProcedure() {
+      return nextOfProc;
+    }
+  }
+
+  private final PriorityQueue<Entry> queue =
+      new PriorityQueue<>(
           (a, b) ->
-              a.deadline() != b.deadline()
-                  ? Long.compare(a.deadline(), b.deadline())
-                  : Long.compare(a.seq(), b.seq()));
-  // The entries of each procedure, so a wait that ends early drops its deadline (and the queue
-  // stops holding the procedure) at once instead of when the deadline passes.
-  private final Map<Procedure<?>, List<Entry>> byProcedure = new IdentityHashMap<>();
+              a.deadline != b.deadline
+                  ? Long.compare(a.deadline, b.deadline)
+                  : Long.compare(a.seq, b.seq));
   private final LongSupplier clock;
   private long seq;
+  private int cancelled;
 
   TimeoutQueue(LongSupplier clock) {
     this.clock = clock;
@@ -53,35 +83,59 @@ final class TimeoutQueue {
     Entry entry = new Entry(deadline, seq++, kind, proc);
     queue.add(entry);
     if (proc != null) {
-      byProcedure.computeIfAbsent(proc, p -> new ArrayList<>(1)).add(entry);
+      entry.nextOfProc = proc.timeoutEntries;
+      proc.timeoutEntries = entry;
     }
     notifyAll();
   }
 
-  /** Drops the deadlines of {@code kind} of {@code proc}: what they waited for ended early. */
+  /**
+   * Drops the deadlines of {@code kind} of {@code proc}: what they waited for ended early. The
+   * queue no longer holds the procedure for them.
+   */
   synchronized void cancel(Procedure<?> proc, Kind kind) {
-    List<Entry> entries = byProcedure.get(proc);
-    if (entries == null) {
-      return;
-    }
-    entries.removeIf(
-        e -> {
-          if (e.kind() == kind) {
-            queue.remove(e);
-            return true;
-          }
-          return false;
-        });
-    if (entries.isEmpty()) {
-      byProcedure.remove(proc);
-    }
+    unlink(proc, k -> k == kind);
   }
 
   /** Drops every deadline of {@code proc} (it finished). */
   synchronized void cancelAll(Procedure<?> proc) {
-    List<Entry> entries = byProcedure.remove(proc);
-    if (entries != null) {
-      entries.forEach(queue::remove);
+    unlink(proc, kind -> true);
+  }
+
+  private void unlink(Procedure<?> proc, Predicate<Kind> which) {
+    Entry previous = null;
+    for (Entry e = proc.timeoutEntries; e != null; e = e.nextOfProc) {
+      if (which.test(e.kind)) {
+        if (previous == null) {
+          proc.timeoutEntries = e.nextOfProc;
+        } else {
+          previous.nextOfProc = e.nextOfProc;
+        }
+        e.cancelled = true;
+        e.proc = null;
+        cancelled++;
+      } else {
+        previous = e;
+      }
+    }
+  }
+
+  /** Removes a fired entry from its procedure's chain. */
+  private void forget(Entry fired) {
+    Procedure<?> proc = fired.proc;
+    if (proc == null) {
+      return;
+    }
+    Entry previous = null;
+    for (Entry e = proc.timeoutEntries; e != null; previous = e, e = e.nextOfProc) {
+      if (e == fired) {
+        if (previous == null) {
+          proc.timeoutEntries = e.nextOfProc;
+        } else {
+          previous.nextOfProc = e.nextOfProc;
+        }
+        return;
+      }
     }
   }
 
@@ -93,41 +147,48 @@ final class TimeoutQueue {
     long now = clock.getAsLong();
     long giveUp = now + maxWaitMillis;
     while (true) {
-      Entry head = queue.isEmpty() ? null : queue.first();
-      if (head != null && head.deadline() <= now) {
-        queue.pollFirst();
+      Entry head = liveHead();
+      if (head != null && head.deadline <= now) {
+        queue.poll();
         forget(head);
         return head;
       }
-      long until = head == null ? giveUp : Math.min(giveUp, head.deadline());
+      long until = head == null ? giveUp : Math.min(giveUp, head.deadline);
       if (until <= now) {
         return null;
       }
       wait(until - now);
       now = clock.getAsLong();
-      if (now >= giveUp && (queue.isEmpty() || queue.first().deadline() > now)) {
+      Entry next = liveHead();
+      if (now >= giveUp && (next == null || next.deadline > now)) {
         return null;
       }
     }
   }
 
-  private void forget(Entry entry) {
-    if (entry.proc() == null) {
-      return;
+  /** The earliest entry that was not cancelled; cancelled ones before it are dropped. */
+  private Entry liveHead() {
+    Entry head;
+    while ((head = queue.peek()) != null && head.cancelled) {
+      queue.poll();
+      cancelled--;
     }
-    List<Entry> entries = byProcedure.get(entry.proc());
-    if (entries != null && entries.remove(entry) && entries.isEmpty()) {
-      byProcedure.remove(entry.proc());
-    }
+    return head;
   }
 
+  /** Deadlines that may still fire (cancelled ones not counted). */
   synchronized int size() {
-    return queue.size();
+    return queue.size() - cancelled;
   }
 
   synchronized void clear() {
+    for (Entry e : queue) {
+      if (e.proc != null) {
+        e.proc.timeoutEntries = null;
+      }
+    }
     queue.clear();
-    byProcedure.clear();
+    cancelled = 0;
     notifyAll();
   }
 }

@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Timeout;
 /** The timeout queue over an injected clock. */
 @Timeout(10)
 class TimeoutQueueTest {
+  private final AtomicLong clock = new AtomicLong(1_000);
+  private final TimeoutQueue queue = new TimeoutQueue(clock::get);
+  private final ScriptedStep a = new ScriptedStep("a");
+  private final ScriptedStep b = new ScriptedStep("b");
 
   @Test
   void expiredEntriesComeOutEarliestDeadlineFirstThenInInsertionOrder() throws Exception {
-    AtomicLong clock = new AtomicLong(1_000);
-    TimeoutQueue queue = new TimeoutQueue(clock::get);
-    ScriptedStep a = new ScriptedStep("a");
-    ScriptedStep b = new ScriptedStep("b");
     ScriptedStep c = new ScriptedStep("c");
     queue.add(1_300, TimeoutQueue.Kind.WAIT_EXPIRED, a);
     queue.add(1_100, TimeoutQueue.Kind.PROCEDURE_DEADLINE, b);
@@ -33,6 +33,28 @@ class TimeoutQueueTest {
 
     clock.set(1_300);
     assertSame(a, queue.takeExpired(0).proc());
+    assertEquals(0, queue.size());
+  }
+
+  @Test
+  void cancelledDeadlinesNeverFireAndLetGoOfTheirProcedure() throws Exception {
+    queue.add(1_100, TimeoutQueue.Kind.WAIT_EXPIRED, a);
+    queue.add(1_200, TimeoutQueue.Kind.PROCEDURE_DEADLINE, a);
+    queue.add(1_300, TimeoutQueue.Kind.WAIT_EXPIRED, b);
+    queue.add(1_400, TimeoutQueue.Kind.LOCK_WAIT_EXPIRED, b);
+
+    queue.cancel(a, TimeoutQueue.Kind.WAIT_EXPIRED);
+    queue.cancelAll(b);
+    assertEquals(1, queue.size());
+    assertNull(a.timeoutEntries.nextOfSameProcedure(), "a keeps only its procedure deadline");
+    assertNull(b.timeoutEntries, "nothing of b is left");
+
+    clock.set(2_000);
+    TimeoutQueue.Entry only = queue.takeExpired(0);
+    assertSame(a, only.proc());
+    assertEquals(TimeoutQueue.Kind.PROCEDURE_DEADLINE, only.kind());
+    assertNull(queue.takeExpired(0));
+    assertNull(a.timeoutEntries, "a fired entry leaves its procedure's chain");
     assertEquals(0, queue.size());
   }
 
