@@ -46,9 +46,8 @@ public abstract class Procedure<Env> {
   private boolean failedTerminal;
   // Executor-only: this procedure's deadlines in the timeout queue, chained (guarded by the queue).
   TimeoutQueue.Entry timeoutEntries;
-  // Executor-only: one worker at a time runs this procedure (the seed's id lock). A semaphore, not
-  // a lock: a step whose write is in flight holds it until the worker finishes the step later.
-  final java.util.concurrent.Semaphore execLock = new java.util.concurrent.Semaphore(1);
+  // Executor-only: one worker at a time runs this procedure (the seed's id lock).
+  final IdLock execLock = new IdLock();
   // Executor-only: the client view as of the last persisted update.
   private volatile ProcedureInfo snapshot;
   // Executor-only, not persisted: failed attempts of the current non-rollback-able step.

@@ -35,11 +35,20 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
   @SuppressWarnings("unchecked")
   public void accept(Procedure<?> raw) {
     Procedure<Env> proc = (Procedure<Env>) raw;
-    proc.execLock.acquireUninterruptibly();
+    if (!proc.execLock.acquireOrAskRerun()) {
+      return; // on a worker (maybe its write in flight): queued again when that ends
+    }
     boolean[] handedOver = {false};
     guarded(proc, () -> handedOver[0] = runLocked(proc));
     if (!handedOver[0]) {
-      proc.execLock.release();
+      releaseExecLock(proc);
+    }
+  }
+
+  /** Lets go of the procedure; queues it again if a worker found it busy meanwhile. */
+  private void releaseExecLock(Procedure<Env> proc) {
+    if (proc.execLock.release()) {
+      ctx.scheduler.addFront(proc);
     }
   }
 
@@ -100,7 +109,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       stack.release();
       guarded(proc, () -> unwindIfDue(stack));
     } finally {
-      proc.execLock.release();
+      releaseExecLock(proc);
     }
   }
 
@@ -226,7 +235,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       }
       ctx.write(batch, List.of());
     } finally {
-      idle.forEach(m -> m.execLock.release());
+      idle.forEach(this::releaseExecLock);
     }
   }
 

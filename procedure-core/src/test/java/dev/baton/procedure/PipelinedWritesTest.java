@@ -49,6 +49,20 @@ class PipelinedWritesTest {
   }
 
   @Test
+  void aProcedureQueuedAgainWhileItsWriteIsInFlightDoesNotBlockTheWorker() throws Exception {
+    executor.start();
+    long p = executor.submit(new Steps("p"));
+    Harness.eventually("p:A held").until(() -> store.heldCount() == 1);
+    assertTrue(executor.wake(p)); // queues p again while its step is not finished
+    long q = executor.submit(new Steps("q"));
+    // the only worker polled p again: it must leave it (p is queued again later) and run q
+    Harness.eventually("q:A ran").until(() -> env.journal().contains("exec q:A"));
+    assertEquals(ProcedureState.SUCCESS, releaseUntilFinished(p).state());
+    assertEquals(ProcedureState.SUCCESS, releaseUntilFinished(q).state());
+    assertEquals(6, env.journal().size(), "each state ran once: " + env.journal());
+  }
+
+  @Test
   void childrenAreQueuedOnlyOnceTheSpawningStepIsDurable() throws Exception {
     executor.start();
     long p = executor.submit(new Steps("p").withChildren(2));
