@@ -8,7 +8,6 @@ import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.store.ProcedureStore;
-import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.time.Duration;
@@ -40,9 +39,6 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureExecutor.class);
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
-  /** Most deletes in one store write of the cleaner (keeps a record far below any size limit). */
-  static final int MAX_DELETES_PER_CLEANER_WRITE = 1024;
-
   private enum Phase {
     NEW,
     RUNNING,
@@ -54,6 +50,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private final TimeoutExecutorThread timeoutThread;
   private final ProcedureCompletion<Env> completion;
   private final Submissions<Env> submissions;
+  private final ExpiredDeadlines<Env> deadlines;
   private final String name;
   private final Object lifecycle = new Object();
   private volatile Phase phase = Phase.NEW;
@@ -75,11 +72,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
             new ProcedureLimiter(b.limits));
     this.completion = new ProcedureCompletion<>(ctx);
     this.submissions = new Submissions<>(ctx);
+    this.deadlines = new ExpiredDeadlines<>(ctx);
     StepRunner<Env> runner =
         new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
     this.workers = new WorkerPool(name, b.scheduler, runner, config);
     this.timeoutThread =
-        new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, this::onTimeout);
+        new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, deadlines::onTimeout);
   }
 
   public static <Env> Builder<Env> builder(
@@ -359,61 +357,9 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     }
   }
 
-  /** Called on the timeout thread for each expired deadline. */
-  private void onTimeout(TimeoutQueue.Entry entry) {
-    if (!ctx.running) {
-      return;
-    }
-    switch (entry.kind()) {
-      case CLEAN_COMPLETED -> {
-        cleanCompleted();
-        ctx.timeouts.add(
-            ctx.now() + ctx.config.cleanerInterval().toMillis(),
-            TimeoutQueue.Kind.CLEAN_COMPLETED,
-            null);
-      }
-      case WAIT_EXPIRED, PROCEDURE_DEADLINE -> {
-        entry.proc().fireTimeout();
-        ctx.scheduler.addFront(entry.proc());
-      }
-      case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler.addFront(entry.proc());
-      case LOCK_WAIT_EXPIRED -> ctx.admission.lockWaitExpired(entry.proc());
-    }
-  }
-
-  /**
-   * Deletes completed roots past their retention from the store and forgets them. The deletes go to
-   * the store in batches of at most {@link #MAX_DELETES_PER_CLEANER_WRITE}, not one write per root:
-   * each write may cost a disk force, and this runs on the timeout thread, which fires no deadline
-   * while it waits. A batch that fails is kept (retained and queryable) for the next round.
-   */
+  /** Deletes completed roots past their retention (see {@link ExpiredDeadlines#cleanCompleted}). */
   void cleanCompleted() {
-    List<CompletedProcedureRetainer.Completed> expired = ctx.completed.expired(ctx.now());
-    for (int from = 0; from < expired.size(); from += MAX_DELETES_PER_CLEANER_WRITE) {
-      List<CompletedProcedureRetainer.Completed> chunk =
-          expired.subList(from, Math.min(expired.size(), from + MAX_DELETES_PER_CLEANER_WRITE));
-      StoreBatch.Builder batch = StoreBatch.builder().maxProcId(ctx.ids.highest());
-      for (CompletedProcedureRetainer.Completed c : chunk) {
-        batch.delete(c.root().procId());
-      }
-      try {
-        ctx.store.write(batch.build());
-      } catch (IOException e) {
-        LOG.warn(
-            "cleaner could not delete {} completed procedures (procedure {} among them): {};"
-                + " will retry",
-            chunk.size(),
-            chunk.get(0).root().procId(),
-            e.getMessage());
-        return;
-      }
-      for (CompletedProcedureRetainer.Completed c : chunk) {
-        ctx.completed.remove(c);
-        if (c.nonce() != null) {
-          ctx.nonces.remove(c.nonce(), c.root().procId());
-        }
-      }
-    }
+    deadlines.cleanCompleted();
   }
 
   /** Builds a {@link ProcedureExecutor}. */

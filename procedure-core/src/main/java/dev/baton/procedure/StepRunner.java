@@ -18,12 +18,14 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
   private final ExecutorContext<Env> ctx;
   private final ProcedureCompletion<Env> completion;
   private final RollbackRunner<Env> rollback;
+  private final StepPreparation<Env> preparation;
 
   StepRunner(
       ExecutorContext<Env> ctx, ProcedureCompletion<Env> completion, RollbackRunner<Env> rollback) {
     this.ctx = ctx;
     this.completion = completion;
     this.rollback = rollback;
+    this.preparation = new StepPreparation<>(ctx);
   }
 
   /** A part of a run that may fail the executor. */
@@ -116,7 +118,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
   /** Decides whether the procedure may run now, then runs one step; true if handed over. */
   private boolean step(Procedure<Env> proc, RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
-    if (!prepare(proc)) {
+    if (!preparation.prepare(proc)) {
       return false;
     }
     if (proc.isFailed()) {
@@ -149,63 +151,6 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       return execute(proc, stack);
     } finally {
       ctx.admission.stepDone(proc);
-    }
-  }
-
-  /**
-   * Turns the reason this procedure was queued into its state: an expired wait, a wake-up, an abort
-   * or a timeout. Returns false if it has nothing to run now.
-   */
-  private boolean prepare(Procedure<Env> proc) {
-    boolean woken = proc.takeWakeRequest();
-    proc.takeTimeoutFired();
-    long now = ctx.now();
-    if (proc.isAbortRequested() && !proc.isFailed()) {
-      proc.setFailureRecord(
-          ProcedureFailure.aborted("abort", "procedure " + proc.getProcId() + " was aborted"));
-    }
-    if (!proc.isFailed() && proc.getTimeout() > 0) {
-      long deadline = proc.getSubmittedTime() + proc.getTimeout();
-      if (now >= deadline && proc.setTimeoutFailure(ctx.env)) {
-        proc.setFailureRecord(
-            ProcedureFailure.aborted(
-                "timeout", "procedure timeout of " + proc.getTimeout() + " ms expired"));
-      }
-    }
-    switch (proc.getState()) {
-      case RUNNABLE:
-        return true;
-      case WAITING_TIMEOUT:
-        if (proc.isFailed()) {
-          return true;
-        }
-        boolean expired = now >= proc.getWaitDeadline();
-        if (!woken && !expired) {
-          return false;
-        }
-        if (expired && !woken && proc.setTimeoutFailure(ctx.env)) {
-          proc.setFailureRecord(
-              ProcedureFailure.aborted(
-                  "timeout", "wait of procedure " + proc.getProcId() + " expired"));
-          return true;
-        }
-        proc.setWaitDeadline(0);
-        if (woken) {
-          ctx.timeouts.cancel(proc, TimeoutQueue.Kind.WAIT_EXPIRED); // ended before its deadline
-        }
-        proc.transitionTo(ProcedureState.RUNNABLE);
-        return true;
-      case WAITING:
-        if (proc.isFailed()) {
-          return true;
-        }
-        if (woken && proc.getPendingChildren() <= 0) {
-          proc.transitionTo(ProcedureState.RUNNABLE);
-          return true;
-        }
-        return false;
-      default:
-        return false;
     }
   }
 

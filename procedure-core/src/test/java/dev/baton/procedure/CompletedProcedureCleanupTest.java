@@ -56,7 +56,7 @@ class CompletedProcedureCleanupTest {
   @Test
   void cleanerDeletesExpiredRootsInBatchesNotOneWriteEach() throws Exception {
     start();
-    int procedures = ProcedureExecutor.MAX_DELETES_PER_CLEANER_WRITE + 3;
+    int procedures = ExpiredDeadlines.MAX_DELETES_PER_WRITE + 3;
     List<Long> ids = runToCompletion(procedures);
     assertEquals(procedures, records.size(), "finished roots stay stored until cleaned");
 
@@ -64,8 +64,7 @@ class CompletedProcedureCleanupTest {
     executor.cleanCompleted();
 
     assertEquals(2, store.batches.size(), "one write per full batch of deletes, then the rest");
-    assertEquals(
-        ProcedureExecutor.MAX_DELETES_PER_CLEANER_WRITE, store.batches.get(0).deleteCount());
+    assertEquals(ExpiredDeadlines.MAX_DELETES_PER_WRITE, store.batches.get(0).deleteCount());
     assertEquals(3, store.batches.get(1).deleteCount());
     assertEquals(0, records.size());
     for (long id : ids) {

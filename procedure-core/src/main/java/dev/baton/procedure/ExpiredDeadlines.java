@@ -1,0 +1,82 @@
+package dev.baton.procedure;
+
+import dev.baton.procedure.store.StoreBatch;
+import java.io.IOException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the timeout thread does with each deadline that passed: queue the procedure whose wait,
+ * timeout or retry backoff ended, end an expired lock wait, or run the periodic cleaner of
+ * completed procedures.
+ */
+final class ExpiredDeadlines<Env> {
+  private static final Logger LOG = LoggerFactory.getLogger(ExpiredDeadlines.class);
+
+  /** Most deletes in one store write of the cleaner (keeps a record far below any size limit). */
+  static final int MAX_DELETES_PER_WRITE = 1024;
+
+  private final ExecutorContext<Env> ctx;
+
+  ExpiredDeadlines(ExecutorContext<Env> ctx) {
+    this.ctx = ctx;
+  }
+
+  /** Called on the timeout thread for each expired deadline. */
+  void onTimeout(TimeoutQueue.Entry entry) {
+    if (!ctx.running) {
+      return;
+    }
+    switch (entry.kind()) {
+      case CLEAN_COMPLETED -> {
+        cleanCompleted();
+        ctx.timeouts.add(
+            ctx.now() + ctx.config.cleanerInterval().toMillis(),
+            TimeoutQueue.Kind.CLEAN_COMPLETED,
+            null);
+      }
+      case WAIT_EXPIRED, PROCEDURE_DEADLINE -> {
+        entry.proc().fireTimeout();
+        ctx.scheduler.addFront(entry.proc());
+      }
+      case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler.addFront(entry.proc());
+      case LOCK_WAIT_EXPIRED -> ctx.admission.lockWaitExpired(entry.proc());
+    }
+  }
+
+  /**
+   * Deletes completed roots past their retention from the store and forgets them. The deletes go to
+   * the store in batches of at most {@link #MAX_DELETES_PER_WRITE}, not one write per root: each
+   * write may cost a disk force, and this runs on the timeout thread, which fires no deadline while
+   * it waits. A batch that fails is kept (retained and queryable) for the next round.
+   */
+  void cleanCompleted() {
+    List<CompletedProcedureRetainer.Completed> expired = ctx.completed.expired(ctx.now());
+    for (int from = 0; from < expired.size(); from += MAX_DELETES_PER_WRITE) {
+      List<CompletedProcedureRetainer.Completed> chunk =
+          expired.subList(from, Math.min(expired.size(), from + MAX_DELETES_PER_WRITE));
+      StoreBatch.Builder batch = StoreBatch.builder().maxProcId(ctx.ids.highest());
+      for (CompletedProcedureRetainer.Completed c : chunk) {
+        batch.delete(c.root().procId());
+      }
+      try {
+        ctx.store.write(batch.build());
+      } catch (IOException e) {
+        LOG.warn(
+            "cleaner could not delete {} completed procedures (procedure {} among them): {};"
+                + " will retry",
+            chunk.size(),
+            chunk.get(0).root().procId(),
+            e.getMessage());
+        return;
+      }
+      for (CompletedProcedureRetainer.Completed c : chunk) {
+        ctx.completed.remove(c);
+        if (c.nonce() != null) {
+          ctx.nonces.remove(c.nonce(), c.root().procId());
+        }
+      }
+    }
+  }
+}
