@@ -117,10 +117,10 @@ final class ExecutorContext<Env> {
   /**
    * Applies the update without waiting for the store when called on a worker ({@link
    * WritePipeline#current()}): the write is handed to {@link ProcedureStore#writeAsync} and true
-   * returned at once; once it is durable, the worker runs what follows it and then {@code release}
-   * (also when the write failed, which stops the executor). Elsewhere, or when the write was
-   * durable at once and nothing of this worker waits, it is applied as {@link #apply} does and
-   * false returned: the caller releases.
+   * returned at once; once it is durable, the pool's completion thread runs what follows it and
+   * then {@code release} (also when the write failed, which stops the executor). Elsewhere, or when
+   * the write was durable at once, it is applied as {@link #apply} does and false returned: the
+   * caller releases.
    */
   boolean applyPipelined(StepUpdate<Env> update, Runnable release) throws IOException {
     WritePipeline pipeline = WritePipeline.current();
@@ -129,7 +129,7 @@ final class ExecutorContext<Env> {
       return false;
     }
     CompletableFuture<Void> durable = store.writeAsync(encode(update.upserts(), update.deletes()));
-    if (durable.isDone() && pipeline.isEmpty()) {
+    if (durable.isDone()) {
       try {
         durable.join();
       } catch (CompletionException e) {

@@ -4,6 +4,8 @@ import dev.baton.procedure.scheduler.ProcedureScheduler;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -26,6 +28,7 @@ final class WorkerPool {
   private final List<Worker> workers = new CopyOnWriteArrayList<>();
   private final AtomicInteger workerSeq = new AtomicInteger();
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final ExecutorService completions;
   private volatile boolean running;
   private Thread monitor;
 
@@ -38,6 +41,13 @@ final class WorkerPool {
     this.scheduler = scheduler;
     this.runner = runner;
     this.config = config;
+    this.completions =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, name + "-write-completion");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   void start() {
@@ -50,9 +60,13 @@ final class WorkerPool {
     monitor.start();
   }
 
-  /** Interrupts every worker and waits for them to exit. */
+  /**
+   * Interrupts every worker and waits for them to exit. Continuations of writes already durable
+   * still run; those of later writes run on the thread that completes (fails) them.
+   */
   void stop() {
     running = false;
+    completions.shutdown();
     stopped.countDown();
     if (monitor != null) {
       monitor.interrupt();
@@ -167,30 +181,26 @@ final class WorkerPool {
     }
 
     /**
-     * Polls and runs procedures. Steps whose store writes this worker handed over (its {@link
-     * WritePipeline}) are finished here too, once durable: the worker polls without blocking while
-     * it has writes in flight, and waits for the oldest of them when there is nothing else to do.
+     * Polls and runs procedures. The store writes of its steps are handed over to its {@link
+     * WritePipeline}; their continuations run on the pool's completion thread, so this worker never
+     * waits for them unless it has {@link WritePipeline#MAX_IN_FLIGHT} in flight.
      */
     @Override
     public void run() {
       long idleSince = System.nanoTime();
       long keepAlive = config.keepAlive().toNanos();
       long pollMillis = config.pollInterval().toMillis();
-      WritePipeline pipeline = new WritePipeline();
+      WritePipeline pipeline = new WritePipeline(completions);
       pipeline.bindToCurrentThread();
       try {
         while (running && !isInterrupted()) {
-          runCompleted(pipeline);
           if (pipeline.isFull()) {
-            pipeline.awaitOldest(pollMillis);
+            pipeline.awaitSlot(pollMillis);
             continue;
           }
-          Procedure<?> proc =
-              scheduler.poll(pipeline.isEmpty() ? pollMillis : 0, TimeUnit.MILLISECONDS);
+          Procedure<?> proc = scheduler.poll(pollMillis, TimeUnit.MILLISECONDS);
           if (proc == null) {
-            if (!pipeline.isEmpty()) {
-              pipeline.awaitOldest(pollMillis);
-            } else if (temporary && System.nanoTime() - idleSince > keepAlive) {
+            if (temporary && pipeline.isEmpty() && System.nanoTime() - idleSince > keepAlive) {
               break;
             }
             continue;
@@ -208,21 +218,8 @@ final class WorkerPool {
       } catch (Throwable t) {
         LOG.error("{} terminated by an unexpected error", getName(), t);
       } finally {
-        pipeline.abandon(new IllegalStateException(getName() + " stopped"));
         pipeline.unbind();
         workers.remove(this);
-      }
-    }
-
-    private void runCompleted(WritePipeline pipeline) {
-      if (pipeline.isEmpty()) {
-        return;
-      }
-      stepStartNanos = System.nanoTime();
-      try {
-        pipeline.runCompleted();
-      } finally {
-        stepStartNanos = 0;
       }
     }
   }

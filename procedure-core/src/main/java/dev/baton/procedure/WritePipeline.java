@@ -1,24 +1,27 @@
 package dev.baton.procedure;
 
-import java.util.ArrayDeque;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The store writes one worker handed over ({@link
  * dev.baton.procedure.store.ProcedureStore#writeAsync}) and, for each, what waits for it to be
- * durable. The worker goes on with other procedures meanwhile and runs each continuation itself,
- * oldest first, once its write is durable; the procedure whose step produced the write stays on the
- * worker (its id lock and its root stack's running count held) until then, so its next step, and
- * whatever depends on the step, starts only after the write is durable.
+ * durable. The worker goes on with other procedures meanwhile; each continuation runs on the
+ * executor's completion thread once its write is durable, never on the worker, so a worker that
+ * then spends long in a step (a slow or stalled remote call) holds back no other procedure. The
+ * procedure whose step produced the write stays held (its id lock and its root stack's running
+ * count) until its continuation ran, so its next step, and whatever depends on the step, starts
+ * only after the write is durable.
  *
- * <p>Used by one thread only (the worker that owns it); the futures complete on the store's
- * threads.
+ * <p>Bound to one worker thread; at most {@link #MAX_IN_FLIGHT} of its writes are in flight.
  */
 final class WritePipeline {
-  /** Writes one worker may have in flight; beyond this it waits for the oldest. */
+  /** Writes one worker may have in flight; beyond this it waits for one to complete. */
   static final int MAX_IN_FLIGHT = 64;
 
   private static final ThreadLocal<WritePipeline> CURRENT = new ThreadLocal<>();
@@ -28,9 +31,16 @@ final class WritePipeline {
     void run(Throwable failure);
   }
 
-  private record InFlight(CompletableFuture<Void> durable, Continuation then) {}
+  private final Semaphore slots = new Semaphore(MAX_IN_FLIGHT);
+  private final Executor completions;
 
-  private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+  /**
+   * @param completions runs the continuations (one thread keeps them in completion order); a
+   *     continuation it refuses (the executor stopped) runs on the thread completing the write
+   */
+  WritePipeline(Executor completions) {
+    this.completions = completions;
+  }
 
   /** The pipeline of the calling worker, or null on any other thread (writes are synchronous). */
   static WritePipeline current() {
@@ -47,53 +57,46 @@ final class WritePipeline {
   }
 
   boolean isEmpty() {
-    return inFlight.isEmpty();
+    return slots.availablePermits() == MAX_IN_FLIGHT;
   }
 
   boolean isFull() {
-    return inFlight.size() >= MAX_IN_FLIGHT;
+    return slots.availablePermits() == 0;
   }
 
-  /** Hands over a write: {@code then} runs on this thread after {@code durable} completed. */
+  /**
+   * Hands over a write: {@code then} runs on the completion thread after {@code durable} completed.
+   * Waits for a slot if {@link #MAX_IN_FLIGHT} writes are in flight.
+   */
   void add(CompletableFuture<Void> durable, Continuation then) {
-    inFlight.addLast(new InFlight(durable, then));
+    slots.acquireUninterruptibly();
+    durable.whenComplete((v, e) -> dispatch(() -> finish(durable, then)));
   }
 
-  /** Runs the continuations of the writes completed now, oldest first, up to the first pending. */
-  void runCompleted() {
-    InFlight head;
-    while ((head = inFlight.peekFirst()) != null && head.durable().isDone()) {
-      inFlight.removeFirst();
-      head.then().run(failureOf(head.durable()));
+  private void dispatch(Runnable r) {
+    try {
+      completions.execute(r);
+    } catch (RejectedExecutionException e) {
+      r.run(); // stopping: release what the write held, here
+    }
+  }
+
+  private void finish(CompletableFuture<Void> durable, Continuation then) {
+    try {
+      then.run(failureOf(durable));
+    } finally {
+      slots.release();
     }
   }
 
   /**
-   * Waits up to {@code millis} for the oldest write to complete (runs nothing).
+   * Waits up to {@code millis} for a slot to free up (runs nothing).
    *
    * @throws InterruptedException if the worker is interrupted (the executor stops)
    */
-  void awaitOldest(long millis) throws InterruptedException {
-    InFlight head = inFlight.peekFirst();
-    if (head == null) {
-      return;
-    }
-    try {
-      head.durable().get(millis, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      // a failure is handed to the continuation; a timeout lets the worker look around
-    }
-  }
-
-  /**
-   * The worker stops: every continuation still waiting runs now with {@code cause} (or with its
-   * write's outcome if that completed), so ids locks and running counts are given back.
-   */
-  void abandon(Throwable cause) {
-    InFlight head;
-    while ((head = inFlight.pollFirst()) != null) {
-      Throwable failure = head.durable().isDone() ? failureOf(head.durable()) : cause;
-      head.then().run(failure);
+  void awaitSlot(long millis) throws InterruptedException {
+    if (slots.tryAcquire(millis, TimeUnit.MILLISECONDS)) {
+      slots.release();
     }
   }
 
@@ -101,9 +104,9 @@ final class WritePipeline {
     try {
       done.getNow(null);
       return null;
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       return e.getCause() != null ? e.getCause() : e;
-    } catch (java.util.concurrent.CancellationException e) {
+    } catch (CancellationException e) {
       return e;
     }
   }

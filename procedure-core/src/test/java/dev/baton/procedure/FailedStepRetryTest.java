@@ -38,7 +38,7 @@ class FailedStepRetryTest {
     }
 
     @Override
-    protected Flow executeFromState(TestEnv env, S state) {
+    protected Flow executeFromState(TestEnv env, S state) throws InterruptedException {
       if (state != S.B || !env.shouldFail("p:B")) {
         return super.executeFromState(env, state);
       }

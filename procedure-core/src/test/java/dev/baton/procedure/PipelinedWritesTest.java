@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,6 +61,23 @@ class PipelinedWritesTest {
     assertEquals(ProcedureState.SUCCESS, releaseUntilFinished(p).state());
     assertEquals(ProcedureState.SUCCESS, releaseUntilFinished(q).state());
     assertEquals(6, env.journal().size(), "each state ran once: " + env.journal());
+  }
+
+  @Test
+  void aWorkerBusyInALongStepDoesNotHoldBackTheWritesItHandedOver() throws Exception {
+    executor.start();
+    long p = executor.submit(new Steps("p"));
+    Harness.eventually("p:A held").until(() -> store.heldCount() == 1);
+    CountDownLatch gate = env.gate("q:A");
+    long q = executor.submit(new Steps("q"));
+    Harness.eventually("the only worker is inside q:A")
+        .until(() -> executor.runningCount() == 1 && executor.queuedCount() == 0);
+    store.releaseOldest(); // p:A durable while the worker that wrote it is busy in q:A
+    Harness.eventually("p queued for its next step without that worker")
+        .until(() -> executor.queuedCount() == 1);
+    gate.countDown();
+    assertEquals(ProcedureState.SUCCESS, releaseUntilFinished(p).state());
+    assertEquals(ProcedureState.SUCCESS, releaseUntilFinished(q).state());
   }
 
   @Test

@@ -32,7 +32,8 @@ public class Steps extends StateMachineProcedure<TestEnv, Steps.S> {
   }
 
   @Override
-  protected Flow executeFromState(TestEnv env, S state) {
+  protected Flow executeFromState(TestEnv env, S state) throws InterruptedException {
+    env.passGate(name + ":" + state);
     env.record("exec " + name + ":" + state);
     if (env.shouldFail(name + ":" + state)) {
       throw new IllegalStateException("injected failure at " + name + ":" + state);
