@@ -1,0 +1,207 @@
+package dev.baton.procedure.flow;
+
+import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureExecutor;
+import dev.baton.procedure.ProcedureInfo;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The Java API of workflows over the executor bound to a {@link FlowRuntime}: submit a finite flow,
+ * append to a stream flow, query a flow with all its nodes, resume a PENDING node. Every change is
+ * a procedure (the flow, or a command the flow applies), so it is as durable as any procedure.
+ *
+ * @param <Env> the environment of the executor
+ */
+public final class Flows<Env> {
+  /** Longest scene of a stream flow (seed 003). */
+  public static final int MAX_SCENE_LENGTH = 30;
+
+  /** Longest group of a stream flow (seed 003). */
+  public static final int MAX_GROUP_LENGTH = 100;
+
+  /** Most nodes one append may carry. */
+  public static final int MAX_APPEND = 10_000;
+
+  /** Nonce group of stream flows: one live stream flow per scene and group. */
+  static final long STREAM_NONCE_GROUP = Long.MIN_VALUE;
+
+  private static final long HASH_OFFSET = 0xcbf29ce484222325L;
+  private static final long HASH_PRIME = 0x100000001b3L;
+
+  private final FlowRuntime<Env> runtime;
+  private final Duration commandTimeout;
+
+  /**
+   * @param commandTimeout how long {@link #resume} and {@link #append} wait for the flow to apply
+   *     them
+   */
+  public Flows(FlowRuntime<Env> runtime, Duration commandTimeout) {
+    this.runtime = runtime;
+    this.commandTimeout = commandTimeout;
+  }
+
+  /**
+   * Submits a finite flow; returns its id (a procId).
+   *
+   * @throws InvalidFlowException for an unknown task type or predicate; nothing is submitted
+   */
+  public long submit(FlowDefinition def) {
+    return submit(def, null);
+  }
+
+  /** As {@link #submit(FlowDefinition)}; the same nonce returns the same flow. */
+  public long submit(FlowDefinition def, NonceKey nonce) {
+    runtime.checkKnown(def.nodes());
+    return executor().submit(FlowProcedure.finite(runtime, def), nonce);
+  }
+
+  /** The flow as of its last persisted step; empty if unknown (or past retention). */
+  public Optional<FlowInfo> get(long flowId) {
+    Optional<ProcedureInfo> info = executor().getInfo(flowId);
+    if (info.isEmpty() || !FlowRuntime.FLOW_TYPE.equals(info.get().type())) {
+      return Optional.empty();
+    }
+    return Optional.of(FlowProcedure.view(info.get()));
+  }
+
+  /** Waits until a finite flow finished; returns its final view. */
+  public FlowInfo await(long flowId, Duration timeout)
+      throws TimeoutException, InterruptedException {
+    return FlowProcedure.view(executor().await(flowId, timeout));
+  }
+
+  /**
+   * Resumes a PENDING node once the flow applied it. Repeating the resume of the same suspension
+   * returns the first one's outcome (a command with the same nonce) while it is retained.
+   *
+   * @throws InvalidFlowException for an unknown flow or node, or a node that is not PENDING
+   */
+  public FlowInfo resume(long flowId, String node, ResumeAction action)
+      throws TimeoutException, InterruptedException {
+    FlowInfo flow =
+        get(flowId).orElseThrow(() -> new InvalidFlowException("no flow with id " + flowId));
+    int index = indexOf(flow, node);
+    FlowInfo.NodeInfo n = flow.nodes().get(index);
+    if (n.suspensions() == 0 && n.state() == NodeState.PENDING) {
+      throw new InvalidFlowException(
+          "node '"
+              + node
+              + "' of flow "
+              + flowId
+              + " is shown PENDING because it "
+              + n.detail()
+              + "; resume that node");
+    }
+    if (n.suspensions() == 0) {
+      throw new InvalidFlowException(
+          "node '" + node + "' of flow " + flowId + " is " + n.state() + ", not PENDING");
+    }
+    ProcedureExecutor<Env> ex = executor();
+    long cmd =
+        ex.submit(
+            FlowCommandProcedure.resume(runtime, flowId, node, action),
+            FlowProcedure.resumeNonce(flowId, index, n.suspensions()));
+    awaitCommand(ex, cmd);
+    return get(flowId).orElseThrow();
+  }
+
+  /**
+   * Appends nodes to the stream flow of {@code scene} and {@code group} (started on first use);
+   * returns once they are durably in the flow, in the given order. Concurrent appends are
+   * serialized by the flow: the chain never forks.
+   *
+   * @return the stream flow's id
+   * @throws InvalidFlowException for a bad scene or group, an unknown type, a taken node name, or
+   *     an ended stream; nothing is appended
+   */
+  public long append(String scene, String group, List<NodeSpec> nodes)
+      throws TimeoutException, InterruptedException {
+    checkStreamKey(scene, group);
+    if (nodes.isEmpty() || nodes.size() > MAX_APPEND) {
+      throw new InvalidFlowException(
+          "an append carries 1.." + MAX_APPEND + " nodes, got " + nodes.size());
+    }
+    runtime.checkKnown(nodes);
+    ProcedureExecutor<Env> ex = executor();
+    long flowId = ex.submit(FlowProcedure.stream(runtime, scene, group), streamNonce(scene, group));
+    FlowInfo flow = get(flowId).orElseThrow(() -> new InvalidFlowException("no flow " + flowId));
+    if (!flow.scene().equals(scene) || !flow.group().equals(group)) {
+      throw new InvalidFlowException(
+          "stream key "
+              + scene
+              + "/"
+              + group
+              + " collides with "
+              + flow.scene()
+              + "/"
+              + flow.group());
+    }
+    awaitCommand(ex, ex.submit(FlowCommandProcedure.append(runtime, flowId, nodes)));
+    return flowId;
+  }
+
+  /** The id of the live stream flow of {@code scene} and {@code group}, if any. */
+  public Optional<Long> streamId(String scene, String group) {
+    checkStreamKey(scene, group);
+    return executor().list().stream()
+        .filter(i -> FlowRuntime.FLOW_TYPE.equals(i.type()) && !i.finished())
+        .filter(
+            i -> {
+              FlowInfo f = FlowProcedure.view(i);
+              return f.kind() == FlowInfo.Kind.STREAM
+                  && f.scene().equals(scene)
+                  && f.group().equals(group);
+            })
+        .map(ProcedureInfo::procId)
+        .findFirst();
+  }
+
+  static void checkStreamKey(String scene, String group) {
+    if (scene == null || scene.isBlank() || scene.length() > MAX_SCENE_LENGTH) {
+      throw new InvalidFlowException(
+          "stream scene must be 1.." + MAX_SCENE_LENGTH + " characters, got '" + scene + "'");
+    }
+    if (group == null || group.isBlank() || group.length() > MAX_GROUP_LENGTH) {
+      throw new InvalidFlowException(
+          "stream group must be 1.." + MAX_GROUP_LENGTH + " characters, got '" + group + "'");
+    }
+  }
+
+  /** FNV-1a over scene, a separator and group; the flow checks the key on every append. */
+  static NonceKey streamNonce(String scene, String group) {
+    long h = HASH_OFFSET;
+    for (byte b : (scene + '\u0000' + group).getBytes(StandardCharsets.UTF_8)) {
+      h ^= b & 0xff;
+      h *= HASH_PRIME;
+    }
+    return new NonceKey(STREAM_NONCE_GROUP, h);
+  }
+
+  private static int indexOf(FlowInfo flow, String node) {
+    for (int i = 0; i < flow.nodes().size(); i++) {
+      if (flow.nodes().get(i).name().equals(node)) {
+        return i;
+      }
+    }
+    throw new InvalidFlowException("flow " + flow.flowId() + " has no node '" + node + "'");
+  }
+
+  private void awaitCommand(ProcedureExecutor<Env> ex, long cmd)
+      throws TimeoutException, InterruptedException {
+    String outcome = FlowCommandProcedure.outcomeOf(ex.await(cmd, commandTimeout));
+    if (!FlowCommandProcedure.OK.equals(outcome)) {
+      throw new InvalidFlowException(outcome);
+    }
+  }
+
+  private ProcedureExecutor<Env> executor() {
+    return runtime
+        .executor()
+        .orElseThrow(
+            () -> new IllegalStateException("no running executor is bound to the flow runtime"));
+  }
+}
