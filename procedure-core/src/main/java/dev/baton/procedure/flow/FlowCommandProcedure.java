@@ -43,10 +43,11 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
   }
 
   static <Env> FlowCommandProcedure<Env> append(
-      FlowRuntime<Env> runtime, long flowId, List<NodeSpec> nodes) {
+      FlowRuntime<Env> runtime, long flowId, String streamKey, List<NodeSpec> nodes) {
     FlowCommandProcedure<Env> c = new FlowCommandProcedure<>(runtime);
     c.flowId = flowId;
     c.kind = FlowCommand.Kind.APPEND;
+    c.node = streamKey;
     c.nodes = List.copyOf(nodes);
     return c;
   }

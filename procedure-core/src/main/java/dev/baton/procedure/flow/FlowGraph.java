@@ -100,14 +100,12 @@ final class FlowGraph {
     out.writeUTF(detail);
     out.writeInt(nodes.size());
     for (FlowNode n : nodes) {
-      byte[] e = n.encoded;
-      if (e == null) {
-        e = encodeNode(n);
-        if (n.state().isTerminal()) {
-          n.encoded = e;
-        }
+      int stamp = n.stamp();
+      if (n.encoded == null || n.encodedStamp != stamp) {
+        n.encoded = encodeNode(n);
+        n.encodedStamp = stamp;
       }
-      out.write(e);
+      out.write(n.encoded);
     }
     out.writeInt(appliedCommands.size());
     for (Map.Entry<Long, String> c : appliedCommands.entrySet()) {

@@ -27,8 +27,10 @@ final class FlowNode {
   /** PENDING only because an ancestor is suspended (not resumable itself). */
   boolean inheritedPending;
 
-  /** Encoded form, cached once terminal (terminal nodes never change). */
+  /** Encoded form, valid while {@link #stamp()} equals {@code encodedStamp}. */
   byte[] encoded;
+
+  int encodedStamp;
 
   FlowNode(int index, NodeSpec spec, NodeState state) {
     this.index = index;
@@ -60,6 +62,19 @@ final class FlowNode {
     state = pending ? NodeState.PENDING : NodeState.WAIT;
     inheritedPending = pending;
     detail = pending ? why : "";
+  }
+
+  /** A digest of every mutable field: a changed stamp invalidates the cached encoding. */
+  int stamp() {
+    return java.util.Objects.hash(
+        state,
+        inheritedPending,
+        attempts,
+        taskProcId,
+        retryAt,
+        pendingEpoch,
+        detail,
+        parents.size());
   }
 
   boolean isSuspended() {

@@ -181,7 +181,7 @@ final class FlowPlanner {
     List<FlowNode> due = new ArrayList<>();
     for (FlowNode n : topologicalOrder()) {
       NodeState s = n.state();
-      if (s == NodeState.WAIT || (s == NodeState.PENDING && n.inheritedPending)) {
+      if (s == NodeState.PENDING && n.inheritedPending || s == NodeState.WAIT && mayDecide(n)) {
         decide(n);
       }
       if (n.state() == NodeState.READY && n.retryAt <= now) {
@@ -189,6 +189,23 @@ final class FlowPlanner {
       }
     }
     return due;
+  }
+
+  /**
+   * False when no parent finished or is PENDING: only a custom predicate can then change the node
+   * (a long stream backlog is skipped this way).
+   */
+  private boolean mayDecide(FlowNode n) {
+    if (n.parents.isEmpty() || n.spec.trigger().kind() == Trigger.Kind.CUSTOM) {
+      return true;
+    }
+    for (int p : n.parents) {
+      NodeState s = g.nodes.get(p).state();
+      if (s.isTerminal() || s == NodeState.PENDING) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void decide(FlowNode n) {

@@ -36,6 +36,9 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   private final FlowRuntime<Env> runtime;
   private FlowGraph graph;
 
+  /** The graph as encoded by the last {@link #publishView}: what the next persist writes. */
+  private byte[] encoded;
+
   FlowProcedure(FlowRuntime<Env> runtime) {
     this.runtime = runtime;
   }
@@ -52,6 +55,11 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     p.graph = new FlowGraph(FlowInfo.Kind.STREAM, scene, group);
     p.publishView();
     return p;
+  }
+
+  /** The key an append names its stream by. */
+  static String streamKey(String scene, String group) {
+    return scene + '\u0000' + group;
   }
 
   /** Nonce group of the procedures a flow starts (tasks, resume commands): never a client's. */
@@ -137,6 +145,16 @@ final class FlowProcedure<Env> extends Procedure<Env> {
           planner.resume(c.node(), c.action());
         } else if (!graph.isStream()) {
           throw new InvalidFlowException("flow " + getProcId() + " is not a stream flow");
+        } else if (!c.node().equals(streamKey(graph.scene, graph.group))) {
+          throw new InvalidFlowException(
+              "stream flow "
+                  + getProcId()
+                  + " is "
+                  + graph.scene
+                  + "/"
+                  + graph.group
+                  + ", not "
+                  + c.node().replace('\u0000', '/'));
         } else {
           planner.append(c.nodes());
         }
@@ -198,7 +216,8 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   private void publishView() {
     try {
-      setResult(graph.encode());
+      encoded = graph.encode();
+      setResult(encoded);
     } catch (IOException e) {
       throw new UncheckedIOException("flow state of " + getProcId() + " cannot be encoded", e);
     }
@@ -240,7 +259,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   @Override
   protected void serializeStateData(DataOutputStream out) throws IOException {
-    byte[] b = graph.encode();
+    byte[] b = encoded != null ? encoded : graph.encode();
     out.writeInt(b.length);
     out.write(b);
   }
@@ -250,5 +269,6 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     byte[] b = new byte[in.readInt()];
     in.readFully(b);
     graph = FlowGraph.decode(b);
+    encoded = b;
   }
 }

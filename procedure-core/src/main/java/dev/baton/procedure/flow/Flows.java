@@ -128,19 +128,11 @@ public final class Flows<Env> {
     runtime.checkKnown(nodes);
     ProcedureExecutor<Env> ex = executor();
     long flowId = ex.submit(FlowProcedure.stream(runtime, scene, group), streamNonce(scene, group));
-    FlowInfo flow = get(flowId).orElseThrow(() -> new InvalidFlowException("no flow " + flowId));
-    if (!flow.scene().equals(scene) || !flow.group().equals(group)) {
-      throw new InvalidFlowException(
-          "stream key "
-              + scene
-              + "/"
-              + group
-              + " collides with "
-              + flow.scene()
-              + "/"
-              + flow.group());
-    }
-    awaitCommand(ex, ex.submit(FlowCommandProcedure.append(runtime, flowId, nodes)));
+    awaitCommand(
+        ex,
+        ex.submit(
+            FlowCommandProcedure.append(
+                runtime, flowId, FlowProcedure.streamKey(scene, group), nodes)));
     return flowId;
   }
 
