@@ -1,7 +1,6 @@
 package dev.baton.procedure.flow;
 
 import dev.baton.procedure.NonceKey;
-import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -33,6 +32,7 @@ public final class Flows<Env> {
   private static final long HASH_PRIME = 0x100000001b3L;
 
   private final FlowRuntime<Env> runtime;
+  private final FlowGateway<Env> gateway;
   private final Duration commandTimeout;
 
   /**
@@ -40,8 +40,28 @@ public final class Flows<Env> {
    *     them
    */
   public Flows(FlowRuntime<Env> runtime, Duration commandTimeout) {
+    this(runtime, FlowGateway.of(runtime::executor), commandTimeout);
+  }
+
+  /** Flows reached through {@code gateway} (e.g. a cluster node forwarding to its leader). */
+  public Flows(FlowRuntime<Env> runtime, FlowGateway<Env> gateway, Duration commandTimeout) {
     this.runtime = runtime;
+    this.gateway = gateway;
     this.commandTimeout = commandTimeout;
+  }
+
+  /**
+   * The flow view held by a flow procedure's info (as of its last persisted step), e.g. read on any
+   * node of a cluster.
+   *
+   * @throws IllegalArgumentException if the procedure is not a flow
+   */
+  public static FlowInfo view(ProcedureInfo info) {
+    if (!FlowRuntime.FLOW_TYPE.equals(info.type())) {
+      throw new IllegalArgumentException(
+          "procedure " + info.procId() + " is a " + info.type() + ", not a flow");
+    }
+    return FlowProcedure.view(info);
   }
 
   /**
@@ -56,12 +76,12 @@ public final class Flows<Env> {
   /** As {@link #submit(FlowDefinition)}; the same nonce returns the same flow. */
   public long submit(FlowDefinition def, NonceKey nonce) {
     runtime.checkKnown(def.nodes());
-    return executor().submit(FlowProcedure.finite(runtime, def), nonce);
+    return gateway.submit(FlowProcedure.finite(runtime, def), nonce);
   }
 
   /** The flow as of its last persisted step; empty if unknown (or past retention). */
   public Optional<FlowInfo> get(long flowId) {
-    Optional<ProcedureInfo> info = executor().getInfo(flowId);
+    Optional<ProcedureInfo> info = gateway.getInfo(flowId);
     if (info.isEmpty() || !FlowRuntime.FLOW_TYPE.equals(info.get().type())) {
       return Optional.empty();
     }
@@ -71,7 +91,7 @@ public final class Flows<Env> {
   /** Waits until a finite flow finished; returns its final view. */
   public FlowInfo await(long flowId, Duration timeout)
       throws TimeoutException, InterruptedException {
-    return FlowProcedure.view(executor().await(flowId, timeout));
+    return FlowProcedure.view(gateway.await(flowId, timeout));
   }
 
   /**
@@ -100,12 +120,11 @@ public final class Flows<Env> {
       throw new InvalidFlowException(
           "node '" + node + "' of flow " + flowId + " is " + n.state() + ", not PENDING");
     }
-    ProcedureExecutor<Env> ex = executor();
     long cmd =
-        ex.submit(
+        gateway.submit(
             FlowCommandProcedure.resume(runtime, flowId, node, action),
             FlowProcedure.resumeNonce(flowId, index, n.suspensions()));
-    awaitCommand(ex, cmd);
+    awaitCommand(cmd);
     return get(flowId).orElseThrow();
   }
 
@@ -126,20 +145,20 @@ public final class Flows<Env> {
           "an append carries 1.." + MAX_APPEND + " nodes, got " + nodes.size());
     }
     runtime.checkKnown(nodes);
-    ProcedureExecutor<Env> ex = executor();
-    long flowId = ex.submit(FlowProcedure.stream(runtime, scene, group), streamNonce(scene, group));
+    long flowId =
+        gateway.submit(FlowProcedure.stream(runtime, scene, group), streamNonce(scene, group));
     awaitCommand(
-        ex,
-        ex.submit(
+        gateway.submit(
             FlowCommandProcedure.append(
-                runtime, flowId, FlowProcedure.streamKey(scene, group), nodes)));
+                runtime, flowId, FlowProcedure.streamKey(scene, group), nodes),
+            null));
     return flowId;
   }
 
   /** The id of the live stream flow of {@code scene} and {@code group}, if any. */
   public Optional<Long> streamId(String scene, String group) {
     checkStreamKey(scene, group);
-    return executor().list().stream()
+    return gateway.list().stream()
         .filter(i -> FlowRuntime.FLOW_TYPE.equals(i.type()) && !i.finished())
         .filter(
             i -> {
@@ -182,18 +201,10 @@ public final class Flows<Env> {
     throw new InvalidFlowException("flow " + flow.flowId() + " has no node '" + node + "'");
   }
 
-  private void awaitCommand(ProcedureExecutor<Env> ex, long cmd)
-      throws TimeoutException, InterruptedException {
-    String outcome = FlowCommandProcedure.outcomeOf(ex.await(cmd, commandTimeout));
+  private void awaitCommand(long cmd) throws TimeoutException, InterruptedException {
+    String outcome = FlowCommandProcedure.outcomeOf(gateway.await(cmd, commandTimeout));
     if (!FlowCommandProcedure.OK.equals(outcome)) {
       throw new InvalidFlowException(outcome);
     }
-  }
-
-  private ProcedureExecutor<Env> executor() {
-    return runtime
-        .executor()
-        .orElseThrow(
-            () -> new IllegalStateException("no running executor is bound to the flow runtime"));
   }
 }
