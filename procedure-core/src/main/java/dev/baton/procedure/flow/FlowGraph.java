@@ -29,6 +29,9 @@ final class FlowGraph {
   final List<FlowNode> nodes = new ArrayList<>();
   final Map<String, FlowNode> byName = new HashMap<>();
 
+  /** Finite flows: the nodes in topological order, computed once (the structure never changes). */
+  List<FlowNode> topologicalOrder;
+
   /** Applied command procId → outcome ("" for success, else the refusal). */
   final Map<Long, String> appliedCommands = new LinkedHashMap<>();
 
@@ -100,12 +103,12 @@ final class FlowGraph {
     out.writeUTF(detail);
     out.writeInt(nodes.size());
     for (FlowNode n : nodes) {
-      int stamp = n.stamp();
-      if (n.encoded == null || n.encodedStamp != stamp) {
-        n.encoded = encodeNode(n);
-        n.encodedStamp = stamp;
+      byte[] e = n.cachedEncoding();
+      if (e == null) {
+        e = encodeNode(n);
+        n.cacheEncoding(e);
       }
-      out.write(n.encoded);
+      out.write(e);
     }
     out.writeInt(appliedCommands.size());
     for (Map.Entry<Long, String> c : appliedCommands.entrySet()) {

@@ -15,6 +15,30 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class FlowMailbox {
   private final Map<Long, Queue<FlowCommand>> inbox = new ConcurrentHashMap<>();
   private final Map<Long, String> outcomes = new ConcurrentHashMap<>();
+  private final Map<Long, Queue<Long>> finishedTasks = new ConcurrentHashMap<>();
+
+  /** A task of the flow reached its terminal state (reported by the executor's completion). */
+  void reportFinished(long flowId, long taskId) {
+    finishedTasks.computeIfAbsent(flowId, id -> new ConcurrentLinkedQueue<>()).add(taskId);
+  }
+
+  /** The tasks of a flow reported finished since the last call. */
+  List<Long> drainFinished(long flowId) {
+    Queue<Long> q = finishedTasks.get(flowId);
+    List<Long> out = new ArrayList<>();
+    if (q != null) {
+      for (Long t = q.poll(); t != null; t = q.poll()) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  /** The flow finished: drop what was kept for it. */
+  void forgetFlow(long flowId) {
+    inbox.remove(flowId);
+    finishedTasks.remove(flowId);
+  }
 
   void post(FlowCommand c) {
     inbox.computeIfAbsent(c.flowId(), id -> new ConcurrentLinkedQueue<>()).add(c);

@@ -27,10 +27,17 @@ final class FlowNode {
   /** PENDING only because an ancestor is suspended (not resumable itself). */
   boolean inheritedPending;
 
-  /** Encoded form, valid while {@link #stamp()} equals {@code encodedStamp}. */
-  byte[] encoded;
+  /** Encoded form, valid while the fields it was made from are unchanged. */
+  private byte[] encoded;
 
-  int encodedStamp;
+  private NodeState encState;
+  private boolean encInherited;
+  private int encAttempts;
+  private long encTaskProcId;
+  private long encRetryAt;
+  private int encEpoch;
+  private String encDetail;
+  private int encParents;
 
   FlowNode(int index, NodeSpec spec, NodeState state) {
     this.index = index;
@@ -64,17 +71,31 @@ final class FlowNode {
     detail = pending ? why : "";
   }
 
-  /** A digest of every mutable field: a changed stamp invalidates the cached encoding. */
-  int stamp() {
-    return java.util.Objects.hash(
-        state,
-        inheritedPending,
-        attempts,
-        taskProcId,
-        retryAt,
-        pendingEpoch,
-        detail,
-        parents.size());
+  /** The cached encoding if no mutable field changed since it was made, else null. */
+  byte[] cachedEncoding() {
+    boolean same =
+        encoded != null
+            && encState == state
+            && encInherited == inheritedPending
+            && encAttempts == attempts
+            && encTaskProcId == taskProcId
+            && encRetryAt == retryAt
+            && encEpoch == pendingEpoch
+            && encDetail.equals(detail)
+            && encParents == parents.size();
+    return same ? encoded : null;
+  }
+
+  void cacheEncoding(byte[] bytes) {
+    encoded = bytes;
+    encState = state;
+    encInherited = inheritedPending;
+    encAttempts = attempts;
+    encTaskProcId = taskProcId;
+    encRetryAt = retryAt;
+    encEpoch = pendingEpoch;
+    encDetail = detail;
+    encParents = parents.size();
   }
 
   boolean isSuspended() {

@@ -239,6 +239,13 @@ final class FlowPlanner {
     if (g.isStream()) {
       return g.nodes; // parents always come first in a chain
     }
+    if (g.topologicalOrder == null) {
+      g.topologicalOrder = computeTopologicalOrder();
+    }
+    return g.topologicalOrder;
+  }
+
+  private List<FlowNode> computeTopologicalOrder() {
     int[] missing = new int[g.nodes.size()];
     Deque<FlowNode> ready = new ArrayDeque<>();
     for (FlowNode n : g.nodes) {

@@ -9,6 +9,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,11 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   /** The graph as encoded by the last {@link #publishView}: what the next persist writes. */
   private byte[] encoded;
+
+  /** Not persisted: RUNNING nodes by task procId, valid once a full scan has run in this JVM. */
+  private final Map<Long, FlowNode> runningByTask = new HashMap<>();
+
+  private boolean scanned;
 
   FlowProcedure(FlowRuntime<Env> runtime) {
     this.runtime = runtime;
@@ -91,7 +97,17 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     FlowPlanner planner = new FlowPlanner(graph, runtime::predicateOf);
     publishOutcomes(ex);
     boolean applied = applyCommands(planner);
-    collectTasks(ex, planner, now);
+    List<Long> reported = runtime.mailbox.drainFinished(getProcId());
+    if (!scanned || (reported.isEmpty() && !applied)) {
+      collectAllTasks(ex, planner, now); // first step in this JVM, or a poll: check every task
+    } else {
+      for (long taskId : reported) {
+        FlowNode n = runningByTask.get(taskId);
+        if (n != null) {
+          collectTask(ex, planner, n, now);
+        }
+      }
+    }
     boolean moreToLink = false;
     if (graph.isStream() && !planner.isEnded()) {
       planner.linkBatch();
@@ -105,6 +121,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     graph.state = planner.computeState();
     publishView();
     if (!graph.isStream() && graph.state == FlowState.FINISH && graph.appliedCommands.isEmpty()) {
+      runtime.mailbox.forgetFlow(getProcId());
       return null;
     }
     if (applied || moreToLink) {
@@ -167,25 +184,35 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     return applied;
   }
 
-  private void collectTasks(ProcedureExecutor<Env> ex, FlowPlanner planner, long now) {
+  private void collectAllTasks(ProcedureExecutor<Env> ex, FlowPlanner planner, long now) {
+    runningByTask.clear();
     for (FlowNode n : graph.nodes) {
-      if (n.state() != NodeState.RUNNING) {
-        continue;
+      if (n.state() == NodeState.RUNNING) {
+        runningByTask.put(n.taskProcId, n);
+        collectTask(ex, planner, n, now);
       }
-      Optional<ProcedureInfo> info = ex.getInfo(n.taskProcId);
-      List<Long> abort = List.of();
-      if (info.isEmpty()) {
-        abort =
-            planner.taskFinished(
-                n, false, "task procedure " + n.taskProcId + " is gone (retention passed)", now);
-      } else if (info.get().finished()) {
-        boolean ok = info.get().state() == ProcedureState.SUCCESS;
-        String why = ok ? "" : String.valueOf(info.get().failure());
-        abort = planner.taskFinished(n, ok, why, now);
-      }
-      for (long id : abort) {
-        ex.abort(id);
-      }
+    }
+    scanned = true;
+  }
+
+  /** Applies the outcome of a RUNNING node's task if it finished. */
+  private void collectTask(ProcedureExecutor<Env> ex, FlowPlanner planner, FlowNode n, long now) {
+    Optional<ProcedureInfo> info = ex.getInfo(n.taskProcId);
+    List<Long> abort = List.of();
+    if (info.isEmpty()) {
+      abort =
+          planner.taskFinished(
+              n, false, "task procedure " + n.taskProcId + " is gone (retention passed)", now);
+    } else if (info.get().finished()) {
+      boolean ok = info.get().state() == ProcedureState.SUCCESS;
+      String why = ok ? "" : String.valueOf(info.get().failure());
+      abort = planner.taskFinished(n, ok, why, now);
+    }
+    if (n.state() != NodeState.RUNNING) {
+      runningByTask.remove(n.taskProcId);
+    }
+    for (long id : abort) {
+      ex.abort(id);
     }
   }
 
@@ -198,10 +225,12 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       Procedure<Env> task = runtime.newTask(n.spec);
       long id = ex.submit(task, taskNonce(flowId, n.index, n.pendingEpoch, attempt));
       n.taskProcId = id;
+      runningByTask.put(id, n);
       ex.whenFinished(id)
           .whenComplete(
               (info, error) -> {
                 if (error == null) {
+                  runtime.mailbox.reportFinished(flowId, id);
                   ex.wake(flowId);
                 }
               });
