@@ -69,7 +69,7 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
         String why =
             flow.isEmpty() || !FlowRuntime.FLOW_TYPE.equals(flow.get().type())
                 ? "no flow " + flowId
-                : "flow " + flowId + " is finished";
+                : "flow " + flowId + " is finished: none of its nodes is PENDING any more";
         setResult(why.getBytes(StandardCharsets.UTF_8));
         return null;
       }

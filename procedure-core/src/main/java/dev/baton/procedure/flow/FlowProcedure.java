@@ -31,6 +31,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   private static final int ATTEMPT_BITS = 12;
   private static final int EPOCH_BITS = 12;
   private static final int NODE_SHIFT = ATTEMPT_BITS + EPOCH_BITS;
+  private static final int ACTION_BITS = 2;
   private static final long COMMAND_NONCE_FLAG = 1L << 62;
   private static final int MASK_12 = (1 << 12) - 1;
 
@@ -79,9 +80,14 @@ final class FlowProcedure<Env> extends Procedure<Env> {
         ((long) node << NODE_SHIFT) | ((long) (epoch & MASK_12) << ATTEMPT_BITS) | attempt);
   }
 
-  static NonceKey resumeNonce(long flowId, int node, int epoch) {
+  /** One resume command per node, suspension and action: a repeat gets the first's outcome. */
+  static NonceKey resumeNonce(long flowId, int node, int epoch, ResumeAction action) {
     return new NonceKey(
-        nonceGroup(flowId), COMMAND_NONCE_FLAG | ((long) node << EPOCH_BITS) | (epoch & MASK_12));
+        nonceGroup(flowId),
+        COMMAND_NONCE_FLAG
+            | ((long) node << (EPOCH_BITS + ACTION_BITS))
+            | ((long) (epoch & MASK_12) << ACTION_BITS)
+            | action.ordinal());
   }
 
   @Override

@@ -95,8 +95,9 @@ public final class Flows<Env> {
   }
 
   /**
-   * Resumes a PENDING node once the flow applied it. Repeating the resume of the same suspension
-   * returns the first one's outcome (a command with the same nonce) while it is retained.
+   * Resumes a PENDING node once the flow applied it. Repeating the same action for the same
+   * suspension returns the first one's outcome (a command with the same nonce) while that command
+   * is retained; another action on a node that is no longer PENDING is refused.
    *
    * @throws InvalidFlowException for an unknown flow or node, or a node that is not PENDING
    */
@@ -123,7 +124,7 @@ public final class Flows<Env> {
     long cmd =
         gateway.submit(
             FlowCommandProcedure.resume(runtime, flowId, node, action),
-            FlowProcedure.resumeNonce(flowId, index, n.suspensions()));
+            FlowProcedure.resumeNonce(flowId, index, n.suspensions(), action));
     awaitCommand(cmd);
     return get(flowId).orElseThrow();
   }

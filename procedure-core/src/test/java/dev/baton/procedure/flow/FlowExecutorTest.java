@@ -128,6 +128,10 @@ class FlowExecutorTest {
 
     flows.resume(id, "A", ResumeAction.RERUN);
     flows.resume(id, "A", ResumeAction.RERUN); // the same suspension: the first command's outcome
+    InvalidFlowException other =
+        assertThrows(
+            InvalidFlowException.class, () -> flows.resume(id, "A", ResumeAction.MARK_FAILED));
+    assertTrue(other.getMessage().contains("PENDING"), other.getMessage());
     FlowInfo done = flows.await(id, WAIT);
     assertEquals(FlowState.FINISH, done.state());
     assertEquals(NodeState.SUCCESS, done.node("E").orElseThrow().state());
