@@ -89,6 +89,12 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
     return new String(r, StandardCharsets.UTF_8);
   }
 
+  /** Finished and persisted: the flow may now forget it (and a finite flow may end). */
+  @Override
+  protected void completionCleanup(Env env) {
+    runtime.executor().ifPresent(ex -> ex.wake(flowId));
+  }
+
   @Override
   protected boolean setTimeoutFailure(Env env) {
     return false; // an expired wait is a poll

@@ -287,6 +287,16 @@ final class FlowPlanner {
     return active || !pending ? FlowState.RUNNING : FlowState.PENDING;
   }
 
+  /** Whether a node is READY (maybe waiting for a retry) or RUNNING. */
+  boolean hasActiveNodes() {
+    for (FlowNode n : g.nodes) {
+      if (n.state() == NodeState.READY || n.state() == NodeState.RUNNING) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The earliest retry time after {@code now} among READY nodes, or Long.MAX_VALUE. */
   long nextRetryAt(long now) {
     long next = Long.MAX_VALUE;

@@ -5,6 +5,7 @@ import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
+import dev.baton.procedure.ProcedureSuspendedException;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -92,7 +93,8 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   @Override
   @SuppressWarnings("unchecked")
-  protected Procedure<Env>[] execute(Env env) throws InterruptedException {
+  protected Procedure<Env>[] execute(Env env)
+      throws InterruptedException, ProcedureSuspendedException {
     Optional<ProcedureExecutor<Env>> bound = runtime.executor();
     if (bound.isEmpty()) {
       waitTimeout(runtime.pollMillis()); // no executor bound yet (a cluster still electing)
@@ -132,6 +134,11 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     }
     if (applied || moreToLink) {
       return new Procedure[] {this};
+    }
+    if (graph.appliedCommands.isEmpty() && !planner.hasActiveNodes()) {
+      // idle (a stream between appends, a flow waiting for an operator): wait without polling;
+      // a command or a task completion wakes it, also after a restart
+      throw new ProcedureSuspendedException("flow " + getProcId() + " is " + graph.state);
     }
     long next = planner.nextRetryAt(now);
     long wait =
@@ -196,6 +203,9 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       if (n.state() == NodeState.RUNNING) {
         runningByTask.put(n.taskProcId, n);
         collectTask(ex, planner, n, now);
+        if (!scanned && n.state() == NodeState.RUNNING) {
+          reportWhenFinished(ex, n.taskProcId); // started before a restart: wake on its end
+        }
       }
     }
     scanned = true;
@@ -222,6 +232,19 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     }
   }
 
+  /** When the task finishes, report it to this flow and wake the flow. */
+  private void reportWhenFinished(ProcedureExecutor<Env> ex, long taskId) {
+    long flowId = getProcId();
+    ex.whenFinished(taskId)
+        .whenComplete(
+            (info, error) -> {
+              if (error == null) {
+                runtime.mailbox.reportFinished(flowId, taskId);
+                ex.wake(flowId);
+              }
+            });
+  }
+
   private void launch(ProcedureExecutor<Env> ex, FlowPlanner planner, FlowNode n, long now) {
     int attempt = n.attempts + 1;
     n.attempts = attempt;
@@ -232,14 +255,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       long id = ex.submit(task, taskNonce(flowId, n.index, n.pendingEpoch, attempt));
       n.taskProcId = id;
       runningByTask.put(id, n);
-      ex.whenFinished(id)
-          .whenComplete(
-              (info, error) -> {
-                if (error == null) {
-                  runtime.mailbox.reportFinished(flowId, id);
-                  ex.wake(flowId);
-                }
-              });
+      reportWhenFinished(ex, id);
     } catch (IllegalArgumentException e) { // unknown type, bad arguments: the attempt failed
       for (long abortId : planner.taskFinished(n, false, e.getMessage(), now)) {
         ex.abort(abortId);

@@ -29,8 +29,11 @@ public final class FlowRuntime<Env> {
   /** Procedure type of an operator command (resume, append) on a flow. */
   public static final String COMMAND_TYPE = "baton.flow.command";
 
-  /** How often a waiting flow or command checks for progress it was not woken for. */
-  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(500);
+  /**
+   * How often a flow with running tasks, or a command, checks for progress it was not woken for (a
+   * safety net: task completions and applied commands wake them). An idle flow does not poll.
+   */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(2);
 
   private final ProcedureRegistry registry;
   private final Map<String, Function<Map<String, String>, Procedure<Env>>> tasks =

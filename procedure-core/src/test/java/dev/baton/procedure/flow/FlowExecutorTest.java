@@ -169,6 +169,25 @@ class FlowExecutorTest {
   }
 
   @Test
+  void anIdleStreamWaitsWithoutPollingAndTakesAppendsAfterARestart() throws Exception {
+    start();
+    long id = flows.append("scene", "g", List.of(WorldTask.node("a")));
+    awaitState(id, FlowState.FINISH);
+    Awaitility.await("the idle stream waits without a timer")
+        .atMost(WAIT)
+        .until(() -> executor.getInfo(id).orElseThrow().state() == ProcedureState.WAITING);
+
+    executor.stop();
+    start();
+    assertEquals(id, flows.append("scene", "g", List.of(WorldTask.node("b"))));
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(
+            () -> flows.get(id).orElseThrow().node("b").orElseThrow().state() == NodeState.SUCCESS);
+    assertEquals(List.of("a", "b"), world.runs());
+  }
+
+  @Test
   void aFlowSurvivesAnExecutorRestartMidRun() throws Exception {
     start();
     var gate = world.gate("B");
