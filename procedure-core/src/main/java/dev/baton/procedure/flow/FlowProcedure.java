@@ -15,6 +15,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A flow as a root procedure. Its state (and, identically, its result, for queries) is the {@link
@@ -29,6 +31,7 @@ import java.util.Optional;
  * flow, while a flow reacts to a failed node with its own policy.
  */
 final class FlowProcedure<Env> extends Procedure<Env> {
+  private static final Logger LOG = LoggerFactory.getLogger(FlowProcedure.class);
   private static final int ATTEMPT_BITS = 12;
   private static final int EPOCH_BITS = 12;
   private static final int NODE_SHIFT = ATTEMPT_BITS + EPOCH_BITS;
@@ -46,6 +49,12 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   private final Map<Long, FlowNode> runningByTask = new HashMap<>();
 
   private boolean scanned;
+
+  /**
+   * Not persisted: a store write failed during a step of this object, whose in-memory state is now
+   * ahead of the store. No further step of it may be recorded; the executor is stopping.
+   */
+  private volatile boolean storeFailed;
 
   FlowProcedure(FlowRuntime<Env> runtime) {
     this.runtime = runtime;
@@ -95,6 +104,10 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   @SuppressWarnings("unchecked")
   protected Procedure<Env>[] execute(Env env)
       throws InterruptedException, ProcedureSuspendedException {
+    if (storeFailed) {
+      throw new InterruptedException(
+          "flow " + getProcId() + ": the store failed; the executor stops");
+    }
     Optional<ProcedureExecutor<Env>> bound = runtime.executor();
     if (bound.isEmpty()) {
       waitTimeout(runtime.pollMillis()); // no executor bound yet (a cluster still electing)
@@ -245,7 +258,8 @@ final class FlowProcedure<Env> extends Procedure<Env> {
             });
   }
 
-  private void launch(ProcedureExecutor<Env> ex, FlowPlanner planner, FlowNode n, long now) {
+  private void launch(ProcedureExecutor<Env> ex, FlowPlanner planner, FlowNode n, long now)
+      throws InterruptedException {
     int attempt = n.attempts + 1;
     n.attempts = attempt;
     n.setState(NodeState.RUNNING, "");
@@ -261,7 +275,21 @@ final class FlowProcedure<Env> extends Procedure<Env> {
         ex.abort(abortId);
       }
     } catch (UncheckedIOException e) {
-      throw e; // the store failed: the executor stops; this step runs again after recovery
+      // The store failed while the task was written: whether it is durable is unknown. Stop the
+      // executor as it stops on a failed write of its own; this step is not recorded and runs
+      // again after recovery, where the task's nonce finds the task if it was written.
+      LOG.error(
+          "flow {}: the store failed submitting the task of node '{}' (attempt {}); stopping the"
+              + " executor, the flow resumes from the store when an executor starts again",
+          flowId,
+          n.name(),
+          attempt,
+          e);
+      storeFailed = true;
+      Thread stopper = new Thread(ex::stop, "flow-" + flowId + "-store-failure-stop");
+      stopper.setDaemon(true);
+      stopper.start();
+      throw new InterruptedException("store failure while submitting a task of flow " + flowId);
     }
   }
 
