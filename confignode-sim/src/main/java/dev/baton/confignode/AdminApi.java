@@ -93,10 +93,12 @@ final class AdminApi implements AutoCloseable {
   private final ClusterMetadata metadata;
   private HttpServer server;
   private ExecutorService threads;
+  private final FlowApi flows;
 
-  AdminApi(ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata) {
+  AdminApi(ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata, FlowApi flows) {
     this.node = node;
     this.metadata = metadata;
+    this.flows = flows;
   }
 
   void start(int port) throws IOException {
@@ -184,6 +186,9 @@ final class AdminApi implements AutoCloseable {
             get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
             return Map.of("aborted", await(node.abort(id)));
           }
+        }
+        case "flows" -> {
+          return flows.route(exchange, method, p);
         }
         default -> {}
       }
@@ -341,7 +346,7 @@ final class AdminApi implements AutoCloseable {
     }
   }
 
-  private static void requireMethod(String method, String allowed) throws HttpError {
+  static void requireMethod(String method, String allowed) throws HttpError {
     if (!method.equals(allowed)) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_METHOD,
@@ -350,7 +355,7 @@ final class AdminApi implements AutoCloseable {
     }
   }
 
-  private static long procId(String s) throws HttpError {
+  static long procId(String s) throws HttpError {
     try {
       long id = Long.parseLong(s);
       if (id > 0) {

@@ -6,6 +6,8 @@ import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.flow.FlowRuntime;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -53,21 +55,25 @@ public final class ConfigNodeServer implements AutoCloseable {
   private final ProcedureNode<ConfigNodeEnv> node;
   private final ClusterMetadata metadata;
   private AdminApi api;
+  private final FlowRuntime<ConfigNodeEnv> flowRuntime;
   private Thread registrar;
 
   public ConfigNodeServer(Config config) {
     this.config = config;
     AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
+    ProcedureRegistry registry = ConfigNodeProcedures.registry();
+    this.flowRuntime = FlowApi.runtime(registry);
     this.node =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
             .peers(config.peers())
             .storageDir(config.dataDir().resolve("raft"))
-            .registry(ConfigNodeProcedures.registry())
+            .registry(registry)
             .environment(leader -> new ConfigNodeEnv(leader, meta.get()))
             .raft(config.raft())
             .build();
     this.metadata = new ClusterMetadata(node.metadata());
+    flowRuntime.bind(node::executor);
     meta.set(metadata);
   }
 
@@ -78,7 +84,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   public void start() throws IOException {
     try {
       node.start();
-      api = new AdminApi(node, metadata);
+      api = new AdminApi(node, metadata, new FlowApi(node, flowRuntime, AdminApi.CLUSTER_WAIT));
       api.start(config.httpPort());
     } catch (IOException | RuntimeException e) {
       close();

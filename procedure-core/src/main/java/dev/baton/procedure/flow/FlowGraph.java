@@ -1,0 +1,234 @@
+package dev.baton.procedure.flow;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The durable state of a flow: its nodes with their states, and the operator commands it has
+ * applied (with their outcomes, until the command procedures finished). Encoded as the flow
+ * procedure's state and, identically, as its result, so any node of a cluster can show a flow.
+ */
+final class FlowGraph {
+  private static final int FORMAT_VERSION = 1;
+
+  final FlowInfo.Kind kind;
+  final String scene;
+  final String group;
+  FlowState state = FlowState.INIT;
+  String detail = "";
+  final List<FlowNode> nodes = new ArrayList<>();
+  final Map<String, FlowNode> byName = new HashMap<>();
+
+  /** Finite flows: the nodes in topological order, computed once (the structure never changes). */
+  List<FlowNode> topologicalOrder;
+
+  /** Applied command procId → outcome ("" for success, else the refusal). */
+  final Map<Long, String> appliedCommands = new LinkedHashMap<>();
+
+  FlowGraph(FlowInfo.Kind kind, String scene, String group) {
+    this.kind = kind;
+    this.scene = scene;
+    this.group = group;
+  }
+
+  /** A finite flow's graph from a validated definition; every node WAITs. */
+  static FlowGraph of(FlowDefinition def) {
+    FlowGraph g = new FlowGraph(FlowInfo.Kind.FINITE, "", "");
+    for (NodeSpec spec : def.nodes()) {
+      g.add(spec, NodeState.WAIT);
+    }
+    for (FlowDefinition.Edge e : def.edges()) {
+      g.link(g.byName.get(e.parent()).index, g.byName.get(e.child()).index);
+    }
+    return g;
+  }
+
+  FlowNode add(NodeSpec spec, NodeState initial) {
+    FlowNode n = new FlowNode(nodes.size(), spec, initial);
+    nodes.add(n);
+    byName.put(spec.name(), n);
+    return n;
+  }
+
+  void link(int parent, int child) {
+    nodes.get(child).parents.add(parent);
+    nodes.get(parent).children.add(child);
+  }
+
+  boolean isStream() {
+    return kind == FlowInfo.Kind.STREAM;
+  }
+
+  FlowInfo toInfo(long flowId) {
+    List<FlowInfo.NodeInfo> infos = new ArrayList<>(nodes.size());
+    for (FlowNode n : nodes) {
+      List<String> parents = new ArrayList<>(n.parents.size());
+      for (int p : n.parents) {
+        parents.add(nodes.get(p).name());
+      }
+      infos.add(
+          new FlowInfo.NodeInfo(
+              n.name(),
+              n.spec.taskType(),
+              n.state(),
+              parents,
+              n.attempts,
+              n.taskProcId,
+              n.detail,
+              n.pendingEpoch));
+    }
+    return new FlowInfo(flowId, kind, scene, group, state, detail, infos);
+  }
+
+  // ------------------------------------------------------------------ encoding
+
+  byte[] encode() throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + nodes.size() * 48);
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeInt(FORMAT_VERSION);
+    out.writeByte(kind.ordinal());
+    out.writeByte(state.ordinal());
+    out.writeUTF(scene);
+    out.writeUTF(group);
+    out.writeUTF(detail);
+    out.writeInt(nodes.size());
+    for (FlowNode n : nodes) {
+      byte[] e = n.cachedEncoding();
+      if (e == null) {
+        e = encodeNode(n);
+        n.cacheEncoding(e);
+      }
+      out.write(e);
+    }
+    out.writeInt(appliedCommands.size());
+    for (Map.Entry<Long, String> c : appliedCommands.entrySet()) {
+      out.writeLong(c.getKey());
+      out.writeUTF(c.getValue());
+    }
+    out.flush();
+    return bytes.toByteArray();
+  }
+
+  static void writeSpec(DataOutputStream out, NodeSpec s) throws IOException {
+    out.writeUTF(s.name());
+    out.writeUTF(s.taskType());
+    out.writeInt(s.args().size());
+    for (Map.Entry<String, String> a : new java.util.TreeMap<>(s.args()).entrySet()) {
+      out.writeUTF(a.getKey());
+      out.writeUTF(a.getValue());
+    }
+    Trigger t = s.trigger();
+    out.writeByte(t.kind().ordinal());
+    out.writeInt(t.count());
+    out.writeInt(t.parents().size());
+    for (String p : new TreeSet<>(t.parents())) {
+      out.writeUTF(p);
+    }
+    out.writeUTF(t.predicateId());
+    out.writeByte(s.failurePolicy().ordinal());
+    out.writeInt(s.maxRetries());
+    out.writeLong(s.backoffMillis());
+  }
+
+  static NodeSpec readSpec(DataInputStream in) throws IOException {
+    String name = in.readUTF();
+    String type = in.readUTF();
+    int argc = in.readInt();
+    Map<String, String> args = new HashMap<>();
+    for (int i = 0; i < argc; i++) {
+      args.put(in.readUTF(), in.readUTF());
+    }
+    Trigger.Kind tk = Trigger.Kind.values()[in.readByte()];
+    int count = in.readInt();
+    int named = in.readInt();
+    Set<String> names = new TreeSet<>();
+    for (int i = 0; i < named; i++) {
+      names.add(in.readUTF());
+    }
+    Trigger trigger = new Trigger(tk, count, names, in.readUTF());
+    FailurePolicy policy = FailurePolicy.values()[in.readByte()];
+    return new NodeSpec(name, type, args, trigger, policy, in.readInt(), in.readLong());
+  }
+
+  private static byte[] encodeNode(FlowNode n) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(48);
+    DataOutputStream out = new DataOutputStream(bytes);
+    writeSpec(out, n.spec);
+    out.writeInt(n.parents.size());
+    for (int p : n.parents) {
+      out.writeInt(p);
+    }
+    out.writeByte(n.state().ordinal());
+    out.writeBoolean(n.inheritedPending);
+    out.writeInt(n.attempts);
+    out.writeLong(n.taskProcId);
+    out.writeLong(n.retryAt);
+    out.writeInt(n.pendingEpoch);
+    out.writeUTF(n.detail);
+    out.flush();
+    return bytes.toByteArray();
+  }
+
+  /**
+   * @throws IOException for bytes this class did not write (named in the message)
+   */
+  static FlowGraph decode(byte[] data) throws IOException {
+    DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+    int version = in.readInt();
+    if (version != FORMAT_VERSION) {
+      throw new IOException(
+          "unknown flow state format " + version + ", expected " + FORMAT_VERSION);
+    }
+    FlowInfo.Kind kind = FlowInfo.Kind.values()[in.readByte()];
+    FlowState state = FlowState.values()[in.readByte()];
+    FlowGraph g = new FlowGraph(kind, in.readUTF(), in.readUTF());
+    g.state = state;
+    g.detail = in.readUTF();
+    int count = in.readInt();
+    List<List<Integer>> parents = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      parents.add(readNode(in, g));
+    }
+    for (int i = 0; i < count; i++) {
+      for (int p : parents.get(i)) {
+        if (p < 0 || p >= count) {
+          throw new IOException(
+              "node " + i + " of the flow state names parent " + p + " of " + count);
+        }
+        g.link(p, i);
+      }
+    }
+    int commands = in.readInt();
+    for (int i = 0; i < commands; i++) {
+      g.appliedCommands.put(in.readLong(), in.readUTF());
+    }
+    return g;
+  }
+
+  private static List<Integer> readNode(DataInputStream in, FlowGraph g) throws IOException {
+    NodeSpec spec = readSpec(in);
+    int parents = in.readInt();
+    List<Integer> ps = new ArrayList<>(parents);
+    for (int i = 0; i < parents; i++) {
+      ps.add(in.readInt());
+    }
+    FlowNode n = g.add(spec, NodeState.values()[in.readByte()]);
+    n.inheritedPending = in.readBoolean();
+    n.attempts = in.readInt();
+    n.taskProcId = in.readLong();
+    n.retryAt = in.readLong();
+    n.pendingEpoch = in.readInt();
+    n.detail = in.readUTF();
+    return ps;
+  }
+}
