@@ -52,23 +52,31 @@ public final class ConfigNodeServer implements AutoCloseable {
   private final Config config;
   private final ProcedureNode<ConfigNodeEnv> node;
   private final ClusterMetadata metadata;
+  private final LeaderAdminPublisher publisher;
   private AdminApi api;
   private Thread registrar;
 
   public ConfigNodeServer(Config config) {
     this.config = config;
     AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
+    AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
     this.node =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
             .peers(config.peers())
             .storageDir(config.dataDir().resolve("raft"))
             .registry(ConfigNodeProcedures.registry())
-            .environment(leader -> new ConfigNodeEnv(leader, meta.get()))
+            .environment(
+                leader -> {
+                  publish.get().becameLeader(leader);
+                  return new ConfigNodeEnv(leader, meta.get());
+                })
             .raft(config.raft())
             .build();
     this.metadata = new ClusterMetadata(node.metadata());
     meta.set(metadata);
+    this.publisher = new LeaderAdminPublisher(node, metadata);
+    publish.set(publisher);
   }
 
   /**
@@ -80,6 +88,7 @@ public final class ConfigNodeServer implements AutoCloseable {
       node.start();
       api = new AdminApi(node, metadata);
       api.start(config.httpPort());
+      publisher.serving("127.0.0.1:" + api.port());
     } catch (IOException | RuntimeException e) {
       close();
       throw e;
@@ -105,6 +114,7 @@ public final class ConfigNodeServer implements AutoCloseable {
     if (registrar != null) {
       registrar.interrupt();
     }
+    publisher.close();
     if (api != null) {
       api.close();
     }
