@@ -47,6 +47,21 @@ public final class ConfigNodeMain {
       case DrillCommand.NAME -> {
         return DrillCommand.run(rest, out, err);
       }
+      case SubmitCommand.NAME -> {
+        return SubmitCommand.COMMAND.run(rest, out, err);
+      }
+      case GetCommand.NAME -> {
+        return GetCommand.COMMAND.run(rest, out, err);
+      }
+      case ListCommand.NAME -> {
+        return ListCommand.COMMAND.run(rest, out, err);
+      }
+      case AbortCommand.NAME -> {
+        return AbortCommand.COMMAND.run(rest, out, err);
+      }
+      case ResumeCommand.NAME -> {
+        return ResumeCommand.COMMAND.run(rest, out, err);
+      }
       default -> {}
     }
     err.println("command '" + args[0] + "' is not available in this build yet");
