@@ -84,9 +84,7 @@ record ClientCommand(
                   parsed.intValue(TIMEOUT.name(), DEFAULT_TIMEOUT_SECONDS, 1, MAX_SECONDS)));
       return action.run(parsed, api, out, err);
     } catch (UsageException e) {
-      err.println(name + ": " + e.getMessage());
-      err.println(usage());
-      return ConfigNodeMain.EXIT_USAGE;
+      return CommandLineFlags.usageError(name, e, usage(), err);
     } catch (NodeApiClient.ApiException e) {
       if (e.retryable()) {
         err.println(name + ": no ConfigNode could serve the request: " + e.getMessage());

@@ -144,6 +144,13 @@ final class CommandLineFlags {
         "flag --" + name + " must be an integer in " + min + ".." + max + ", got '" + raw + "'");
   }
 
+  /** Prints a usage error and the command's usage to {@code err}; returns the usage exit code. */
+  static int usageError(String command, UsageException e, String usage, java.io.PrintStream err) {
+    err.println(command + ": " + e.getMessage());
+    err.println(usage);
+    return ConfigNodeMain.EXIT_USAGE;
+  }
+
   /** One line per flag, for a command's help. */
   static String describe(List<Flag> flags) {
     return flags.stream()

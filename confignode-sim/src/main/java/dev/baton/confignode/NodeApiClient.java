@@ -9,7 +9,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A client of ConfigNode admin APIs: tries the given nodes in turn until one answers. Errors carry
@@ -166,6 +168,40 @@ public final class NodeApiClient {
             + String.join(", ", nodes)
             + "); last: "
             + last.getMessage());
+  }
+
+  /**
+   * The samples of one node's {@code GET /metrics} (Prometheus text: {@code name value} lines), by
+   * name.
+   */
+  public Map<String, Double> metrics(String node) throws IOException, InterruptedException {
+    HttpResponse<String> resp;
+    try {
+      resp =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://" + node + "/metrics"))
+                  .timeout(REQUEST_TIMEOUT)
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
+    }
+    if (resp.statusCode() != 200) {
+      throw new ApiException(
+          resp.statusCode(), "ConfigNode " + node + ": HTTP " + resp.statusCode() + " on /metrics");
+    }
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (String line : resp.body().split("\n")) {
+      String[] parts = line.trim().split(" ");
+      if (parts.length == 2 && !line.startsWith("#")) {
+        try {
+          out.put(parts[0], Double.parseDouble(parts[1]));
+        } catch (NumberFormatException e) {
+          // not a sample
+        }
+      }
+    }
+    return out;
   }
 
   JsonNode call(String node, String method, String path, JsonNode body)

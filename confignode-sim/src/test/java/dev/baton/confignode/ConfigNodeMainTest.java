@@ -3,8 +3,11 @@ package dev.baton.confignode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The top-level dispatch of {@code confignode-sim <command>}. */
 @Timeout(10)
@@ -35,10 +38,15 @@ class ConfigNodeMainTest {
     assertTrue(r.err().contains("node, datanode, drill"), r.err());
   }
 
-  @Test
-  void aCommandNotBuiltYetSaysSoWithExit3() {
-    CliRun r = CliRun.main("bench", "--nodes", "3");
-    assertEquals(ConfigNodeMain.EXIT_UNAVAILABLE, r.code());
-    assertTrue(r.err().contains("'bench' is not available"), r.err());
+  @ParameterizedTest
+  @MethodSource("commands")
+  void everyCommandAnswersHelpWithItsUsageAndExit0(String command) {
+    CliRun r = CliRun.main(command, "--help");
+    assertEquals(0, r.code(), r::toString);
+    assertTrue(r.out().startsWith("usage: confignode-sim " + command), r::toString);
+  }
+
+  static List<String> commands() {
+    return ConfigNodeMain.COMMANDS;
   }
 }

@@ -120,11 +120,4 @@ class DataNodeCommandTest {
       assertTrue(err.toString(StandardCharsets.UTF_8).contains("in use"), err.toString());
     }
   }
-
-  @Test
-  void otherCommandsStillSayTheyAreUnavailable() {
-    CliRun r = CliRun.main("bench");
-    assertEquals(ConfigNodeMain.EXIT_UNAVAILABLE, r.code());
-    assertTrue(r.err().contains("'bench' is not available"), r.err());
-  }
 }

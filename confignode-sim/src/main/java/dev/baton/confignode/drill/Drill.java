@@ -8,7 +8,6 @@ import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.local.LocalCluster;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -61,8 +60,8 @@ public final class Drill implements AutoCloseable {
   public Drill(Settings settings, PrintStream out) throws IOException {
     this.settings = settings;
     this.out = out;
-    this.dir = Files.createTempDirectory("baton-drill");
-    this.cluster = new LocalCluster(dir);
+    this.cluster = LocalCluster.inTempDir("baton-drill", settings.keepDir());
+    this.dir = cluster.dir();
     this.report = new DrillReport(out);
   }
 
@@ -179,9 +178,7 @@ public final class Drill implements AutoCloseable {
   @Override
   public void close() {
     cluster.close();
-    if (!settings.keepDir()) {
-      LocalCluster.deleteTree(dir);
-    } else {
+    if (settings.keepDir()) {
       out.println("kept " + dir);
     }
   }

@@ -18,8 +18,8 @@ import java.util.stream.Stream;
 
 /**
  * ConfigNode ({@code cn1..cnN}) and DataNode ({@code 1..M}) processes of this jar on 127.0.0.1 with
- * free ports, their logs and data under one directory. The ConfigNodes register every DataNode
- * started before them. {@link #close} kills every process (the directory is the caller's).
+ * free ports, their logs and data under one temp directory. The ConfigNodes register every DataNode
+ * started before them. {@link #close} kills every process and deletes the directory (unless kept).
  */
 public final class LocalCluster implements AutoCloseable {
   /** How long the cluster may take to elect and recover; generous for a loaded 2-core machine. */
@@ -28,6 +28,7 @@ public final class LocalCluster implements AutoCloseable {
   public static final Duration POLL = Duration.ofMillis(20);
 
   private final Path dir;
+  private final boolean keepDir;
   private final List<LocalProcess> processes = new ArrayList<>();
   private final Map<String, LocalProcess> nodeProcs = new LinkedHashMap<>();
   private final Map<String, String> httpOf = new LinkedHashMap<>();
@@ -38,8 +39,17 @@ public final class LocalCluster implements AutoCloseable {
 
   private NodeApiClient api;
 
-  public LocalCluster(Path dir) {
+  private LocalCluster(Path dir, boolean keepDir) {
     this.dir = dir;
+    this.keepDir = keepDir;
+  }
+
+  /**
+   * A cluster (nothing started yet) in a new temp directory named {@code prefix...}, deleted by
+   * {@link #close} unless {@code keepDir}.
+   */
+  public static LocalCluster inTempDir(String prefix, boolean keepDir) throws IOException {
+    return new LocalCluster(Files.createTempDirectory(prefix), keepDir);
   }
 
   /** A condition polled by {@link #awaitTrue}; an exception means "not yet". */
@@ -86,8 +96,10 @@ public final class LocalCluster implements AutoCloseable {
     peersArg = peers.toString();
     for (String id : httpOf.keySet()) {
       List<String> args = new ArrayList<>(nodeArgs(id));
-      args.add("--datanodes");
-      args.add(String.join(",", dataNodeAddrs));
+      if (!dataNodeAddrs.isEmpty()) {
+        args.add("--datanodes");
+        args.add(String.join(",", dataNodeAddrs));
+      }
       LocalProcess p = LocalProcess.start(id, dir, args);
       processes.add(p);
       nodeProcs.put(id, p);
@@ -191,16 +203,19 @@ public final class LocalCluster implements AutoCloseable {
     throw new IOException("gave up waiting for: " + what);
   }
 
-  /** Kills every process started. */
+  /** Kills every process started, then deletes the directory unless it is to be kept. */
   @Override
   public void close() {
     for (LocalProcess p : processes) {
       p.kill();
     }
+    if (!keepDir) {
+      deleteTree(dir);
+    }
   }
 
   /** Deletes a directory tree, best effort (a temp dir). */
-  public static void deleteTree(Path dir) {
+  static void deleteTree(Path dir) {
     try (Stream<Path> files = Files.walk(dir)) {
       for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
