@@ -6,13 +6,12 @@ import dev.baton.confignode.http.ErrorReply;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
+import dev.baton.confignode.http.LoopbackHttpServer;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.consensus.ProcedureNode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +55,7 @@ final class AdminApi implements AutoCloseable {
   }
 
   void start(int port) throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
+    server = LoopbackHttpServer.create(port, 0);
     threads = Executors.newFixedThreadPool(HTTP_THREADS);
     server.setExecutor(threads);
     server.createContext("/", this::handle);

@@ -32,7 +32,13 @@ public final class NodeApiClient {
 
   private final List<String> nodes;
   private final Duration patience;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
+
+  /** HTTP/1.1: the admin API's server speaks nothing else, so an h2c upgrade offer is wasted. */
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(CONNECT_TIMEOUT)
+          .build();
 
   /**
    * @param nodes host:port of the nodes' admin APIs
