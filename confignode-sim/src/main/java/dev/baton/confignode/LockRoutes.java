@@ -28,6 +28,11 @@ final class LockRoutes implements AdminRoutes {
   private final ProcedureNode<ConfigNodeEnv> node;
   private final ClusterMetadata metadata;
 
+  /** The client of the last leader forwarded to, and its address; guarded by this. */
+  private NodeApiClient forwarder;
+
+  private String forwardedTo;
+
   LockRoutes(ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata) {
     this.node = node;
     this.metadata = metadata;
@@ -66,7 +71,7 @@ final class LockRoutes implements AdminRoutes {
     }
     String address = published.get().address();
     try {
-      return new NodeApiClient(List.of(address)).call(address, "GET", "/api/" + PATH, null);
+      return forwarder(address).call(address, "GET", "/api/" + PATH, null);
     } catch (NodeApiClient.ApiException e) {
       int status = e.status() == 0 ? HttpURLConnection.HTTP_UNAVAILABLE : e.status();
       throw new HttpError(
@@ -77,5 +82,13 @@ final class LockRoutes implements AdminRoutes {
       throw ClusterCalls.unavailable(
           "forwarding to leader " + leader + " at " + address + " failed: " + e.getMessage());
     }
+  }
+
+  private synchronized NodeApiClient forwarder(String address) {
+    if (!address.equals(forwardedTo)) {
+      forwarder = new NodeApiClient(List.of(address));
+      forwardedTo = address;
+    }
+    return forwarder;
   }
 }

@@ -54,9 +54,11 @@ class ClientCommandsTest {
     assertFalse(r.err().contains("\tat "), r::toString);
   }
 
-  @Test
-  void submitWithWaitPrintsTheIdThenTheFinalView() throws Exception {
-    CliRun r = run("submit", "--type", "Noop", "--wait", "60");
+  /** A Noop of K steps runs FIRST, SECOND (K-2 times), THIRD; one step runs FIRST only. */
+  @ParameterizedTest
+  @CsvSource({"1, FIRST", "5, THIRD"})
+  void submitWithWaitPrintsTheIdThenTheFinalView(int steps, String lastStep) throws Exception {
+    CliRun r = run("submit", "--type", "Noop", "--args", "steps=" + steps, "--wait", "60");
     assertEquals(0, r.code(), r::toString);
     String[] lines = r.out().split("\\R", 2);
     long id = Long.parseLong(lines[0].trim());
@@ -64,6 +66,7 @@ class ClientCommandsTest {
     assertEquals(id, view.path("procId").asLong(), r::toString);
     assertEquals("SUCCESS", view.path("state").asText(), r::toString);
     assertTrue(view.path("finished").asBoolean(), r::toString);
+    assertEquals(lastStep, view.path("step").asText(), r::toString);
   }
 
   @Test
@@ -127,6 +130,7 @@ class ClientCommandsTest {
           abort unknown   | abort 999999                      | 404 not_found: no procedure 999999
           unknown type    | submit --type Nope                | 400 invalid_request: unknown procedure type 'Nope'
           bad argument    | submit --type Sleep --args millis=x | argument 'millis' must be an integer
+          too many steps  | submit --type Noop --args steps=10001 | steps must be within 1..10000
           no workflows    | resume --flow 5 --node load       | 404 not_found
           """)
   void theClustersErrorsArePrintedWithTheirCodeAndExit1(String name, String line, String want)

@@ -7,11 +7,14 @@ import java.io.IOException;
 
 /**
  * {@code steps} steps that do nothing (each one persisted like any step): for drills and
- * benchmarks. The single state STEP repeats until the count is reached.
+ * benchmarks. FIRST, then SECOND as many times as needed, then THIRD; the default three steps run
+ * each once, and a one-step Noop runs FIRST only.
  */
 public final class Noop extends EnumStateProcedure<Noop.S> {
   enum S {
-    STEP
+    FIRST,
+    SECOND,
+    THIRD
   }
 
   /** Steps of a Noop without a {@code steps} argument. */
@@ -36,7 +39,15 @@ public final class Noop extends EnumStateProcedure<Noop.S> {
   @Override
   protected Flow executeFromState(ConfigNodeEnv env, S state) {
     done++;
-    return done >= steps ? Flow.NO_MORE_STATE : Flow.HAS_MORE_STATE;
+    if (done >= steps) {
+      return Flow.NO_MORE_STATE;
+    }
+    if (done == steps - 1) {
+      setNextState(S.THIRD); // the last step
+    } else if (state == S.FIRST) {
+      setNextState(S.SECOND);
+    } // else SECOND runs again
+    return Flow.HAS_MORE_STATE;
   }
 
   @Override
