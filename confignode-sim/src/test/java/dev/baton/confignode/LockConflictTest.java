@@ -34,7 +34,7 @@ class LockConflictTest {
   private record HeldMigration(ClusterMetadata.Region region, int to, long procId) {}
 
   private static HeldMigration migrationHeldAtItsTarget(String database) throws Exception {
-    ClusterMetadata.Region r = cluster().firstRegionOfNewDatabase(database, 1);
+    ClusterMetadata.Region r = TestDatabases.firstRegionOfNewDatabase(cluster(), database, 1);
     int to = spare(r);
     long id = holdAtDataNode(to, "MigrateRegion", "regionId", r.id(), "from", r.leader(), "to", to);
     return new HeldMigration(r, to, id);

@@ -51,7 +51,7 @@ class MigrateRegionTest {
 
   /** A new database with one schema region of replication 2; returns that region. */
   private static ClusterMetadata.Region regionOfNewDatabase(String name) {
-    return cluster.firstRegionOfNewDatabase(name, 2);
+    return TestDatabases.firstRegionOfNewDatabase(cluster, name, 2);
   }
 
   /** The DataNode without a replica of {@code r}. */

@@ -246,27 +246,6 @@ final class SimCluster implements AutoCloseable {
     return list().stream().filter(i -> i.parentProcId() == procId).toList();
   }
 
-  /**
-   * Creates a database of one schema and one data region with {@code replication} replicas each,
-   * waits for its success, and returns its first region.
-   */
-  ClusterMetadata.Region firstRegionOfNewDatabase(String name, int replication) {
-    awaitSuccess(
-        submit(
-            "CreateDatabase",
-            "name",
-            name,
-            "schemaRegions",
-            1,
-            "dataRegions",
-            1,
-            "replication",
-            replication));
-    ClusterMetadata.View meta = metadata();
-    int regionId = meta.database(name).orElseThrow().regionIds().get(0);
-    return meta.region(regionId).orElseThrow();
-  }
-
   /** A linearizable read of the metadata through the leader. */
   ClusterMetadata.View metadata() {
     return new ClusterMetadata.View(
