@@ -1,5 +1,6 @@
 package dev.baton.confignode;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +9,7 @@ import java.util.stream.Collectors;
 /**
  * The {@code --name value} (or {@code --name=value}) flags of one CLI command, checked against the
  * flags it declares: unknown, repeated, valueless and missing required flags are usage errors that
- * name the flag.
+ * name the flag. A command may also take positional arguments ({@code get ID}).
  */
 final class CommandLineFlags {
   /** A flag a command accepts. */
@@ -24,9 +25,11 @@ final class CommandLineFlags {
   private static final String PREFIX = "--";
 
   private final Map<String, String> values;
+  private final List<String> positionals;
 
-  private CommandLineFlags(Map<String, String> values) {
+  private CommandLineFlags(Map<String, String> values, List<String> positionals) {
     this.values = values;
+    this.positionals = positionals;
   }
 
   /** Whether {@code args} ask for help (anywhere on the line). */
@@ -41,11 +44,26 @@ final class CommandLineFlags {
 
   static CommandLineFlags parse(String command, List<Flag> flags, String[] args)
       throws UsageException {
+    return parse(command, flags, List.of(), args);
+  }
+
+  /**
+   * Parses flags and, in order, the positional arguments named by {@code positionalNames} (each
+   * required, e.g. {@code ID} of {@code get ID}); a missing or extra one is a usage error.
+   */
+  static CommandLineFlags parse(
+      String command, List<Flag> flags, List<String> positionalNames, String[] args)
+      throws UsageException {
+    List<String> positionals = new ArrayList<>();
     Map<String, Flag> known =
         flags.stream().collect(Collectors.toMap(Flag::name, f -> f, (a, b) -> a));
     Map<String, String> values = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
+      if (!arg.startsWith(PREFIX) && positionals.size() < positionalNames.size()) {
+        positionals.add(arg);
+        continue;
+      }
       if (!arg.startsWith(PREFIX)) {
         throw new UsageException(
             "unexpected argument '" + arg + "' for " + command + "; flags: " + names(flags));
@@ -80,11 +98,35 @@ final class CommandLineFlags {
         throw new UsageException("missing required flag " + flag.usage());
       }
     }
-    return new CommandLineFlags(values);
+    if (positionals.size() < positionalNames.size()) {
+      throw new UsageException(
+          "missing argument " + positionalNames.get(positionals.size()) + " for " + command);
+    }
+    return new CommandLineFlags(values, List.copyOf(positionals));
   }
 
   String string(String name) {
     return values.get(name);
+  }
+
+  /** Whether the flag is given. */
+  boolean has(String name) {
+    return values.containsKey(name);
+  }
+
+  /** The flag's value, or {@code dflt} if it is not given. */
+  String string(String name, String dflt) {
+    return values.getOrDefault(name, dflt);
+  }
+
+  /** Positional argument {@code i}, in the order the command names them. */
+  String positional(int i) {
+    return positionals.get(i);
+  }
+
+  /** The flag's value as an integer in {@code [min, max]}, or {@code dflt} if it is not given. */
+  int intValue(String name, int dflt, int min, int max) throws UsageException {
+    return values.containsKey(name) ? intValue(name, min, max) : dflt;
   }
 
   /** The flag's value as an integer in {@code [min, max]}. */
@@ -100,6 +142,13 @@ final class CommandLineFlags {
     }
     throw new UsageException(
         "flag --" + name + " must be an integer in " + min + ".." + max + ", got '" + raw + "'");
+  }
+
+  /** Prints a usage error and the command's usage to {@code err}; returns the usage exit code. */
+  static int usageError(String command, UsageException e, String usage, java.io.PrintStream err) {
+    err.println(command + ": " + e.getMessage());
+    err.println(usage);
+    return ConfigNodeMain.EXIT_USAGE;
   }
 
   /** One line per flag, for a command's help. */

@@ -5,14 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Entry point of the ConfigNode simulation jar. The commands of API.md are being built: {@code
- * datanode} runs; every other command says clearly that it is not available yet and exits with
- * {@link #EXIT_UNAVAILABLE}.
+ * Entry point of the ConfigNode simulation jar: the commands of API.md ({@link #COMMANDS}), each
+ * with {@code --help}. A usage error exits with {@link #EXIT_USAGE}.
  */
 public final class ConfigNodeMain {
-  /** Exit code for a command that is not available in this build. */
-  public static final int EXIT_UNAVAILABLE = 3;
-
   /** Exit code for a usage error. */
   public static final int EXIT_USAGE = 2;
 
@@ -32,24 +28,21 @@ public final class ConfigNodeMain {
       to.println("commands: " + String.join(", ", COMMANDS));
       return args.length == 0 ? EXIT_USAGE : 0;
     }
-    if (!COMMANDS.contains(args[0])) {
-      err.println("unknown command '" + args[0] + "'; commands: " + String.join(", ", COMMANDS));
-      return EXIT_USAGE;
-    }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
-    switch (args[0]) {
-      case DataNodeCommand.NAME -> {
-        return DataNodeCommand.run(rest, out, err);
+    return switch (args[0]) {
+      case DataNodeCommand.NAME -> DataNodeCommand.run(rest, out, err);
+      case NodeCommand.NAME -> NodeCommand.run(rest, out, err);
+      case DrillCommand.NAME -> DrillCommand.run(rest, out, err);
+      case BenchCommand.NAME -> BenchCommand.run(rest, out, err);
+      case SubmitCommand.NAME -> SubmitCommand.COMMAND.run(rest, out, err);
+      case GetCommand.NAME -> GetCommand.COMMAND.run(rest, out, err);
+      case ListCommand.NAME -> ListCommand.COMMAND.run(rest, out, err);
+      case AbortCommand.NAME -> AbortCommand.COMMAND.run(rest, out, err);
+      case ResumeCommand.NAME -> ResumeCommand.COMMAND.run(rest, out, err);
+      default -> {
+        err.println("unknown command '" + args[0] + "'; commands: " + String.join(", ", COMMANDS));
+        yield EXIT_USAGE;
       }
-      case NodeCommand.NAME -> {
-        return NodeCommand.run(rest, out, err);
-      }
-      case DrillCommand.NAME -> {
-        return DrillCommand.run(rest, out, err);
-      }
-      default -> {}
-    }
-    err.println("command '" + args[0] + "' is not available in this build yet");
-    return EXIT_UNAVAILABLE;
+    };
   }
 }

@@ -54,6 +54,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private final Config config;
   private final ProcedureNode<ConfigNodeEnv> node;
   private final ClusterMetadata metadata;
+  private final LeaderAdminPublisher publisher;
   private AdminApi api;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
   private Thread registrar;
@@ -63,18 +64,25 @@ public final class ConfigNodeServer implements AutoCloseable {
     AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
     ProcedureRegistry registry = ConfigNodeProcedures.registry();
     this.flowRuntime = FlowApi.runtime(registry);
+    AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
     this.node =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
             .peers(config.peers())
             .storageDir(config.dataDir().resolve("raft"))
             .registry(registry)
-            .environment(leader -> new ConfigNodeEnv(leader, meta.get()))
+            .environment(
+                leader -> {
+                  publish.get().becameLeader(leader);
+                  return new ConfigNodeEnv(leader, meta.get());
+                })
             .raft(config.raft())
             .build();
     this.metadata = new ClusterMetadata(node.metadata());
     flowRuntime.bind(node::executor);
     meta.set(metadata);
+    this.publisher = new LeaderAdminPublisher(node, metadata);
+    publish.set(publisher);
   }
 
   /**
@@ -84,8 +92,11 @@ public final class ConfigNodeServer implements AutoCloseable {
   public void start() throws IOException {
     try {
       node.start();
-      api = new AdminApi(node, metadata, new FlowApi(node, flowRuntime, AdminApi.CLUSTER_WAIT));
+      api =
+          new AdminApi(node, metadata)
+              .addRoutes(new FlowApi(node, flowRuntime, ClusterCalls.CLUSTER_WAIT));
       api.start(config.httpPort());
+      publisher.serving("127.0.0.1:" + api.port());
     } catch (IOException | RuntimeException e) {
       close();
       throw e;
@@ -111,6 +122,7 @@ public final class ConfigNodeServer implements AutoCloseable {
     if (registrar != null) {
       registrar.interrupt();
     }
+    publisher.close();
     if (api != null) {
       api.close();
     }

@@ -11,7 +11,6 @@ import java.util.List;
 final class DrillCommand {
   static final String NAME = "drill";
   static final int EXIT_VIOLATIONS = 1;
-  static final int EXIT_FAILED = 4;
   static final int MAX_NODES = 7;
   static final int MAX_PROCEDURES = 10_000;
 
@@ -49,20 +48,10 @@ final class DrillCommand {
                   : flags.intValue("procedures", 1, MAX_PROCEDURES),
               "true".equals(flags.string("keep-dir")));
     } catch (UsageException e) {
-      err.println(NAME + ": " + e.getMessage());
-      err.println(usage());
-      return ConfigNodeMain.EXIT_USAGE;
+      return CommandLineFlags.usageError(NAME, e, usage(), err);
     }
-    try (Drill drill = new Drill(settings, out)) {
-      Thread cleanup = new Thread(drill::close, "drill-cleanup");
-      Runtime.getRuntime().addShutdownHook(cleanup);
-      boolean ok = drill.run();
-      Runtime.getRuntime().removeShutdownHook(cleanup);
-      return ok ? 0 : EXIT_VIOLATIONS;
-    } catch (Exception e) {
-      err.println(NAME + ": failed: " + e.getMessage());
-      return EXIT_FAILED;
-    }
+    return LocalJob.run(
+        NAME, () -> new Drill(settings, out), drill -> drill.run() ? 0 : EXIT_VIOLATIONS, err);
   }
 
   static String usage() {

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeoutException;
  *
  * Node types are the ConfigNode procedure types; {@code args} are that type's JSON arguments.
  */
-final class FlowApi {
+final class FlowApi implements AdminRoutes {
   /** Node argument holding the task's JSON arguments as text. */
   static final String JSON_ARG = "json";
 
@@ -84,20 +84,30 @@ final class FlowApi {
     return runtime;
   }
 
+  @Override
+  public Optional<Object> route(AdminRequest req)
+      throws HttpError, IOException, InterruptedException {
+    String[] p = req.path();
+    if (p.length < 3 || !p[1].equals("api") || !p[2].equals("flows")) {
+      return Optional.empty();
+    }
+    return Optional.of(route(req, req.exchange(), p));
+  }
+
   /** Routes {@code /api/flows...}; {@code p} is the split path ("", "api", "flows", ...). */
-  Object route(HttpExchange exchange, String method, String[] p)
+  private Object route(AdminRequest req, HttpExchange exchange, String[] p)
       throws HttpError, IOException, InterruptedException {
     if (p.length == 3) {
-      AdminApi.requireMethod(method, "POST");
+      req.requireMethod("POST");
       return Map.of("flowId", submit(exchange));
     }
-    long id = AdminApi.procId(p[3]);
+    long id = ProcedureRoutes.procId(p[3]);
     if (p.length == 4) {
-      AdminApi.requireMethod(method, "GET");
+      req.requireMethod("GET");
       return view(id);
     }
     if (p.length == 7 && p[4].equals("nodes") && p[6].equals("resume")) {
-      AdminApi.requireMethod(method, "POST");
+      req.requireMethod("POST");
       return resume(exchange, id, p[5]);
     }
     throw new HttpError(
@@ -109,7 +119,7 @@ final class FlowApi {
   private long submit(HttpExchange exchange) throws HttpError, IOException {
     FlowRequest req =
         JsonExchange.parse(
-            JsonExchange.readBody(exchange, AdminApi.MAX_BODY_BYTES), FlowRequest.class);
+            JsonExchange.readBody(exchange, ProcedureRoutes.MAX_BODY_BYTES), FlowRequest.class);
     if (req.nodes() == null || req.nodes().isEmpty()) {
       throw bad("missing required field 'nodes' (a non-empty list)");
     }
@@ -161,7 +171,7 @@ final class FlowApi {
   }
 
   private FlowInfo view(long id) throws HttpError {
-    Optional<ProcedureInfo> info = new NodeFlowGateway(node, AdminApi.CLUSTER_WAIT).getInfo(id);
+    Optional<ProcedureInfo> info = new NodeFlowGateway(node, ClusterCalls.CLUSTER_WAIT).getInfo(id);
     if (info.isEmpty() || !FlowRuntime.FLOW_TYPE.equals(info.get().type())) {
       throw new HttpError(
           HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no flow with id " + id);
@@ -171,7 +181,7 @@ final class FlowApi {
 
   private FlowInfo resume(HttpExchange exchange, long id, String nodeName)
       throws HttpError, IOException, InterruptedException {
-    byte[] body = JsonExchange.readBody(exchange, AdminApi.MAX_BODY_BYTES);
+    byte[] body = JsonExchange.readBody(exchange, ProcedureRoutes.MAX_BODY_BYTES);
     ResumeAction action = ResumeAction.RERUN;
     if (body.length > 0) {
       ResumeRequest req = JsonExchange.parse(body, ResumeRequest.class);
@@ -192,7 +202,9 @@ final class FlowApi {
       throw new HttpError(HttpURLConnection.HTTP_CONFLICT, CONFLICT, e.getMessage());
     } catch (TimeoutException e) {
       throw new HttpError(
-          HttpURLConnection.HTTP_UNAVAILABLE, AdminApi.UNAVAILABLE, "resume: " + e.getMessage());
+          HttpURLConnection.HTTP_UNAVAILABLE,
+          ClusterCalls.UNAVAILABLE,
+          "resume: " + e.getMessage());
     }
   }
 

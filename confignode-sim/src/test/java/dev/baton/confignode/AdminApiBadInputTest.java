@@ -126,16 +126,16 @@ class AdminApiBadInputTest {
   @Test
   void bodyOverTheLimitIs413AndOneAtTheLimitIsAccepted() throws Exception {
     String json = "{\"type\":\"Noop\",\"nonce\":{\"group\":5,\"nonce\":1}}";
-    byte[] atLimit = padded(json, AdminApi.MAX_BODY_BYTES);
+    byte[] atLimit = padded(json, ProcedureRoutes.MAX_BODY_BYTES);
     RawHttp.Reply ok = http.send("POST", "/api/procedures", atLimit);
     assertEquals(HttpURLConnection.HTTP_OK, ok.status(), ok.body());
     assertTrue(ok.json().path("procId").asLong() > 0, ok.body());
 
     int before = procedureCount();
     String message =
-        http.send("POST", "/api/procedures", padded(json, AdminApi.MAX_BODY_BYTES + 1))
+        http.send("POST", "/api/procedures", padded(json, ProcedureRoutes.MAX_BODY_BYTES + 1))
             .assertError(JsonExchange.HTTP_PAYLOAD_TOO_LARGE, HttpErrors.PAYLOAD_TOO_LARGE);
-    assertTrue(message.contains(Integer.toString(AdminApi.MAX_BODY_BYTES)), message);
+    assertTrue(message.contains(Integer.toString(ProcedureRoutes.MAX_BODY_BYTES)), message);
     http.send("POST", "/api/procedures", padded(json, 1 << 20))
         .assertError(JsonExchange.HTTP_PAYLOAD_TOO_LARGE, HttpErrors.PAYLOAD_TOO_LARGE);
     assertEquals(before, procedureCount());

@@ -216,6 +216,10 @@ class AdminApiTest {
           isLeader ? "RUNNING" : "FOLLOWER", executor.path("state").asText(), c.toString());
       assertFalse(executor.path("recovering").asBoolean(true), c.toString());
       assertEquals(isLeader, executor.path("workers").asInt() > 0, c.toString());
+      for (String count : List.of("running", "queued")) {
+        assertTrue(executor.path(count).isInt(), count + " in " + c);
+        assertTrue(executor.path(count).asInt() >= 0, count + " in " + c);
+      }
       if (isLeader) {
         assertEquals(
             leader.node().term(), executor.path("lastRecoveryTerm").asLong(), c.toString());

@@ -32,20 +32,6 @@ class DataNodeCommandTest {
 
   @TempDir Path dir;
 
-  private record Result(int code, String out, String err) {}
-
-  private static Result main(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        ConfigNodeMain.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
@@ -64,7 +50,7 @@ class DataNodeCommandTest {
           empty value         | datanode --id= --port 0 --data-dir /tmp/x                  | needs a non-empty value
           """)
   void usageErrorsExitWith2AndSayWhatIsWrong(String name, String line, String expected) {
-    Result r = main(line.split(" "));
+    CliRun r = CliRun.main(line.split(" "));
     assertEquals(ConfigNodeMain.EXIT_USAGE, r.code(), name);
     assertTrue(r.err().contains(expected), name + ": " + r.err());
     assertTrue(r.err().contains("usage: confignode-sim datanode"), r.err());
@@ -72,7 +58,7 @@ class DataNodeCommandTest {
 
   @Test
   void helpPrintsEveryFlagAndExitsWith0() {
-    Result r = main("datanode", "--help");
+    CliRun r = CliRun.main("datanode", "--help");
     assertEquals(0, r.code());
     for (String flag : new String[] {"--id ID", "--port PORT", "--data-dir DIR"}) {
       assertTrue(r.out().contains(flag), r.out());
@@ -133,12 +119,5 @@ class DataNodeCommandTest {
       assertEquals(DataNodeCommand.EXIT_START_FAILED, code);
       assertTrue(err.toString(StandardCharsets.UTF_8).contains("in use"), err.toString());
     }
-  }
-
-  @Test
-  void otherCommandsStillSayTheyAreUnavailable() {
-    Result r = main("bench");
-    assertEquals(ConfigNodeMain.EXIT_UNAVAILABLE, r.code());
-    assertTrue(r.err().contains("'bench' is not available"), r.err());
   }
 }

@@ -3,9 +3,6 @@ package dev.baton.confignode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -15,20 +12,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The {@code drill} command's flags and help; the drill itself runs in {@code DrillTest}. */
 @Timeout(30)
 class DrillCommandTest {
-  private record Result(int code, String out, String err) {}
-
-  private static Result main(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        ConfigNodeMain.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
@@ -46,7 +29,7 @@ class DrillCommandTest {
           flag without value   | drill --nodes                 | flag --nodes N needs a value
           """)
   void drillUsageErrorsExitWith2BeforeStartingAnything(String name, String line, String expected) {
-    Result r = main(line.split(" "));
+    CliRun r = CliRun.main(line.split(" "));
     assertEquals(ConfigNodeMain.EXIT_USAGE, r.code(), name);
     assertTrue(r.err().contains(expected), () -> name + ": " + r.err());
     assertTrue(r.err().contains("usage: confignode-sim drill"), r.err());
@@ -55,7 +38,7 @@ class DrillCommandTest {
 
   @Test
   void drillHelpListsEveryFlagAndExitsWith0() {
-    Result r = main("drill", "--help");
+    CliRun r = CliRun.main("drill", "--help");
     assertEquals(0, r.code());
     for (String flag : List.of("--nodes N", "--datanodes N", "--procedures N", "--keep-dir")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());

@@ -112,6 +112,35 @@ class FlowApiTest {
     assertEquals("SUCCESS", nodeState(done, "e"));
   }
 
+  @Test
+  void theResumeCommandMarksAPendingNodeFailedAndTheFlowGoesOn() {
+    long id =
+        submit(
+            """
+            {"nodes":[{"name":"s","type":"Noop"},
+                      {"name":"bad","type":"DeleteDatabase","args":{"name":"nosuchdb"}},
+                      {"name":"e","type":"Noop","trigger":{"kind":"ALL_FINISHED"}}],
+             "edges":[{"parent":"s","child":"bad"},{"parent":"bad","child":"e"}]}
+            """);
+    awaitFlow(id, "PENDING");
+    CliRun r =
+        CliRun.main(
+            "resume",
+            "--flow",
+            Long.toString(id),
+            "--node",
+            "bad",
+            "--action",
+            "fail",
+            "--cluster",
+            SimCluster.http(cluster.leader()));
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("ERROR"), r.out());
+    JsonNode done = awaitFlow(id, "FINISH");
+    assertEquals("ERROR", nodeState(done, "bad"));
+    assertEquals("SUCCESS", nodeState(done, "e"), "ALL_FINISHED runs after a failed parent");
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',

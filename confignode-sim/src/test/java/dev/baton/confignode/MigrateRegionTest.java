@@ -50,21 +50,8 @@ class MigrateRegionTest {
   }
 
   /** A new database with one schema region of replication 2; returns that region. */
-  private static ClusterMetadata.Region regionOfNewDatabase(String name) throws Exception {
-    cluster.awaitSuccess(
-        cluster.submit(
-            "CreateDatabase",
-            "name",
-            name,
-            "schemaRegions",
-            1,
-            "dataRegions",
-            1,
-            "replication",
-            2));
-    ClusterMetadata.View meta = cluster.metadata();
-    int regionId = meta.database(name).orElseThrow().regionIds().get(0);
-    return meta.region(regionId).orElseThrow();
+  private static ClusterMetadata.Region regionOfNewDatabase(String name) {
+    return TestDatabases.firstRegionOfNewDatabase(cluster, name, 2);
   }
 
   /** The DataNode without a replica of {@code r}. */

@@ -3,12 +3,9 @@ package dev.baton.confignode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -23,20 +20,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(60)
 class NodeCommandTest {
   @TempDir Path dir;
-
-  private record Result(int code, String out, String err) {}
-
-  private static Result main(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        ConfigNodeMain.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(
@@ -64,7 +47,7 @@ class NodeCommandTest {
           empty value         | node --id= --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0               | needs a non-empty value
           """)
   void nodeUsageErrorsExitWith2AndSayWhatIsWrong(String name, String line, String expected) {
-    Result r = main(line.split(" "));
+    CliRun r = CliRun.main(line.split(" "));
     assertEquals(ConfigNodeMain.EXIT_USAGE, r.code(), name);
     assertTrue(r.err().contains(expected), () -> name + ": " + r.err());
     assertTrue(r.err().contains("usage: confignode-sim node"), r.err());
@@ -74,7 +57,7 @@ class NodeCommandTest {
   @ParameterizedTest
   @ValueSource(strings = {"--help", "-h"})
   void nodeHelpListsEveryFlagAndExitsWith0(String help) {
-    Result r = main("node", "--id", "a", help);
+    CliRun r = CliRun.main("node", "--id", "a", help);
     assertEquals(0, r.code());
     for (String flag :
         List.of(
@@ -117,8 +100,8 @@ class NodeCommandTest {
   @Test
   void aNodeThatCannotStartExitsWith1() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Result r =
-          main(
+      CliRun r =
+          CliRun.main(
               "node",
               "--id",
               "a",

@@ -5,10 +5,10 @@ import com.sun.net.httpserver.HttpServer;
 import dev.baton.confignode.http.ErrorReply;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.JsonExchange;
+import dev.baton.confignode.http.LoopbackHttpServer;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,9 +92,7 @@ public final class DataNodeServer implements AutoCloseable {
     journal = DataNodeJournal.open(config);
     core = journal.recovered();
     try {
-      http =
-          HttpServer.create(
-              new InetSocketAddress(InetAddress.getLoopbackAddress(), config.port()), BACKLOG);
+      http = LoopbackHttpServer.create(config.port(), BACKLOG);
     } catch (IOException e) {
       journal.close();
       throw new IOException(

@@ -18,12 +18,19 @@ import java.util.SortedMap;
 /**
  * The ConfigNode's metadata (databases, regions, DataNodes) as JSON entries of the replicated
  * metadata map: {@code db/<name>}, {@code region/<id>}, {@code datanode/<id>}. Changed only by
- * procedure steps, through {@link #write} with the step's leader context.
+ * procedure steps, through {@link #write} with the step's leader context; besides, each leader
+ * publishes its admin API address under {@link #LEADER_ADMIN}.
  */
 public final class ClusterMetadata {
   public static final String DATABASES = "db/";
   public static final String REGIONS = "region/";
   public static final String DATANODES = "datanode/";
+
+  /**
+   * Where the leader of the latest term serves its admin API ({@link LeaderAdmin}), so that
+   * followers can forward requests only the leader's executor can answer.
+   */
+  public static final String LEADER_ADMIN = "admin/leader";
 
   static final ObjectMapper JSON =
       JsonMapper.builder().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
@@ -51,6 +58,9 @@ public final class ClusterMetadata {
     }
   }
 
+  /** The admin API address the leader of {@code term} published. */
+  public record LeaderAdmin(String nodeId, long term, String address) {}
+
   /** A read view of the metadata (this node's applied state, or a linearizable read). */
   public record View(SortedMap<String, byte[]> entries) {
     public Optional<Database> database(String name) {
@@ -63,6 +73,10 @@ public final class ClusterMetadata {
 
     public Optional<DataNode> dataNode(int id) {
       return get(DATANODES + id, DataNode.class);
+    }
+
+    public Optional<LeaderAdmin> leaderAdmin() {
+      return get(LEADER_ADMIN, LeaderAdmin.class);
     }
 
     public List<Database> databases() {

@@ -70,8 +70,8 @@ public final class ConfigNodeProcedures {
                 integer(a, "regionId", null), integer(a, "from", null), integer(a, "to", null));
           }
           case "Noop" -> {
-            allow(a);
-            yield new Noop();
+            allow(a, "steps");
+            yield new Noop(integer(a, "steps", Noop.DEFAULT_STEPS));
           }
           case "Sleep" -> {
             allow(a, "millis");

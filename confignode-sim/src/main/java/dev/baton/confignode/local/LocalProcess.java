@@ -1,14 +1,11 @@
-package dev.baton.confignode.drill;
+package dev.baton.confignode.local;
 
 import dev.baton.confignode.ConfigNodeMain;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A child JVM running a command of this jar, its output in {@code <dir>/<name>.log}. {@link #kill}
@@ -61,16 +58,6 @@ final class LocalProcess {
       process.waitFor(KILL_WAIT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    }
-  }
-
-  static void deleteTree(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      // best effort: a temp dir
     }
   }
 }

@@ -1,0 +1,19 @@
+package dev.baton.confignode;
+
+import dev.baton.confignode.http.HttpError;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * A group of admin API endpoints. {@link AdminApi} asks each group in turn; the first that claims
+ * the path answers. A new group of endpoints is one more entry in {@link AdminApi}'s route list.
+ */
+interface AdminRoutes {
+  /**
+   * The JSON answer (serialized with Jackson) if this group serves the request's path, empty if the
+   * path is not one of this group's.
+   *
+   * @throws HttpError for bad input or an unavailable cluster (the path is this group's)
+   */
+  Optional<Object> route(AdminRequest request) throws HttpError, IOException, InterruptedException;
+}

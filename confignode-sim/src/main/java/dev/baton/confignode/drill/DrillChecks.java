@@ -1,0 +1,135 @@
+package dev.baton.confignode.drill;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.datanode.DataNodeState;
+import dev.baton.confignode.datanode.DuplicateCommand;
+import dev.baton.confignode.datanode.LedgerEntry;
+import dev.baton.confignode.datanode.RegionReplica;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The drill's invariants, checked from the procedures' final states, the metadata and the
+ * DataNodes' ledgers: every procedure terminal; DataNode region tables equal the metadata; no
+ * command accepted with a term lower than one seen before (fencing); no step's command re-run more
+ * than once with one failover. Fills the report's outcome and ledger figures on the way.
+ */
+final class DrillChecks {
+  private final NodeApiClient api;
+  private final List<String> dataNodes;
+  private final DrillReport report;
+  private final List<String> violations = new ArrayList<>();
+
+  DrillChecks(NodeApiClient api, List<String> dataNodes, DrillReport report) {
+    this.api = api;
+    this.dataNodes = dataNodes;
+    this.report = report;
+  }
+
+  /** The violations found (empty if every invariant holds). */
+  List<String> run() throws IOException, InterruptedException {
+    JsonNode all = api.get("/api/procedures");
+    for (JsonNode p : all) {
+      if (!p.get("finished").asBoolean()) {
+        violations.add("procedure " + p.get("procId") + " is not terminal: " + p.get("state"));
+      }
+      if (p.get("parentProcId").asLong() < 0) {
+        report.outcomes.merge(
+            p.get("type").asText() + " " + p.get("state").asText(), 1, Integer::sum);
+      }
+    }
+    report.procedures = all.size();
+    JsonNode meta = api.get("/api/metadata");
+    Map<Integer, Map<Integer, JsonNode>> expected = new HashMap<>();
+    for (JsonNode r : meta.get("regions")) {
+      for (JsonNode dn : r.get("replicas")) {
+        expected.computeIfAbsent(dn.asInt(), k -> new HashMap<>()).put(r.get("id").asInt(), r);
+      }
+    }
+    long firstNewStep = Long.MAX_VALUE;
+    for (String addr : dataNodes) {
+      DataNodeState s = new DataNodeClient(addr).state();
+      checkRegions(s, expected.getOrDefault(s.id(), Map.of()));
+      firstNewStep = Math.min(firstNewStep, checkFencing(s));
+      checkDuplicates(s);
+      report.duplicates += s.counts().duplicates();
+      report.staleRejected += s.counts().staleRejected();
+    }
+    report.firstStepAt = firstNewStep == Long.MAX_VALUE ? 0 : firstNewStep;
+    return violations;
+  }
+
+  private void checkRegions(DataNodeState s, Map<Integer, JsonNode> want) {
+    Set<Integer> have = new HashSet<>();
+    for (RegionReplica r : s.regions()) {
+      have.add(r.regionId());
+      JsonNode m = want.get(r.regionId());
+      if (m == null) {
+        violations.add(
+            "DataNode "
+                + s.id()
+                + " hosts region "
+                + r.regionId()
+                + " that the metadata does not place there");
+      } else if (!m.get("database").asText().equals(r.database())
+          || !m.get("kind").asText().equals(r.kind().name())) {
+        violations.add(
+            "DataNode " + s.id() + " region " + r.regionId() + " differs from the metadata");
+      }
+    }
+    for (int id : want.keySet()) {
+      if (!have.contains(id)) {
+        violations.add(
+            "metadata places region " + id + " on DataNode " + s.id() + ", which does not host it");
+      }
+    }
+  }
+
+  /** Terms never go down in the ledger; returns the time of the first command of the new term. */
+  private long checkFencing(DataNodeState s) {
+    long highest = 0;
+    long firstNewStep = Long.MAX_VALUE;
+    for (LedgerEntry e : s.ledger()) {
+      if (e.term() < highest) {
+        violations.add(
+            "DataNode "
+                + s.id()
+                + " accepted "
+                + e.command()
+                + " of term "
+                + e.term()
+                + " after term "
+                + highest);
+      }
+      highest = Math.max(highest, e.term());
+      if (e.term() == report.newTerm) {
+        firstNewStep = Math.min(firstNewStep, e.time());
+      }
+    }
+    return firstNewStep;
+  }
+
+  private void checkDuplicates(DataNodeState s) {
+    Map<String, Integer> perKey = new HashMap<>();
+    for (DuplicateCommand d : s.duplicates()) {
+      int n = perKey.merge(d.procId() + "/" + d.step(), 1, Integer::sum);
+      if (n > 1) {
+        violations.add(
+            "step "
+                + d.step()
+                + " of procedure "
+                + d.procId()
+                + " re-ran "
+                + n
+                + " times with one failover");
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.baton.confignode.drill;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * What the drill measured and prints: the failover timeline (epoch ms), outcomes, re-executed and
+ * rejected commands, throughput; and the drill's progress lines.
+ */
+final class DrillReport {
+  final long started = System.currentTimeMillis();
+  long killAt;
+  long electedAt;
+  long runningAt;
+  long firstStepAt;
+  long oldTerm;
+  long newTerm;
+  long rebuilt;
+  long staleRejected;
+  long duplicates;
+  long wallMillis;
+  int procedures;
+  String newLeader;
+
+  /** Root procedures by "type state". */
+  final Map<String, Integer> outcomes = new TreeMap<>();
+
+  private final PrintStream out;
+
+  DrillReport(PrintStream out) {
+    this.out = out;
+  }
+
+  /** The election was seen: the first time after the kill counts. */
+  void electionSeen() {
+    if (killAt > 0 && electedAt == 0) {
+      electedAt = System.currentTimeMillis();
+    }
+  }
+
+  void progress(String format, Object... args) {
+    out.printf(
+        Locale.ROOT,
+        "[drill %5.1fs] " + format + "%n",
+        Stream.concat(Stream.of((System.currentTimeMillis() - started) / 1000.0), Stream.of(args))
+            .toArray());
+    out.flush();
+  }
+
+  void print(Drill.Settings settings, Path dir) {
+    out.println();
+    out.println("=== Baton drill report ===");
+    out.printf(
+        Locale.ROOT,
+        "cluster: %d ConfigNodes, %d DataNodes (processes), dir %s%n",
+        settings.nodes(),
+        settings.dataNodes(),
+        dir);
+    out.println("timeline (ms after the SIGKILL of the leader):");
+    out.printf(Locale.ROOT, "  kill of leader (term %d)          0%n", oldTerm);
+    out.printf(
+        Locale.ROOT,
+        "  new leader %s elected (term %d) %6d%n",
+        newLeader,
+        newTerm,
+        electedAt - killAt);
+    out.printf(
+        Locale.ROOT, "  executor recovered (%d procedures) %6d%n", rebuilt, runningAt - killAt);
+    out.printf(
+        Locale.ROOT,
+        "  first step of the new term         %6s%n",
+        firstStepAt == 0 ? "none" : Long.toString(firstStepAt - killAt));
+    out.println("outcomes (root procedures):");
+    outcomes.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %d%n", k, v));
+    out.printf(
+        Locale.ROOT, "re-executed DataNode commands (answered from the ledger): %d%n", duplicates);
+    out.printf(Locale.ROOT, "stale-term commands rejected by DataNodes: %d%n", staleRejected);
+    out.printf(
+        Locale.ROOT,
+        "throughput: %d procedures in %.1f s of workload (phases 1-3) = %.1f procedures/s%n",
+        procedures,
+        wallMillis / 1000.0,
+        procedures * 1000.0 / wallMillis);
+  }
+}
