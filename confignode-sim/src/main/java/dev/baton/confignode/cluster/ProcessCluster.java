@@ -1,0 +1,430 @@
+package dev.baton.confignode.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.http.Json;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A local cluster of ConfigNode and DataNode processes on loopback ports chosen free at start, in a
+ * temp dir, for failover drills and chaos: start, crash (SIGKILL), freeze (SIGSTOP), thaw and
+ * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
+ * them. Thread-safe. {@link #close} kills every child and deletes the dir.
+ */
+public final class ProcessCluster implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
+
+  /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
+  public static final Duration CLUSTER_WAIT = Duration.ofSeconds(90);
+
+  /** How long a submission is retried while no node can take it (an election, a restart). */
+  public static final Duration SUBMIT_PATIENCE = Duration.ofSeconds(60);
+
+  /** Nonce group of this harness's submissions. */
+  public static final long NONCE_GROUP = 4242;
+
+  private final Path dir;
+  private final boolean keepDir;
+  private final Map<String, String> httpOf = new LinkedHashMap<>();
+  private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
+  private final Map<Integer, ChildJvm> dataNodes = new LinkedHashMap<>();
+  private final Map<Integer, String> dataNodeAddrs = new LinkedHashMap<>();
+  private final AtomicLong nonces = new AtomicLong();
+  private final Map<Long, Long> acked = new LinkedHashMap<>();
+  private String peersArg;
+  private int restarts;
+
+  private ProcessCluster(Path dir, boolean keepDir) {
+    this.dir = dir;
+    this.keepDir = keepDir;
+  }
+
+  /**
+   * Starts {@code dataNodes} DataNodes and {@code nodes} ConfigNodes, and waits until a leader runs
+   * and every DataNode is registered.
+   */
+  public static ProcessCluster start(int nodes, int dataNodes, boolean keepDir)
+      throws IOException, InterruptedException {
+    if (nodes < 1 || dataNodes < 0) {
+      throw new IllegalArgumentException(
+          "need at least one ConfigNode and no negative DataNode count: "
+              + nodes
+              + ", "
+              + dataNodes);
+    }
+    ProcessCluster c = new ProcessCluster(Files.createTempDirectory("baton-cluster"), keepDir);
+    try {
+      for (int i = 1; i <= dataNodes; i++) {
+        c.dataNodeAddrs.put(i, "127.0.0.1:" + freePort());
+        c.startDataNode(i);
+      }
+      StringBuilder peers = new StringBuilder();
+      for (int i = 1; i <= nodes; i++) {
+        String id = "cn" + i;
+        peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
+        peers.append(freePort());
+        c.httpOf.put(id, "127.0.0.1:" + freePort());
+      }
+      c.peersArg = peers.toString();
+      for (String id : c.httpOf.keySet()) {
+        c.startNode(id, true);
+      }
+      c.awaitLeader(Set.of(), -1);
+      Poll.untilTrue(
+          () -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes,
+          CLUSTER_WAIT,
+          "every DataNode registered");
+      LOG.info("cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodeAddrs);
+      return c;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private void startDataNode(int id) throws IOException, InterruptedException {
+    String addr = dataNodeAddrs.get(id);
+    ChildJvm p =
+        ChildJvm.start(
+            "datanode-" + id + "-" + restarts++,
+            dir,
+            List.of(
+                "datanode",
+                "--id",
+                Integer.toString(id),
+                "--port",
+                addr.substring(addr.indexOf(':') + 1),
+                "--data-dir",
+                dir.resolve("dn" + id).toString()));
+    synchronized (this) {
+      dataNodes.put(id, p);
+    }
+    DataNodeClient client = new DataNodeClient(addr);
+    Poll.untilTrue(() -> client.state() != null, CLUSTER_WAIT, "DataNode " + id + " up");
+  }
+
+  private void startNode(String id, boolean registerDataNodes) throws IOException {
+    String http = httpOf.get(id);
+    List<String> args = new ArrayList<>();
+    args.addAll(
+        List.of(
+            "node",
+            "--id",
+            id,
+            "--peers",
+            peersArg,
+            "--data-dir",
+            dir.resolve(id).toString(),
+            "--http-port",
+            http.substring(http.indexOf(':') + 1)));
+    if (registerDataNodes && !dataNodeAddrs.isEmpty()) {
+      args.add("--datanodes");
+      args.add(String.join(",", dataNodeAddrs.values()));
+    }
+    ChildJvm p = ChildJvm.start(id + "-" + restarts++, dir, args);
+    synchronized (this) {
+      nodes.put(id, p);
+    }
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public List<String> nodeIds() {
+    return List.copyOf(httpOf.keySet());
+  }
+
+  /** host:port of a node's admin API. */
+  public String http(String nodeId) {
+    return require(httpOf.get(nodeId), nodeId);
+  }
+
+  public List<Integer> dataNodeIds() {
+    return List.copyOf(dataNodeAddrs.keySet());
+  }
+
+  public List<String> dataNodeAddresses() {
+    return List.copyOf(dataNodeAddrs.values());
+  }
+
+  /** A client of DataNode {@code id} (1-based). */
+  public DataNodeClient dataNode(int id) {
+    return new DataNodeClient(require(dataNodeAddrs.get(id), "DataNode " + id));
+  }
+
+  /** Whether the node's process runs and is not paused. */
+  public synchronized boolean isServing(String nodeId) {
+    ChildJvm p = nodes.get(nodeId);
+    return p != null && p.isAlive() && !p.isPaused();
+  }
+
+  public synchronized boolean isPaused(String nodeId) {
+    ChildJvm p = nodes.get(nodeId);
+    return p != null && p.isPaused();
+  }
+
+  /** The nodes that run and are not paused. */
+  public synchronized List<String> servingNodes() {
+    return httpOf.keySet().stream().filter(this::isServing).toList();
+  }
+
+  /** A client of the serving nodes' admin APIs (a paused node would hold a request for long). */
+  public NodeApiClient api() {
+    List<String> serving = servingNodes().stream().map(httpOf::get).toList();
+    return new NodeApiClient(serving.isEmpty() ? List.copyOf(httpOf.values()) : serving);
+  }
+
+  /** {@code GET /api/cluster} of one node. */
+  public JsonNode cluster(String nodeId) throws IOException, InterruptedException {
+    return api().cluster(http(nodeId));
+  }
+
+  /**
+   * Waits for a serving node, not in {@code exclude}, that is LEADER_RUNNING in a term above {@code
+   * afterTerm}; returns its id.
+   */
+  public String awaitLeader(Set<String> exclude, long afterTerm)
+      throws IOException, InterruptedException {
+    NodeApiClient client = new NodeApiClient(List.copyOf(httpOf.values()));
+    return Poll.until(
+        () -> {
+          for (String id : servingNodes()) {
+            if (exclude.contains(id)) {
+              continue;
+            }
+            try {
+              JsonNode c = client.cluster(httpOf.get(id));
+              if ("LEADER_RUNNING".equals(c.path("role").asText())
+                  && c.path("term").asLong() > afterTerm) {
+                return id;
+              }
+            } catch (NodeApiClient.ApiException notUp) {
+              // starting or gone
+            }
+          }
+          return null;
+        },
+        CLUSTER_WAIT,
+        "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude));
+  }
+
+  /** The current running leader. */
+  public String leader() throws IOException, InterruptedException {
+    return awaitLeader(Set.of(), -1);
+  }
+
+  public long term(String nodeId) throws IOException, InterruptedException {
+    return cluster(nodeId).get("term").asLong();
+  }
+
+  /** SIGKILL one ConfigNode. */
+  public void kill(String nodeId) throws InterruptedException {
+    ChildJvm p = process(nodeId);
+    LOG.info("SIGKILL {} (pid {})", nodeId, p.pid());
+    p.kill();
+  }
+
+  private synchronized ChildJvm process(String nodeId) {
+    return require(nodes.get(nodeId), nodeId);
+  }
+
+  /** Starts a killed ConfigNode again on its data dir; does not wait for it. */
+  public void restart(String nodeId) throws IOException {
+    synchronized (this) {
+      if (isServing(nodeId) || isPaused(nodeId)) {
+        throw new IllegalStateException(nodeId + " still runs; kill it first");
+      }
+    }
+    startNode(nodeId, false);
+  }
+
+  /** SIGSTOP one ConfigNode. */
+  public void pause(String nodeId) throws IOException, InterruptedException {
+    ChildJvm p = process(nodeId);
+    LOG.info("SIGSTOP {} (pid {})", nodeId, p.pid());
+    p.pause();
+  }
+
+  /** SIGCONT one paused ConfigNode. */
+  public void resume(String nodeId) throws IOException, InterruptedException {
+    ChildJvm p = process(nodeId);
+    LOG.info("SIGCONT {} (pid {})", nodeId, p.pid());
+    p.resume();
+  }
+
+  /** SIGKILL every ConfigNode (the DataNodes stay). */
+  public void killAllNodes() throws InterruptedException {
+    for (String id : httpOf.keySet()) {
+      kill(id);
+    }
+  }
+
+  /** Restarts every ConfigNode that is not running, and waits for a running leader. */
+  public String restartAllNodes() throws IOException, InterruptedException {
+    for (String id : httpOf.keySet()) {
+      if (!isServing(id) && !isPaused(id)) {
+        restart(id);
+      }
+    }
+    return leader();
+  }
+
+  /** SIGKILL one DataNode. */
+  public void killDataNode(int id) throws InterruptedException {
+    ChildJvm p;
+    synchronized (this) {
+      p = require(dataNodes.get(id), "DataNode " + id);
+    }
+    LOG.info("SIGKILL DataNode {} (pid {})", id, p.pid());
+    p.kill();
+  }
+
+  /** Starts a killed DataNode again on its port and data dir, and waits until it answers. */
+  public void restartDataNode(int id) throws IOException, InterruptedException {
+    startDataNode(id);
+  }
+
+  /**
+   * Submits with a fresh nonce of {@link #NONCE_GROUP}, retrying (same nonce) while no node can
+   * take it; returns the procId and remembers the pair for {@link #acknowledged()}.
+   */
+  public long submit(String type, JsonNode args) throws IOException, InterruptedException {
+    return submit(type, args, nonces.incrementAndGet());
+  }
+
+  /** Submits with a given nonce of {@link #NONCE_GROUP}, retried while no node can take it. */
+  public long submit(String type, JsonNode args, long nonce)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + SUBMIT_PATIENCE.toNanos();
+    while (true) {
+      try {
+        long id = api().submit(type, args, NONCE_GROUP, nonce);
+        synchronized (this) {
+          acked.put(nonce, id);
+        }
+        return id;
+      } catch (NodeApiClient.ApiException e) {
+        if (!e.retryable() || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(Poll.INTERVAL.toMillis());
+      }
+    }
+  }
+
+  /** Every acknowledged submission: nonce to procId. */
+  public synchronized Map<Long, Long> acknowledged() {
+    return Map.copyOf(acked);
+  }
+
+  /** {@code GET /api/procedures/{id}}. */
+  public JsonNode procedure(long procId) throws IOException, InterruptedException {
+    return api().get("/api/procedures/" + procId);
+  }
+
+  /** Waits until {@code check} holds for the procedure's view; returns that view. */
+  public JsonNode awaitProcedure(long procId, Check check, Duration timeout, String what)
+      throws IOException, InterruptedException {
+    return Poll.until(
+        () -> {
+          JsonNode p = procedure(procId);
+          return check.test(p) ? p : null;
+        },
+        timeout,
+        "procedure " + procId + ": " + what);
+  }
+
+  /** Waits until the procedure is terminal; returns its view. */
+  public JsonNode awaitFinished(long procId, Duration timeout)
+      throws IOException, InterruptedException {
+    return awaitProcedure(procId, p -> p.get("finished").asBoolean(), timeout, "finished");
+  }
+
+  /** Waits until every procedure the cluster knows is terminal. */
+  public void awaitAllFinished(Duration timeout) throws IOException, InterruptedException {
+    Poll.untilTrue(
+        () -> {
+          for (JsonNode p : api().get("/api/procedures")) {
+            if (!p.get("finished").asBoolean()) {
+              return false;
+            }
+          }
+          return true;
+        },
+        timeout,
+        "every procedure terminal");
+  }
+
+  /** A test on a procedure's JSON view. */
+  public interface Check {
+    boolean test(JsonNode procedure);
+  }
+
+  /** A JSON object of alternating names and values, e.g. {@code args("name", "db1")}. */
+  public static JsonNode args(Object... kv) {
+    ObjectNode n = Json.LENIENT.createObjectNode();
+    for (int i = 0; i < kv.length; i += 2) {
+      n.set((String) kv[i], Json.LENIENT.valueToTree(kv[i + 1]));
+    }
+    return n;
+  }
+
+  @Override
+  public void close() {
+    List<ChildJvm> all;
+    synchronized (this) {
+      all = new ArrayList<>(nodes.values());
+      all.addAll(dataNodes.values());
+    }
+    for (ChildJvm p : all) {
+      try {
+        p.kill();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (keepDir) {
+      LOG.info("kept {}", dir);
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + dir, e);
+    }
+  }
+
+  private static <T> T require(T value, String what) {
+    if (value == null) {
+      throw new IllegalArgumentException("no such member of the cluster: " + what);
+    }
+    return value;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package dev.baton.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.cluster.ProcessCluster;
+import dev.baton.confignode.datanode.DataNodeClient;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The kill-point matrix on one 3-ConfigNode, 4-DataNode process cluster: a procedure is held at
+ * each named state of MigrateRegion and of RemoveDataNode (with its child migrations) by stalling
+ * the DataNode command of that state, the leader is SIGKILLed there, the stall released, the killed
+ * node restarted; the procedure must complete, and every invariant hold.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class LeaderKillMatrixTest {
+  static final int DATANODES = 4;
+
+  /** The DataNode RemoveDataNode takes out; the migrations of the first test avoid it. */
+  static final int REMOVED = 4;
+
+  private ProcessCluster cluster;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    cluster = ProcessCluster.start(3, DATANODES, false);
+    long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
+    assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
+  }
+
+  @AfterAll
+  void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void migrateRegionCompletesAfterLeaderKillAtEachState() throws Exception {
+    for (String state : List.of("ADD_PEER", "CATCH_UP", "SWITCH_LEADER", "REMOVE_FROM_SOURCE")) {
+      Move m = Move.ofLeader(cluster, List.of(1, 2, 3));
+      boolean atSource = state.equals("REMOVE_FROM_SOURCE");
+      DataNodeClient held = cluster.dataNode(atSource ? m.from() : m.to());
+      held.stallStep(state.equals("SWITCH_LEADER") ? "SWITCH_LEADER@target" : state);
+      long id = cluster.submit("MigrateRegion", m.args());
+      // at the first state, a second move of the same region waits for the region lock in VALIDATE
+      Long back =
+          state.equals("ADD_PEER") ? cluster.submit("MigrateRegion", m.reversed().args()) : null;
+      Drills.awaitHeldAt(cluster, id, state, held);
+      if (back != null) {
+        JsonNode b = cluster.procedure(back);
+        assertEquals("VALIDATE", b.path("step").asText(), b::toString);
+        assertFalse(b.get("finished").asBoolean(), b::toString);
+      }
+
+      Drills.Failover f = Drills.killLeader(cluster);
+      held.resetFaults();
+      Drills.restartAndAwaitFollower(cluster, f.oldLeader());
+
+      JsonNode done = Drills.awaitFinished(cluster, id);
+      assertEquals("SUCCESS", done.get("state").asText(), () -> state + ": " + done);
+      List<Integer> replicas = Drills.replicas(Drills.region(cluster, m.regionId()));
+      if (back == null) {
+        assertTrue(replicas.contains(m.to()) && !replicas.contains(m.from()), replicas::toString);
+      } else {
+        JsonNode b = Drills.awaitFinished(cluster, back);
+        assertEquals("SUCCESS", b.get("state").asText(), b::toString);
+        assertTrue(replicas.contains(m.from()) && !replicas.contains(m.to()), replicas::toString);
+      }
+    }
+    Drills.assertInvariants(cluster);
+  }
+
+  @Test
+  @Order(2)
+  void removeDataNodeCompletesAfterLeaderKillsInValidateAndInItsChildren() throws Exception {
+    DataNodeClient removed = cluster.dataNode(REMOVED);
+    // 1. RemoveDataNode waits in VALIDATE for the node lock a migration onto the node holds
+    Move onto = Move.ofLeader(cluster, List.of(REMOVED));
+    removed.stallStep("CATCH_UP");
+    long migration = cluster.submit("MigrateRegion", onto.args());
+    long remove = cluster.submit("RemoveDataNode", ProcessCluster.args("dataNodeId", REMOVED));
+    Drills.awaitHeldAt(cluster, migration, "CATCH_UP", removed);
+    assertEquals("VALIDATE", cluster.procedure(remove).path("step").asText());
+    for (int dn = 1; dn < REMOVED; dn++) {
+      cluster.dataNode(dn).stallStep("ADD_PEER");
+    }
+    Drills.Failover f = Drills.killLeader(cluster);
+    removed.stallStep("REMOVE_FROM_SOURCE"); // lets CATCH_UP through, holds the next kill point
+    Drills.restartAndAwaitFollower(cluster, f.oldLeader());
+    assertEquals("SUCCESS", Drills.awaitFinished(cluster, migration).get("state").asText());
+
+    // 2. its child migrations (a finished root answers for them: its children are not kept) are
+    // held adding peers on the remaining DataNodes
+    awaitChildHeldAt(remove, "ADD_PEER");
+    JsonNode parent = cluster.procedure(remove);
+    assertEquals("WAITING", parent.get("state").asText(), parent::toString);
+    f = Drills.killLeader(cluster);
+    for (int dn = 1; dn < REMOVED; dn++) {
+      cluster.dataNode(dn).resetFaults();
+    }
+    Drills.restartAndAwaitFollower(cluster, f.oldLeader());
+
+    // 3. and then removing their replicas from the leaving DataNode
+    awaitChildHeldAt(remove, "REMOVE_FROM_SOURCE");
+    f = Drills.killLeader(cluster);
+    removed.resetFaults();
+    Drills.restartAndAwaitFollower(cluster, f.oldLeader());
+
+    JsonNode done = Drills.awaitFinished(cluster, remove);
+    assertEquals("SUCCESS", done.get("state").asText(), done::toString);
+    for (JsonNode dn : cluster.api().get("/api/metadata").get("dataNodes")) {
+      assertTrue(dn.get("id").asInt() != REMOVED, "DataNode " + REMOVED + " is still registered");
+    }
+    assertTrue(removed.state().regions().isEmpty(), () -> "still hosts regions");
+    Drills.assertInvariants(cluster);
+  }
+
+  /** Waits for a child of {@code parent} at {@code step} with a command held by a stall. */
+  private long awaitChildHeldAt(long parent, String step) throws Exception {
+    return org.awaitility.Awaitility.await("a child of " + parent + " held at " + step)
+        .atMost(Drills.REACH)
+        .pollInterval(Drills.POLL)
+        .ignoreExceptions()
+        .until(
+            () -> {
+              boolean stalled = false;
+              for (DataNodeClient dn : Drills.dataNodes(cluster)) {
+                stalled |= dn.state().faults().waiting() > 0;
+              }
+              for (JsonNode p : cluster.api().get("/api/procedures?type=MigrateRegion")) {
+                if (p.get("parentProcId").asLong() == parent
+                    && step.equals(p.path("step").asText())
+                    && stalled) {
+                  return p.get("procId").asLong();
+                }
+              }
+              return null;
+            },
+            java.util.Objects::nonNull);
+  }
+}
