@@ -20,11 +20,13 @@ public final class ChildJvm {
   static final String HEAP = "-Xmx256m";
 
   private final String name;
+  private final Path log;
   private final Process process;
   private volatile boolean paused;
 
-  private ChildJvm(String name, Process process) {
+  private ChildJvm(String name, Path log, Process process) {
     this.name = name;
+    this.log = log;
     this.process = process;
   }
 
@@ -37,17 +39,22 @@ public final class ChildJvm {
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(ConfigNodeMain.class.getName());
     cmd.addAll(args);
+    Path log = logDir.resolve(name + ".log");
     Process p =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
-            .redirectOutput(
-                ProcessBuilder.Redirect.appendTo(logDir.resolve(name + ".log").toFile()))
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    return new ChildJvm(name, p);
+    return new ChildJvm(name, log, p);
   }
 
   public String name() {
     return name;
+  }
+
+  /** The file its output goes to. */
+  public Path log() {
+    return log;
   }
 
   public long pid() {

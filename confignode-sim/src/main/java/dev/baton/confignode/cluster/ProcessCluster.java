@@ -236,6 +236,11 @@ public final class ProcessCluster implements AutoCloseable {
     return cluster(nodeId).get("term").asLong();
   }
 
+  /** The output of the node's current (or last) process. */
+  public Path log(String nodeId) {
+    return process(nodeId).log();
+  }
+
   /** SIGKILL one ConfigNode. */
   public void kill(String nodeId) throws InterruptedException {
     ChildJvm p = process(nodeId);
