@@ -50,6 +50,9 @@ public final class ProcessCluster implements AutoCloseable {
   private final AtomicLong nonces = new AtomicLong();
   private final Map<Long, Long> acked = new LinkedHashMap<>();
   private String peersArg;
+  private NodeApiClient anyNodeClient;
+  private List<String> apiTargets = List.of();
+  private NodeApiClient api;
   private int restarts;
 
   private ProcessCluster(Path dir, boolean keepDir) {
@@ -84,6 +87,7 @@ public final class ProcessCluster implements AutoCloseable {
         c.httpOf.put(id, "127.0.0.1:" + freePort());
       }
       c.peersArg = peers.toString();
+      c.anyNodeClient = new NodeApiClient(List.copyOf(c.httpOf.values()));
       for (String id : c.httpOf.keySet()) {
         c.startNode(id, true);
       }
@@ -188,14 +192,19 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   /** A client of the serving nodes' admin APIs (a paused node would hold a request for long). */
-  public NodeApiClient api() {
+  public synchronized NodeApiClient api() {
     List<String> serving = servingNodes().stream().map(httpOf::get).toList();
-    return new NodeApiClient(serving.isEmpty() ? List.copyOf(httpOf.values()) : serving);
+    List<String> targets = serving.isEmpty() ? List.copyOf(httpOf.values()) : serving;
+    if (!targets.equals(apiTargets)) {
+      apiTargets = targets;
+      api = new NodeApiClient(targets);
+    }
+    return api;
   }
 
   /** {@code GET /api/cluster} of one node. */
   public JsonNode cluster(String nodeId) throws IOException, InterruptedException {
-    return api().cluster(http(nodeId));
+    return anyNodeClient.cluster(http(nodeId));
   }
 
   /**
@@ -204,7 +213,6 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public String awaitLeader(Set<String> exclude, long afterTerm)
       throws IOException, InterruptedException {
-    NodeApiClient client = new NodeApiClient(List.copyOf(httpOf.values()));
     return Poll.until(
         () -> {
           for (String id : servingNodes()) {
@@ -212,7 +220,7 @@ public final class ProcessCluster implements AutoCloseable {
               continue;
             }
             try {
-              JsonNode c = client.cluster(httpOf.get(id));
+              JsonNode c = cluster(id);
               if ("LEADER_RUNNING".equals(c.path("role").asText())
                   && c.path("term").asLong() > afterTerm) {
                 return id;
