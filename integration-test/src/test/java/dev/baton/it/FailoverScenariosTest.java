@@ -14,13 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -28,10 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * waits on a timeout (the timeout fires at its original deadline), during a rollback (the new
  * leader carries it on), and of a new leader still rebuilding its executor (LEADER_RECOVERING).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
-class FailoverScenariosTest {
+class FailoverScenariosTest extends SharedClusterTest {
   /** How long the Sleep procedure waits; well above a failover. */
   static final long SLEEP_MILLIS = 8_000;
 
@@ -49,20 +42,8 @@ class FailoverScenariosTest {
   /** Tries at catching a new leader in LEADER_RECOVERING (each try is one failover). */
   static final int RECOVERY_KILL_TRIES = 4;
 
-  private ProcessCluster cluster;
-
-  @BeforeAll
-  void startCluster() throws Exception {
-    cluster = ProcessCluster.start(3, 3, false);
-    long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
-    assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
-  }
-
-  @AfterAll
-  void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+  FailoverScenariosTest() {
+    super(3, 3);
   }
 
   @Test

@@ -9,13 +9,8 @@ import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -24,29 +19,15 @@ import org.junit.jupiter.api.Timeout;
  * the DataNode command of that state, the leader is SIGKILLed there, the stall released, the killed
  * node restarted; the procedure must complete, and every invariant hold.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
-class LeaderKillMatrixTest {
+class LeaderKillMatrixTest extends SharedClusterTest {
   static final int DATANODES = 4;
 
   /** The DataNode RemoveDataNode takes out; the migrations of the first test avoid it. */
   static final int REMOVED = 4;
 
-  private ProcessCluster cluster;
-
-  @BeforeAll
-  void startCluster() throws Exception {
-    cluster = ProcessCluster.start(3, DATANODES, false);
-    long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
-    assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
-  }
-
-  @AfterAll
-  void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+  LeaderKillMatrixTest() {
+    super(3, DATANODES);
   }
 
   @Test

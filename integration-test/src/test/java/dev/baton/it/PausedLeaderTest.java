@@ -19,13 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -34,10 +29,8 @@ import org.junit.jupiter.api.Timeout;
  * (SIGCONT): it steps down, and no DataNode accepted a command of its old term after one of the new
  * term; a follower that missed many entries catches up after its restart.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
-class PausedLeaderTest {
+class PausedLeaderTest extends SharedClusterTest {
   static final int NODES = 5;
 
   /** Procedures committed while a follower is down; it must catch up on all of them. */
@@ -46,20 +39,9 @@ class PausedLeaderTest {
   static final String APPLIED_BATCHES = "baton_applied_store_batches_total";
 
   private final HttpClient http = HttpClient.newHttpClient();
-  private ProcessCluster cluster;
 
-  @BeforeAll
-  void startCluster() throws Exception {
-    cluster = ProcessCluster.start(NODES, 3, false);
-    long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
-    assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
-  }
-
-  @AfterAll
-  void stopCluster() {
-    if (cluster != null) {
-      cluster.close();
-    }
+  PausedLeaderTest() {
+    super(NODES, 3);
   }
 
   @Test

@@ -1,0 +1,41 @@
+package dev.baton.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.baton.confignode.cluster.ProcessCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A test class whose methods share one process cluster (JVM start-ups are the cost), in order, with
+ * a database {@code db0} created first so there are regions to move.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class SharedClusterTest {
+  private final int nodes;
+  private final int dataNodes;
+  protected ProcessCluster cluster;
+
+  protected SharedClusterTest(int nodes, int dataNodes) {
+    this.nodes = nodes;
+    this.dataNodes = dataNodes;
+  }
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    cluster = ProcessCluster.start(nodes, dataNodes, false);
+    long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
+    assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
+  }
+
+  @AfterAll
+  void stopCluster() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+}
