@@ -17,7 +17,17 @@ public final class ConfigNodeMain {
   public static final int EXIT_USAGE = 2;
 
   static final List<String> COMMANDS =
-      List.of("node", "datanode", "drill", "bench", "submit", "get", "list", "abort", "resume");
+      List.of(
+          "node",
+          "datanode",
+          "drill",
+          "chaos",
+          "bench",
+          "submit",
+          "get",
+          "list",
+          "abort",
+          "resume");
 
   private ConfigNodeMain() {}
 
@@ -46,6 +56,9 @@ public final class ConfigNodeMain {
       }
       case DrillCommand.NAME -> {
         return DrillCommand.run(rest, out, err);
+      }
+      case ChaosCommand.NAME -> {
+        return ChaosCommand.run(rest, out, err);
       }
       default -> {}
     }

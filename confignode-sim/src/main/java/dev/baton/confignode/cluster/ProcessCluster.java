@@ -270,6 +270,11 @@ public final class ProcessCluster implements AutoCloseable {
     startNode(nodeId, false);
   }
 
+  /** Waits until the node's admin API answers (a restarted node is back). */
+  public void awaitAnswering(String nodeId) throws IOException, InterruptedException {
+    Poll.untilTrue(() -> cluster(nodeId) != null, CLUSTER_WAIT, nodeId + " answering");
+  }
+
   /** SIGSTOP one ConfigNode. */
   public void pause(String nodeId) throws IOException, InterruptedException {
     ChildJvm p = process(nodeId);
