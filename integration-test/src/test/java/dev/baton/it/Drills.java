@@ -1,6 +1,7 @@
 package dev.baton.it;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -100,5 +101,65 @@ final class Drills {
     List<Integer> out = new ArrayList<>();
     region.get("replicas").forEach(x -> out.add(x.asInt()));
     return out;
+  }
+
+  /**
+   * A child of {@code parent} at {@code step} while some DataNode holds a stalled command, or null.
+   */
+  static Long childHeldAt(ProcessCluster cluster, long parent, String step) throws Exception {
+    boolean stalled = false;
+    for (DataNodeClient dn : dataNodes(cluster)) {
+      stalled |= dn.state().faults().waiting() > 0;
+    }
+    if (!stalled) {
+      return null;
+    }
+    for (JsonNode p : cluster.api().get("/api/procedures?type=MigrateRegion")) {
+      if (p.get("parentProcId").asLong() == parent && step.equals(p.path("step").asText())) {
+        return p.get("procId").asLong();
+      }
+    }
+    return null;
+  }
+
+  /** Waits for a child of {@code parent} at {@code step} with a command held by a stall. */
+  static void awaitChildHeldAt(ProcessCluster cluster, long parent, String step) {
+    await("a child of " + parent + " held at " + step)
+        .atMost(REACH)
+        .pollInterval(POLL)
+        .ignoreExceptions()
+        .until(() -> childHeldAt(cluster, parent, step) != null);
+  }
+
+  /**
+   * Submits the move with every command to its target failing, so its first DataNode step fails and
+   * the undo of that step fails again and again; returns once the rollback is under way.
+   */
+  static long submitMoveStuckInRollback(ProcessCluster cluster, Move m) throws Exception {
+    DataNodeClient target = cluster.dataNode(m.to());
+    target.failNext(Integer.MAX_VALUE);
+    long id = cluster.submit("MigrateRegion", m.args());
+    await("rollback of " + id + " under way")
+        .atMost(REACH)
+        .pollInterval(POLL)
+        .ignoreExceptions()
+        .until(
+            () ->
+                target.state().faults().injectedFailures() >= 3
+                    && cluster.procedure(id).hasNonNull("failure")
+                    && !cluster.procedure(id).get("finished").asBoolean());
+    return id;
+  }
+
+  /** The move rolled back: placement as {@code before}, nothing left on the target. */
+  static void assertRolledBack(ProcessCluster cluster, long id, Move m, List<Integer> before)
+      throws Exception {
+    JsonNode done = awaitFinished(cluster, id);
+    assertEquals("ROLLEDBACK", done.get("state").asText(), done::toString);
+    assertEquals(before, replicas(region(cluster, m.regionId())));
+    assertTrue(
+        cluster.dataNode(m.to()).state().region(m.regionId()).isEmpty(),
+        "the added peer is undone");
+    assertInvariants(cluster);
   }
 }

@@ -87,17 +87,7 @@ class FailoverScenariosTest extends SharedClusterTest {
     Move m = Move.ofLeader(cluster, cluster.dataNodeIds());
     List<Integer> before = Drills.replicas(Drills.region(cluster, m.regionId()));
     DataNodeClient target = cluster.dataNode(m.to());
-    target.failNext(Integer.MAX_VALUE); // ADD_PEER fails, and so does its undo, again and again
-    long id = cluster.submit("MigrateRegion", m.args());
-    await("rollback of " + id + " under way")
-        .atMost(Drills.REACH)
-        .pollInterval(Drills.POLL)
-        .ignoreExceptions()
-        .until(
-            () ->
-                target.state().faults().injectedFailures() >= 3
-                    && cluster.procedure(id).hasNonNull("failure")
-                    && !cluster.procedure(id).get("finished").asBoolean());
+    long id = Drills.submitMoveStuckInRollback(cluster, m);
 
     Drills.Failover f = Drills.killLeader(cluster);
     long failures = target.state().faults().injectedFailures();
@@ -109,11 +99,7 @@ class FailoverScenariosTest extends SharedClusterTest {
     target.resetFaults();
     Drills.restartAndAwaitFollower(cluster, f.oldLeader());
 
-    JsonNode done = Drills.awaitFinished(cluster, id);
-    assertEquals("ROLLEDBACK", done.get("state").asText(), done::toString);
-    assertEquals(before, Drills.replicas(Drills.region(cluster, m.regionId())));
-    assertTrue(target.state().region(m.regionId()).isEmpty(), "the added peer is undone");
-    Drills.assertInvariants(cluster);
+    Drills.assertRolledBack(cluster, id, m, before);
   }
 
   @Test

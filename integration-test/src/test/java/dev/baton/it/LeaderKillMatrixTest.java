@@ -88,7 +88,7 @@ class LeaderKillMatrixTest extends SharedClusterTest {
 
     // 2. its child migrations (a finished root answers for them: its children are not kept) are
     // held adding peers on the remaining DataNodes
-    awaitChildHeldAt(remove, "ADD_PEER");
+    Drills.awaitChildHeldAt(cluster, remove, "ADD_PEER");
     JsonNode parent = cluster.procedure(remove);
     assertEquals("WAITING", parent.get("state").asText(), parent::toString);
     f = Drills.killLeader(cluster);
@@ -98,7 +98,7 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     Drills.restartAndAwaitFollower(cluster, f.oldLeader());
 
     // 3. and then removing their replicas from the leaving DataNode
-    awaitChildHeldAt(remove, "REMOVE_FROM_SOURCE");
+    Drills.awaitChildHeldAt(cluster, remove, "REMOVE_FROM_SOURCE");
     f = Drills.killLeader(cluster);
     removed.resetFaults();
     Drills.restartAndAwaitFollower(cluster, f.oldLeader());
@@ -110,29 +110,5 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     }
     assertTrue(removed.state().regions().isEmpty(), () -> "still hosts regions");
     Drills.assertInvariants(cluster);
-  }
-
-  /** Waits for a child of {@code parent} at {@code step} with a command held by a stall. */
-  private long awaitChildHeldAt(long parent, String step) throws Exception {
-    return org.awaitility.Awaitility.await("a child of " + parent + " held at " + step)
-        .atMost(Drills.REACH)
-        .pollInterval(Drills.POLL)
-        .ignoreExceptions()
-        .until(
-            () -> {
-              boolean stalled = false;
-              for (DataNodeClient dn : Drills.dataNodes(cluster)) {
-                stalled |= dn.state().faults().waiting() > 0;
-              }
-              for (JsonNode p : cluster.api().get("/api/procedures?type=MigrateRegion")) {
-                if (p.get("parentProcId").asLong() == parent
-                    && step.equals(p.path("step").asText())
-                    && stalled) {
-                  return p.get("procId").asLong();
-                }
-              }
-              return null;
-            },
-            java.util.Objects::nonNull);
   }
 }
