@@ -26,6 +26,9 @@ public final class ChaosRun {
   /** How long the quiet period may last at most. */
   public static final Duration QUIET_LIMIT = Duration.ofSeconds(120);
 
+  /** A step may take this long (a signal, a leader lookup) before the schedule shifts. */
+  static final Duration STEP_SLACK = Duration.ofMillis(200);
+
   /** How often the leader is looked up for the timeline. */
   static final Duration LEADER_WATCH = Duration.ofMillis(250);
 
@@ -127,8 +130,10 @@ public final class ChaosRun {
     }
     steps.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(b[2], a[2]));
     Map<Integer, String> hit = new HashMap<>();
+    long lag = 0; // how far behind the schedule slow restarts have put us: later steps shift
     for (long[] step : steps) {
-      long wait = start + step[0] - System.currentTimeMillis();
+      long due = start + lag + step[0];
+      long wait = due - System.currentTimeMillis();
       if (wait > 0) {
         Thread.sleep(wait);
       }
@@ -138,8 +143,9 @@ public final class ChaosRun {
       } else {
         heal(cluster, e, hit.get((int) step[1]));
       }
+      lag += Math.max(0, System.currentTimeMillis() - due - STEP_SLACK.toMillis());
     }
-    long end = start + settings.seconds() * 1000L - System.currentTimeMillis();
+    long end = start + lag + settings.seconds() * 1000L - System.currentTimeMillis();
     if (end > 0) {
       Thread.sleep(end);
     }

@@ -252,7 +252,7 @@ public final class ProcessCluster implements AutoCloseable {
   /** SIGKILL one ConfigNode. */
   public void kill(String nodeId) throws InterruptedException {
     ChildJvm p = process(nodeId);
-    LOG.info("SIGKILL {} (pid {})", nodeId, p.pid());
+    LOG.debug("SIGKILL {} (pid {})", nodeId, p.pid());
     p.kill();
   }
 
@@ -278,14 +278,14 @@ public final class ProcessCluster implements AutoCloseable {
   /** SIGSTOP one ConfigNode. */
   public void pause(String nodeId) throws IOException, InterruptedException {
     ChildJvm p = process(nodeId);
-    LOG.info("SIGSTOP {} (pid {})", nodeId, p.pid());
+    LOG.debug("SIGSTOP {} (pid {})", nodeId, p.pid());
     p.pause();
   }
 
   /** SIGCONT one paused ConfigNode. */
   public void resume(String nodeId) throws IOException, InterruptedException {
     ChildJvm p = process(nodeId);
-    LOG.info("SIGCONT {} (pid {})", nodeId, p.pid());
+    LOG.debug("SIGCONT {} (pid {})", nodeId, p.pid());
     p.resume();
   }
 
@@ -312,7 +312,7 @@ public final class ProcessCluster implements AutoCloseable {
     synchronized (this) {
       p = require(dataNodes.get(id), "DataNode " + id);
     }
-    LOG.info("SIGKILL DataNode {} (pid {})", id, p.pid());
+    LOG.debug("SIGKILL DataNode {} (pid {})", id, p.pid());
     p.kill();
   }
 
