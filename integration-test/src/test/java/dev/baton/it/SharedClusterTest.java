@@ -3,6 +3,7 @@ package dev.baton.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.baton.confignode.cluster.ProcessCluster;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -18,16 +19,23 @@ import org.junit.jupiter.api.TestMethodOrder;
 abstract class SharedClusterTest {
   private final int nodes;
   private final int dataNodes;
+  private final List<String> nodeFlags;
   protected ProcessCluster cluster;
 
   protected SharedClusterTest(int nodes, int dataNodes) {
+    this(nodes, dataNodes, List.of());
+  }
+
+  /** {@code nodeFlags} go to every ConfigNode's command line. */
+  protected SharedClusterTest(int nodes, int dataNodes, List<String> nodeFlags) {
     this.nodes = nodes;
     this.dataNodes = dataNodes;
+    this.nodeFlags = nodeFlags;
   }
 
   @BeforeAll
   void startCluster() throws Exception {
-    cluster = ProcessCluster.start(nodes, dataNodes, false);
+    cluster = ProcessCluster.start(nodes, dataNodes, false, nodeFlags);
     long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
     assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
   }

@@ -43,6 +43,7 @@ public final class ProcessCluster implements AutoCloseable {
 
   private final Path dir;
   private final boolean keepDir;
+  private final List<String> nodeFlags;
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
   private final Map<Integer, ChildJvm> dataNodes = new LinkedHashMap<>();
@@ -55,9 +56,10 @@ public final class ProcessCluster implements AutoCloseable {
   private NodeApiClient api;
   private int restarts;
 
-  private ProcessCluster(Path dir, boolean keepDir) {
+  private ProcessCluster(Path dir, boolean keepDir, List<String> nodeFlags) {
     this.dir = dir;
     this.keepDir = keepDir;
+    this.nodeFlags = List.copyOf(nodeFlags);
   }
 
   /**
@@ -66,6 +68,13 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public static ProcessCluster start(int nodes, int dataNodes, boolean keepDir)
       throws IOException, InterruptedException {
+    return start(nodes, dataNodes, keepDir, List.of());
+  }
+
+  /** As {@link #start(int, int, boolean)}, with {@code nodeFlags} added to every node command. */
+  public static ProcessCluster start(
+      int nodes, int dataNodes, boolean keepDir, List<String> nodeFlags)
+      throws IOException, InterruptedException {
     if (nodes < 1 || dataNodes < 0) {
       throw new IllegalArgumentException(
           "need at least one ConfigNode and no negative DataNode count: "
@@ -73,7 +82,8 @@ public final class ProcessCluster implements AutoCloseable {
               + ", "
               + dataNodes);
     }
-    ProcessCluster c = new ProcessCluster(Files.createTempDirectory("baton-cluster"), keepDir);
+    ProcessCluster c =
+        new ProcessCluster(Files.createTempDirectory("baton-cluster"), keepDir, nodeFlags);
     try {
       for (int i = 1; i <= dataNodes; i++) {
         c.dataNodeAddrs.put(i, "127.0.0.1:" + freePort());
@@ -139,6 +149,7 @@ public final class ProcessCluster implements AutoCloseable {
             dir.resolve(id).toString(),
             "--http-port",
             http.substring(http.indexOf(':') + 1)));
+    args.addAll(nodeFlags);
     if (registerDataNodes && !dataNodeAddrs.isEmpty()) {
       args.add("--datanodes");
       args.add(String.join(",", dataNodeAddrs.values()));
