@@ -1,5 +1,6 @@
 package dev.baton.it;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.datanode.DataNodeState;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -109,6 +112,57 @@ class LeaderKillMatrixTest extends SharedClusterTest {
       assertTrue(dn.get("id").asInt() != REMOVED, "DataNode " + REMOVED + " is still registered");
     }
     assertTrue(removed.state().regions().isEmpty(), () -> "still hosts regions");
+    Drills.assertInvariants(cluster);
+  }
+
+  @Test
+  @Order(3)
+  void migrateRegionReRunsAStepWhoseEffectLandedButWhoseRecordDidNot() throws Exception {
+    Move m = Move.ofLeader(cluster, List.of(1, 2, 3));
+    DataNodeClient source = cluster.dataNode(m.from());
+    source.stallStep("REMOVE_FROM_SOURCE");
+    long id = cluster.submit("MigrateRegion", m.args());
+    Drills.awaitHeldAt(cluster, id, "REMOVE_FROM_SOURCE", source);
+
+    // with both followers dead the leader can apply the step on the DataNode, never record it (a
+    // frozen follower would not do: its kernel still takes in the record, and hands it over later)
+    String leader = cluster.leader();
+    long term = cluster.term(leader);
+    List<String> followers = cluster.nodeIds().stream().filter(n -> !n.equals(leader)).toList();
+    for (String f : followers) {
+      cluster.kill(f);
+    }
+    source.resetFaults();
+    await("REMOVE_FROM_SOURCE of " + id + " applied on DataNode " + m.from())
+        .atMost(Drills.REACH)
+        .pollInterval(Drills.POLL)
+        .until(
+            () ->
+                source.state().ledger().stream()
+                    .anyMatch(e -> e.procId() == id && e.step().equals("REMOVE_FROM_SOURCE")));
+    cluster.kill(leader);
+    for (String f : followers) {
+      cluster.restart(f);
+    }
+    cluster.awaitLeader(Set.of(leader), term);
+    Drills.restartAndAwaitFollower(cluster, leader);
+
+    JsonNode done = Drills.awaitFinished(cluster, id);
+    assertEquals("SUCCESS", done.get("state").asText(), done::toString);
+    List<Integer> replicas = Drills.replicas(Drills.region(cluster, m.regionId()));
+    assertTrue(replicas.contains(m.to()) && !replicas.contains(m.from()), replicas::toString);
+    DataNodeState after = source.state();
+    assertTrue(
+        after.duplicates().stream()
+            .anyMatch(d -> d.procId() == id && d.step().equals("REMOVE_FROM_SOURCE")),
+        () ->
+            "the new leader re-ran the unrecorded step, answered from the DataNode's ledger; "
+                + "ledger "
+                + after.ledger().stream().filter(e -> e.procId() == id).toList()
+                + " duplicates "
+                + after.duplicates()
+                + " rejected "
+                + after.rejected());
     Drills.assertInvariants(cluster);
   }
 }

@@ -17,6 +17,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class SharedClusterTest {
+  /** {@code -Dbaton.keepDir=true} keeps the cluster's logs and data for a look afterwards. */
+  static final String KEEP_DIR = "baton.keepDir";
+
   private final int nodes;
   private final int dataNodes;
   private final List<String> nodeFlags;
@@ -35,7 +38,7 @@ abstract class SharedClusterTest {
 
   @BeforeAll
   void startCluster() throws Exception {
-    cluster = ProcessCluster.start(nodes, dataNodes, false, nodeFlags);
+    cluster = ProcessCluster.start(nodes, dataNodes, Boolean.getBoolean(KEEP_DIR), nodeFlags);
     long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
     assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
   }

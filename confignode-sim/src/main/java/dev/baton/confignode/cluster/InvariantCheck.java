@@ -88,8 +88,26 @@ public final class InvariantCheck {
       Map<Long, Long> acknowledged,
       boolean everyNonceResolved)
       throws IOException, InterruptedException {
+    JsonNode procedures = api.get("/api/procedures");
+    JsonNode metadata = api.get("/api/metadata");
+    List<DataNodeState> states = new ArrayList<>();
+    for (DataNodeClient client : dataNodes) {
+      states.add(client.state());
+    }
+    return evaluate(procedures, metadata, states, acknowledged, everyNonceResolved);
+  }
+
+  /**
+   * The check itself, on what was read: {@code GET /api/procedures}, {@code GET /api/metadata} and
+   * every DataNode's {@code GET /state}.
+   */
+  static Result evaluate(
+      JsonNode all,
+      JsonNode metadata,
+      List<DataNodeState> dataNodes,
+      Map<Long, Long> acknowledged,
+      boolean everyNonceResolved) {
     List<String> violations = new ArrayList<>();
-    JsonNode all = api.get("/api/procedures");
     Map<String, Integer> outcomes = new TreeMap<>();
     Set<Long> known = new HashSet<>();
     int roots = 0;
@@ -131,7 +149,7 @@ public final class InvariantCheck {
     }
 
     Map<Integer, Map<Integer, JsonNode>> placed = new HashMap<>();
-    for (JsonNode r : api.get("/api/metadata").get("regions")) {
+    for (JsonNode r : metadata.get("regions")) {
       for (JsonNode dn : r.get("replicas")) {
         placed.computeIfAbsent(dn.asInt(), k -> new HashMap<>()).put(r.get("id").asInt(), r);
       }
@@ -139,8 +157,7 @@ public final class InvariantCheck {
     Map<Long, List<LedgerEntry>> byProc = new HashMap<>();
     long duplicates = 0;
     long stale = 0;
-    for (DataNodeClient client : dataNodes) {
-      DataNodeState s = client.state();
+    for (DataNodeState s : dataNodes) {
       checkRegions(s, placed.getOrDefault(s.id(), Map.of()), violations);
       long highest = 0;
       for (LedgerEntry e : s.ledger()) {
@@ -196,29 +213,18 @@ public final class InvariantCheck {
 
   private static void checkTermsOf(long procId, List<LedgerEntry> entries, List<String> out) {
     entries.sort(Comparator.comparingLong(LedgerEntry::time));
-    long highest = 0;
-    String highestStep = null;
+    LedgerEntry newest = null; // the first accepted command of the highest term so far
     for (LedgerEntry e : entries) {
       // commands applied in the same millisecond on two DataNodes have no order to check
-      if (e.term() < highest && e.time() > timeOf(entries, highestStep, highest)) {
+      if (newest != null && e.term() < newest.term() && e.time() > newest.time()) {
         out.add(
             String.format(
                 "procedure %d: step %s of term %d was accepted after step %s of term %d",
-                procId, e.step(), e.term(), highestStep, highest));
+                procId, e.step(), e.term(), newest.step(), newest.term()));
       }
-      if (e.term() > highest) {
-        highest = e.term();
-        highestStep = e.step();
-      }
-    }
-  }
-
-  private static long timeOf(List<LedgerEntry> entries, String step, long term) {
-    for (LedgerEntry e : entries) {
-      if (e.term() == term && e.step().equals(step)) {
-        return e.time();
+      if (newest == null || e.term() > newest.term()) {
+        newest = e;
       }
     }
-    return Long.MIN_VALUE;
   }
 }
