@@ -56,13 +56,13 @@ final class Drills {
         .ignoreExceptions()
         .until(
             () ->
-                step.equals(cluster.procedure(procId).path("step").asText())
+                step.equals(cluster.procedures().get(procId).path("step").asText())
                     && dn.state().faults().waiting() > 0);
-    return cluster.procedure(procId);
+    return cluster.procedures().get(procId);
   }
 
   static JsonNode awaitFinished(ProcessCluster cluster, long procId) throws Exception {
-    return cluster.awaitFinished(procId, FINISH);
+    return cluster.procedures().awaitFinished(procId, FINISH);
   }
 
   static void resetFaults(ProcessCluster cluster) throws Exception {
@@ -81,9 +81,10 @@ final class Drills {
 
   /** Every invariant of DESIGN.md, checked from the DataNodes' ledgers and the final states. */
   static void assertInvariants(ProcessCluster cluster) throws Exception {
-    cluster.awaitAllFinished(FINISH);
+    cluster.procedures().awaitAllFinished(FINISH);
     InvariantCheck.Result r =
-        InvariantCheck.check(cluster.api(), dataNodes(cluster), cluster.acknowledged(), true);
+        InvariantCheck.check(
+            cluster.api(), dataNodes(cluster), cluster.procedures().acknowledged(), true);
     assertTrue(r.ok(), r::describe);
   }
 
@@ -138,7 +139,7 @@ final class Drills {
   static long submitMoveStuckInRollback(ProcessCluster cluster, Move m) throws Exception {
     DataNodeClient target = cluster.dataNode(m.to());
     target.failNext(Integer.MAX_VALUE);
-    long id = cluster.submit("MigrateRegion", m.args());
+    long id = cluster.procedures().submit("MigrateRegion", m.args());
     await("rollback of " + id + " under way")
         .atMost(REACH)
         .pollInterval(POLL)
@@ -146,8 +147,8 @@ final class Drills {
         .until(
             () ->
                 target.state().faults().injectedFailures() >= 3
-                    && cluster.procedure(id).hasNonNull("failure")
-                    && !cluster.procedure(id).get("finished").asBoolean());
+                    && cluster.procedures().get(id).hasNonNull("failure")
+                    && !cluster.procedures().get(id).get("finished").asBoolean());
     return id;
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
 import java.nio.file.Files;
@@ -49,13 +50,15 @@ class FailoverScenariosTest extends SharedClusterTest {
   @Test
   @Order(1)
   void timeoutFiresAtItsOriginalDeadlineAfterLeaderKill() throws Exception {
-    long id = cluster.submit("Sleep", ProcessCluster.args("millis", SLEEP_MILLIS));
+    long id = cluster.procedures().submit("Sleep", ClusterProcedures.args("millis", SLEEP_MILLIS));
     JsonNode waiting =
-        cluster.awaitProcedure(
-            id,
-            p -> "WAITING_TIMEOUT".equals(p.get("state").asText()),
-            Drills.REACH,
-            "waiting on its timeout");
+        cluster
+            .procedures()
+            .await(
+                id,
+                p -> "WAITING_TIMEOUT".equals(p.get("state").asText()),
+                Drills.REACH,
+                "waiting on its timeout");
     long deadline = waiting.get("lastUpdate").asLong() + SLEEP_MILLIS;
     long killAt = waiting.get("lastUpdate").asLong() + KILL_AFTER_MILLIS;
     await("the wait has run a while")
@@ -95,7 +98,7 @@ class FailoverScenariosTest extends SharedClusterTest {
         .atMost(Drills.REACH)
         .pollInterval(Drills.POLL)
         .until(() -> target.state().faults().injectedFailures() > failures);
-    assertFalse(cluster.procedure(id).get("finished").asBoolean());
+    assertFalse(cluster.procedures().get(id).get("finished").asBoolean());
     target.resetFaults();
     Drills.restartAndAwaitFollower(cluster, f.oldLeader());
 
@@ -107,10 +110,13 @@ class FailoverScenariosTest extends SharedClusterTest {
   void killOfANewLeaderStillRecoveringLosesNothing() throws Exception {
     List<Long> live = new ArrayList<>();
     for (int i = 0; i < LIVE_DURING_RECOVERY; i++) {
-      live.add(cluster.submit("Sleep", ProcessCluster.args("millis", LIVE_SLEEP_MILLIS)));
+      live.add(
+          cluster
+              .procedures()
+              .submit("Sleep", ClusterProcedures.args("millis", LIVE_SLEEP_MILLIS)));
     }
     Move m = Move.ofLeader(cluster, cluster.dataNodeIds());
-    long migration = cluster.submit("MigrateRegion", m.args());
+    long migration = cluster.procedures().submit("MigrateRegion", m.args());
 
     boolean caught = false;
     List<String> tries = new ArrayList<>();

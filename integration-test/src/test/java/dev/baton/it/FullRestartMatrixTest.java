@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.cluster.ProcessCluster;
+import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.datanode.DataNodeClient;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -52,15 +52,18 @@ class FullRestartMatrixTest extends SharedClusterTest {
       DataNodeClient held =
           cluster.dataNode(state.equals("REMOVE_FROM_SOURCE") ? m.from() : m.to());
       held.stallStep(state.equals("SWITCH_LEADER") ? "SWITCH_LEADER@target" : state);
-      long id = cluster.submit("MigrateRegion", m.args());
+      long id = cluster.procedures().submit("MigrateRegion", m.args());
       if (sleep < 0) {
-        sleep = cluster.submit("Sleep", ProcessCluster.args("millis", SLEEP_MILLIS));
+        sleep =
+            cluster.procedures().submit("Sleep", ClusterProcedures.args("millis", SLEEP_MILLIS));
         JsonNode w =
-            cluster.awaitProcedure(
-                sleep,
-                p -> "WAITING_TIMEOUT".equals(p.get("state").asText()),
-                Drills.REACH,
-                "waiting");
+            cluster
+                .procedures()
+                .await(
+                    sleep,
+                    p -> "WAITING_TIMEOUT".equals(p.get("state").asText()),
+                    Drills.REACH,
+                    "waiting");
         deadline = w.get("lastUpdate").asLong() + SLEEP_MILLIS;
       }
       Drills.awaitHeldAt(cluster, id, state, held);
@@ -100,7 +103,10 @@ class FullRestartMatrixTest extends SharedClusterTest {
     for (int dn = 1; dn < REMOVED; dn++) {
       cluster.dataNode(dn).stallStep("ADD_PEER");
     }
-    long remove = cluster.submit("RemoveDataNode", ProcessCluster.args("dataNodeId", REMOVED));
+    long remove =
+        cluster
+            .procedures()
+            .submit("RemoveDataNode", ClusterProcedures.args("dataNodeId", REMOVED));
     Drills.awaitChildHeldAt(cluster, remove, "ADD_PEER");
     removed.stallStep("REMOVE_FROM_SOURCE"); // not yet reached: held at the next crash point
     cluster.killAllNodes();

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.cluster.ProcessCluster;
+import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeState;
 import java.util.List;
@@ -41,13 +41,15 @@ class LeaderKillMatrixTest extends SharedClusterTest {
       boolean atSource = state.equals("REMOVE_FROM_SOURCE");
       DataNodeClient held = cluster.dataNode(atSource ? m.from() : m.to());
       held.stallStep(state.equals("SWITCH_LEADER") ? "SWITCH_LEADER@target" : state);
-      long id = cluster.submit("MigrateRegion", m.args());
+      long id = cluster.procedures().submit("MigrateRegion", m.args());
       // at the first state, a second move of the same region waits for the region lock in VALIDATE
       Long back =
-          state.equals("ADD_PEER") ? cluster.submit("MigrateRegion", m.reversed().args()) : null;
+          state.equals("ADD_PEER")
+              ? cluster.procedures().submit("MigrateRegion", m.reversed().args())
+              : null;
       Drills.awaitHeldAt(cluster, id, state, held);
       if (back != null) {
-        JsonNode b = cluster.procedure(back);
+        JsonNode b = cluster.procedures().get(back);
         assertEquals("VALIDATE", b.path("step").asText(), b::toString);
         assertFalse(b.get("finished").asBoolean(), b::toString);
       }
@@ -77,10 +79,13 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     // 1. RemoveDataNode waits in VALIDATE for the node lock a migration onto the node holds
     Move onto = Move.ofLeader(cluster, List.of(REMOVED));
     removed.stallStep("CATCH_UP");
-    long migration = cluster.submit("MigrateRegion", onto.args());
-    long remove = cluster.submit("RemoveDataNode", ProcessCluster.args("dataNodeId", REMOVED));
+    long migration = cluster.procedures().submit("MigrateRegion", onto.args());
+    long remove =
+        cluster
+            .procedures()
+            .submit("RemoveDataNode", ClusterProcedures.args("dataNodeId", REMOVED));
     Drills.awaitHeldAt(cluster, migration, "CATCH_UP", removed);
-    assertEquals("VALIDATE", cluster.procedure(remove).path("step").asText());
+    assertEquals("VALIDATE", cluster.procedures().get(remove).path("step").asText());
     for (int dn = 1; dn < REMOVED; dn++) {
       cluster.dataNode(dn).stallStep("ADD_PEER");
     }
@@ -92,7 +97,7 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     // 2. its child migrations (a finished root answers for them: its children are not kept) are
     // held adding peers on the remaining DataNodes
     Drills.awaitChildHeldAt(cluster, remove, "ADD_PEER");
-    JsonNode parent = cluster.procedure(remove);
+    JsonNode parent = cluster.procedures().get(remove);
     assertEquals("WAITING", parent.get("state").asText(), parent::toString);
     f = Drills.killLeader(cluster);
     for (int dn = 1; dn < REMOVED; dn++) {
@@ -121,7 +126,7 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     Move m = Move.ofLeader(cluster, List.of(1, 2, 3));
     DataNodeClient source = cluster.dataNode(m.from());
     source.stallStep("REMOVE_FROM_SOURCE");
-    long id = cluster.submit("MigrateRegion", m.args());
+    long id = cluster.procedures().submit("MigrateRegion", m.args());
     Drills.awaitHeldAt(cluster, id, "REMOVE_FROM_SOURCE", source);
 
     // with both followers dead the leader can apply the step on the DataNode, never record it (a

@@ -1,6 +1,7 @@
 package dev.baton.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
 import java.util.List;
 
@@ -26,7 +27,7 @@ record Move(int regionId, int from, int to) {
   }
 
   JsonNode args() {
-    return ProcessCluster.args("regionId", regionId, "from", from, "to", to);
+    return ClusterProcedures.args("regionId", regionId, "from", from, "to", to);
   }
 
   Move reversed() {

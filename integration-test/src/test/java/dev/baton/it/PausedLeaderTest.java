@@ -60,7 +60,7 @@ class PausedLeaderTest extends SharedClusterTest {
     Move m = Move.ofLeader(cluster, cluster.dataNodeIds());
     DataNodeClient target = cluster.dataNode(m.to());
     target.stallStep("SWITCH_LEADER@target"); // held between the two commands of SWITCH_LEADER
-    long id = cluster.submit("MigrateRegion", m.args());
+    long id = cluster.procedures().submit("MigrateRegion", m.args());
     Drills.awaitHeldAt(cluster, id, "SWITCH_LEADER", target);
 
     String old = cluster.leader();
@@ -117,7 +117,7 @@ class PausedLeaderTest extends SharedClusterTest {
     cluster.kill(follower);
     long last = -1;
     for (int i = 0; i < MISSED; i++) {
-      last = cluster.submit("Noop", null);
+      last = cluster.procedures().submit("Noop", null);
     }
     Drills.awaitFinished(cluster, last);
 

@@ -2,6 +2,7 @@ package dev.baton.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -39,7 +40,7 @@ abstract class SharedClusterTest {
   @BeforeAll
   void startCluster() throws Exception {
     cluster = ProcessCluster.start(nodes, dataNodes, Boolean.getBoolean(KEEP_DIR), nodeFlags);
-    long db = cluster.submit("CreateDatabase", ProcessCluster.args("name", "db0"));
+    long db = cluster.procedures().submit("CreateDatabase", ClusterProcedures.args("name", "db0"));
     assertEquals("SUCCESS", Drills.awaitFinished(cluster, db).get("state").asText());
   }
 

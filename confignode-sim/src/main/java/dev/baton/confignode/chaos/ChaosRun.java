@@ -1,6 +1,7 @@
 package dev.baton.confignode.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
@@ -95,24 +96,24 @@ public final class ChaosRun {
         inject(cluster, schedule);
       } finally {
         workload.stop();
-        worker.join(ProcessCluster.SUBMIT_PATIENCE.toMillis() * 2);
+        worker.join(ClusterProcedures.SUBMIT_PATIENCE.toMillis() * 2);
         healAll(cluster);
         watch.stop();
         watcher.join();
       }
       log("faults over, %d submissions made; quiet period", workload.attemptedCount());
       for (ChaosWorkload.Submission s : workload.unacknowledged()) {
-        long id = cluster.submit(s.type(), s.args(), s.nonce());
+        long id = cluster.procedures().submit(s.type(), s.args(), s.nonce());
         log("asked again for nonce %d: procedure %d", s.nonce(), id);
       }
-      cluster.awaitAllFinished(QUIET_LIMIT);
+      cluster.procedures().awaitAllFinished(QUIET_LIMIT);
       log("every procedure is terminal; checking the invariants");
       List<DataNodeClient> dataNodes = new ArrayList<>();
       for (int id : cluster.dataNodeIds()) {
         dataNodes.add(cluster.dataNode(id));
       }
       InvariantCheck.Result result =
-          InvariantCheck.check(cluster.api(), dataNodes, cluster.acknowledged(), true);
+          InvariantCheck.check(cluster.api(), dataNodes, cluster.procedures().acknowledged(), true);
       out.println(result.describe());
       out.printf(
           Locale.ROOT, "chaos seed %d: %s%n", settings.seed(), result.ok() ? "PASS" : "FAIL");

@@ -1,6 +1,7 @@
 package dev.baton.confignode.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -66,7 +67,7 @@ final class ChaosWorkload implements Runnable {
           attempted.put(s.nonce(), s);
           unacknowledged.add(s.nonce());
         }
-        cluster.submit(s.type(), s.args(), s.nonce());
+        cluster.procedures().submit(s.type(), s.args(), s.nonce());
         synchronized (this) {
           unacknowledged.remove(s.nonce());
         }
@@ -90,16 +91,16 @@ final class ChaosWorkload implements Runnable {
     }
     if (roll < CUMULATIVE_WEIGHTS[1]) {
       return new Submission(
-          nonce, "Sleep", ProcessCluster.args("millis", random.nextInt(MAX_SLEEP_MILLIS)));
+          nonce, "Sleep", ClusterProcedures.args("millis", random.nextInt(MAX_SLEEP_MILLIS)));
     }
     if (roll < CUMULATIVE_WEIGHTS[2] || databases.isEmpty()) {
       String name = "chaos" + nextDatabase++;
       databases.add(name);
-      return new Submission(nonce, "CreateDatabase", ProcessCluster.args("name", name));
+      return new Submission(nonce, "CreateDatabase", ClusterProcedures.args("name", name));
     }
     if (roll < CUMULATIVE_WEIGHTS[3]) {
       String name = databases.remove(random.nextInt(databases.size()));
-      return new Submission(nonce, "DeleteDatabase", ProcessCluster.args("name", name));
+      return new Submission(nonce, "DeleteDatabase", ClusterProcedures.args("name", name));
     }
     JsonNode move = migration(cluster.api().get("/api/metadata"));
     return move == null
@@ -123,7 +124,7 @@ final class ChaosWorkload implements Runnable {
     if (targets.isEmpty() || replicas.isEmpty()) {
       return null;
     }
-    return ProcessCluster.args(
+    return ClusterProcedures.args(
         "regionId",
         r.get("id").asInt(),
         "from",

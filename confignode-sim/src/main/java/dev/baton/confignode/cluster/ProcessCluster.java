@@ -1,10 +1,8 @@
 package dev.baton.confignode.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
-import dev.baton.confignode.http.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -18,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,19 +24,13 @@ import org.slf4j.LoggerFactory;
  * A local cluster of ConfigNode and DataNode processes on loopback ports chosen free at start, in a
  * temp dir, for failover drills and chaos: start, crash (SIGKILL), freeze (SIGSTOP), thaw and
  * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
- * them. Thread-safe. {@link #close} kills every child and deletes the dir.
+ * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir.
  */
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
   /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
   public static final Duration CLUSTER_WAIT = Duration.ofSeconds(90);
-
-  /** How long a submission is retried while no node can take it (an election, a restart). */
-  public static final Duration SUBMIT_PATIENCE = Duration.ofSeconds(60);
-
-  /** Nonce group of this harness's submissions. */
-  public static final long NONCE_GROUP = 4242;
 
   private final Path dir;
   private final boolean keepDir;
@@ -48,8 +39,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
   private final Map<Integer, ChildJvm> dataNodes = new LinkedHashMap<>();
   private final Map<Integer, String> dataNodeAddrs = new LinkedHashMap<>();
-  private final AtomicLong nonces = new AtomicLong();
-  private final Map<Long, Long> acked = new LinkedHashMap<>();
+  private final ClusterProcedures procedures = new ClusterProcedures(this::api);
   private String peersArg;
   private NodeApiClient anyNodeClient;
   private List<String> apiTargets = List.of();
@@ -332,89 +322,9 @@ public final class ProcessCluster implements AutoCloseable {
     startDataNode(id);
   }
 
-  /**
-   * Submits with a fresh nonce of {@link #NONCE_GROUP}, retrying (same nonce) while no node can
-   * take it; returns the procId and remembers the pair for {@link #acknowledged()}.
-   */
-  public long submit(String type, JsonNode args) throws IOException, InterruptedException {
-    return submit(type, args, nonces.incrementAndGet());
-  }
-
-  /** Submits with a given nonce of {@link #NONCE_GROUP}, retried while no node can take it. */
-  public long submit(String type, JsonNode args, long nonce)
-      throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + SUBMIT_PATIENCE.toNanos();
-    while (true) {
-      try {
-        long id = api().submit(type, args, NONCE_GROUP, nonce);
-        synchronized (this) {
-          acked.put(nonce, id);
-        }
-        return id;
-      } catch (NodeApiClient.ApiException e) {
-        if (!e.retryable() || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(Poll.INTERVAL.toMillis());
-      }
-    }
-  }
-
-  /** Every acknowledged submission: nonce to procId. */
-  public synchronized Map<Long, Long> acknowledged() {
-    return Map.copyOf(acked);
-  }
-
-  /** {@code GET /api/procedures/{id}}. */
-  public JsonNode procedure(long procId) throws IOException, InterruptedException {
-    return api().get("/api/procedures/" + procId);
-  }
-
-  /** Waits until {@code check} holds for the procedure's view; returns that view. */
-  public JsonNode awaitProcedure(long procId, Check check, Duration timeout, String what)
-      throws IOException, InterruptedException {
-    return Poll.until(
-        () -> {
-          JsonNode p = procedure(procId);
-          return check.test(p) ? p : null;
-        },
-        timeout,
-        "procedure " + procId + ": " + what);
-  }
-
-  /** Waits until the procedure is terminal; returns its view. */
-  public JsonNode awaitFinished(long procId, Duration timeout)
-      throws IOException, InterruptedException {
-    return awaitProcedure(procId, p -> p.get("finished").asBoolean(), timeout, "finished");
-  }
-
-  /** Waits until every procedure the cluster knows is terminal. */
-  public void awaitAllFinished(Duration timeout) throws IOException, InterruptedException {
-    Poll.untilTrue(
-        () -> {
-          for (JsonNode p : api().get("/api/procedures")) {
-            if (!p.get("finished").asBoolean()) {
-              return false;
-            }
-          }
-          return true;
-        },
-        timeout,
-        "every procedure terminal");
-  }
-
-  /** A test on a procedure's JSON view. */
-  public interface Check {
-    boolean test(JsonNode procedure);
-  }
-
-  /** A JSON object of alternating names and values, e.g. {@code args("name", "db1")}. */
-  public static JsonNode args(Object... kv) {
-    ObjectNode n = Json.LENIENT.createObjectNode();
-    for (int i = 0; i < kv.length; i += 2) {
-      n.set((String) kv[i], Json.LENIENT.valueToTree(kv[i + 1]));
-    }
-    return n;
+  /** Submissions with nonces and waits on procedures, through the serving nodes. */
+  public ClusterProcedures procedures() {
+    return procedures;
   }
 
   @Override
