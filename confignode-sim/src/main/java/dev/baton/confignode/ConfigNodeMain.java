@@ -13,7 +13,17 @@ public final class ConfigNodeMain {
   public static final int EXIT_USAGE = 2;
 
   static final List<String> COMMANDS =
-      List.of("node", "datanode", "drill", "bench", "submit", "get", "list", "abort", "resume");
+      List.of(
+          "node",
+          "datanode",
+          "drill",
+          "chaos",
+          "bench",
+          "submit",
+          "get",
+          "list",
+          "abort",
+          "resume");
 
   private ConfigNodeMain() {}
 
@@ -33,6 +43,7 @@ public final class ConfigNodeMain {
       case DataNodeCommand.NAME -> DataNodeCommand.run(rest, out, err);
       case NodeCommand.NAME -> NodeCommand.run(rest, out, err);
       case DrillCommand.NAME -> DrillCommand.run(rest, out, err);
+      case ChaosCommand.NAME -> ChaosCommand.run(rest, out, err);
       case BenchCommand.NAME -> BenchCommand.run(rest, out, err);
       case SubmitCommand.NAME -> SubmitCommand.COMMAND.run(rest, out, err);
       case GetCommand.NAME -> GetCommand.COMMAND.run(rest, out, err);

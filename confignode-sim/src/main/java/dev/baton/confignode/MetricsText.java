@@ -45,6 +45,11 @@ final class MetricsText {
         "baton_applied_write_entries_total",
         "log entries that carried store batches",
         node.stateMachine().appliedWriteEntryCount());
+    gauge(
+        out,
+        "baton_applied_index",
+        "index of the last Raft log entry applied by this node",
+        node.stateMachine().appliedIndex());
     counter(
         out,
         "baton_rejected_stale_writes_total",

@@ -30,7 +30,25 @@ final class NodeCommand {
           new CommandLineFlags.Flag(
               "http-port", "PORT", "admin API port on 127.0.0.1; 0 picks a free one", true),
           new CommandLineFlags.Flag(
-              "datanodes", "HOST:PORT,...", "DataNodes to register at start", false));
+              "datanodes", "HOST:PORT,...", "DataNodes to register at start", false),
+          new CommandLineFlags.Flag(
+              "snapshot-every",
+              "N",
+              "take a snapshot every N log entries (default "
+                  + RaftSettings.DEFAULT_SNAPSHOT_EVERY
+                  + ")",
+              false),
+          new CommandLineFlags.Flag(
+              "log-segment-bytes",
+              "N",
+              "roll the Raft log to a new segment at N bytes; the log is purged behind a snapshot"
+                  + " by whole segments (default "
+                  + RaftSettings.DEFAULT_LOG_SEGMENT_BYTES
+                  + ")",
+              false));
+
+  /** Smallest log segment allowed: a few entries must fit. */
+  static final int MIN_LOG_SEGMENT_BYTES = 16 * 1024;
 
   private NodeCommand() {}
 
@@ -106,7 +124,24 @@ final class NodeCommand {
         Path.of(flags.string("data-dir")),
         flags.intValue("http-port", 0, MAX_PORT),
         dataNodes,
-        RaftSettings.defaults());
+        raftSettings(flags));
+  }
+
+  private static RaftSettings raftSettings(CommandLineFlags flags) throws UsageException {
+    RaftSettings raft = RaftSettings.defaults();
+    if (flags.string("snapshot-every") != null) {
+      raft = raft.withSnapshotEvery(flags.intValue("snapshot-every", 1, Integer.MAX_VALUE));
+    }
+    if (flags.string("log-segment-bytes") != null) {
+      raft =
+          new RaftSettings(
+              raft.electionTimeoutMin(),
+              raft.electionTimeoutMax(),
+              raft.requestTimeout(),
+              raft.snapshotEvery(),
+              flags.intValue("log-segment-bytes", MIN_LOG_SEGMENT_BYTES, Integer.MAX_VALUE));
+    }
+    return raft;
   }
 
   static InetSocketAddress address(String s, String flag) throws UsageException {
@@ -129,7 +164,7 @@ final class NodeCommand {
     return "usage: confignode-sim "
         + NAME
         + " --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT"
-        + " [--datanodes HOST:PORT,...]"
+        + " [--datanodes HOST:PORT,...] [--snapshot-every N] [--log-segment-bytes N]"
         + System.lineSeparator()
         + CommandLineFlags.describe(FLAGS);
   }

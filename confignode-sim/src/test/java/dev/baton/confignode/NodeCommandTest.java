@@ -3,10 +3,12 @@ package dev.baton.confignode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.consensus.RaftSettings;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -95,6 +97,34 @@ class NodeCommandTest {
     assertEquals(dir, c.dataDir());
     assertEquals(8080, c.httpPort());
     assertEquals(List.of("127.0.0.1:6000", "localhost:6001"), c.dataNodes());
+  }
+
+  @Test
+  void snapshotAndLogSegmentFlagsTuneRaft() throws Exception {
+    String[] base = {
+      "--id", "a", "--peers", "a=127.0.0.1:5000", "--data-dir", dir.toString(), "--http-port", "0"
+    };
+    ConfigNodeServer.Config defaults = NodeCommand.parse(base);
+    assertEquals(RaftSettings.defaults(), defaults.raft());
+
+    String[] tuned = Arrays.copyOf(base, base.length + 4);
+    System.arraycopy(
+        new String[] {"--snapshot-every", "100", "--log-segment-bytes", "65536"},
+        0,
+        tuned,
+        base.length,
+        4);
+    ConfigNodeServer.Config c = NodeCommand.parse(tuned);
+    assertEquals(100, c.raft().snapshotEvery());
+    assertEquals(65536, c.raft().logSegmentBytes());
+
+    String[] tooSmall = Arrays.copyOf(base, base.length + 2);
+    tooSmall[base.length] = "--log-segment-bytes";
+    tooSmall[base.length + 1] = "10";
+    UsageException e =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            UsageException.class, () -> NodeCommand.parse(tooSmall));
+    assertTrue(e.getMessage().contains("--log-segment-bytes"), e.getMessage());
   }
 
   @Test

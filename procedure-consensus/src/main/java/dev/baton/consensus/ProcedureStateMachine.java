@@ -109,6 +109,12 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   }
 
   /** Log entries that carried applied store batches (group commit: far fewer than batches). */
+  /** The index of the last log entry applied here (or loaded from a snapshot); -1 if none. */
+  public long appliedIndex() {
+    TermIndex last = getLastAppliedTermIndex();
+    return last == null ? -1 : last.getIndex();
+  }
+
   public long appliedWriteEntryCount() {
     return appliedWriteEntries.get();
   }
@@ -147,7 +153,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   /** Loads the newest snapshot on disk (one just installed from the leader) and runs again. */
   @Override
   public void reinitialize() throws IOException {
-    loadLatestSnapshot(storage.loadLatestSnapshot());
+    SingleFileSnapshotInfo installed = storage.loadLatestSnapshot();
+    loadLatestSnapshot(installed);
+    LOG.info(
+        "Loaded the snapshot installed from the leader: {}",
+        installed == null ? "none" : installed.getTermIndex());
     if (getLifeCycleState() == LifeCycle.State.PAUSED) {
       getLifeCycle().transition(LifeCycle.State.STARTING);
       getLifeCycle().transition(LifeCycle.State.RUNNING);

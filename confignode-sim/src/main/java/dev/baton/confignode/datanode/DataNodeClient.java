@@ -137,6 +137,11 @@ public final class DataNodeClient {
     return injectFaults(FaultSettings.stallCommands());
   }
 
+  /** Only commands of step key {@code step} block until {@link #releaseStall()}. */
+  public FaultState stallStep(String step) throws DataNodeException, InterruptedException {
+    return injectFaults(FaultSettings.stallStep(step));
+  }
+
   public FaultState releaseStall() throws DataNodeException, InterruptedException {
     return post(DataNodeServer.FAULTS_RELEASE_PATH, null, FaultState.class);
   }

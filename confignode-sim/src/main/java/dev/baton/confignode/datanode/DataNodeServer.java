@@ -214,7 +214,7 @@ public final class DataNodeServer implements AutoCloseable {
       throws HttpError, IOException, InterruptedException {
     DataNodeRequest request =
         JsonExchange.parse(JsonExchange.readBody(exchange, MAX_BODY_BYTES), type.requestClass());
-    Optional<ErrorReply> fault = faults.beforeCommand();
+    Optional<ErrorReply> fault = faults.beforeCommand(request.step());
     if (fault.isPresent()) {
       return new Answer(HttpURLConnection.HTTP_UNAVAILABLE, fault.get());
     }

@@ -12,6 +12,7 @@ final class FaultInjector {
   private int failNext;
   private long latencyMs;
   private boolean stalled;
+  private String stallStep;
   private int waiting;
   private long injectedFailures;
   private boolean closed;
@@ -22,6 +23,9 @@ final class FaultInjector {
     }
     if (settings.latencyMs() != null) {
       latencyMs = settings.latencyMs();
+    }
+    if (settings.stallStep() != null) {
+      stallStep = settings.stallStep().isEmpty() ? null : settings.stallStep();
     }
     if (settings.stall() != null) {
       stalled = settings.stall();
@@ -39,6 +43,7 @@ final class FaultInjector {
   synchronized void reset() {
     failNext = 0;
     latencyMs = 0;
+    stallStep = null;
     release();
   }
 
@@ -49,19 +54,20 @@ final class FaultInjector {
   }
 
   synchronized FaultState state() {
-    return new FaultState(failNext, latencyMs, stalled, waiting, injectedFailures);
+    return new FaultState(failNext, latencyMs, stalled, waiting, injectedFailures, stallStep);
   }
 
   /**
-   * Applies the faults to one command: blocks while stalled, sleeps the latency, then returns the
-   * error to answer if the command is to fail, or empty to go on.
+   * Applies the faults to one command of step key {@code step}: blocks while stalled (for this
+   * step), sleeps the latency, then returns the error to answer if the command is to fail, or empty
+   * to go on.
    */
-  Optional<ErrorReply> beforeCommand() throws InterruptedException {
+  Optional<ErrorReply> beforeCommand(String step) throws InterruptedException {
     long delay;
     synchronized (this) {
       waiting++;
       try {
-        while (stalled && !closed) {
+        while (stalled && !closed && (stallStep == null || stallStep.equals(step))) {
           wait();
         }
       } finally {

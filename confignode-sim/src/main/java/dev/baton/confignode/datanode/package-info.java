@@ -22,7 +22,7 @@
  *   <tr><td>POST /cache/invalidate</td><td>{term, procId, step, database}</td>
  *       <td>CommandReply; appended to the invalidation log</td></tr>
  *   <tr><td>GET /state</td><td></td><td>DataNodeState</td></tr>
- *   <tr><td>POST /faults</td><td>{failNext?, latencyMs?, stall?}</td><td>FaultState</td></tr>
+ *   <tr><td>POST /faults</td><td>{failNext?, latencyMs?, stall?, stallStep?}</td><td>FaultState</td></tr>
  *   <tr><td>POST /faults/release</td><td></td><td>FaultState</td></tr>
  *   <tr><td>POST /faults/reset</td><td></td><td>FaultState</td></tr>
  * </table>

@@ -122,6 +122,26 @@ class DataNodeFaultsTest {
   }
 
   @Test
+  void stallOfOneStepHoldsOnlyThatStepsCommands() throws Exception {
+    FaultState set = client.stallStep("C#12");
+    assertTrue(set.stalled());
+    assertEquals("C#12", set.stallStep());
+    CompletableFuture<CommandReply> held = createInBackground(12, client);
+    await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
+
+    assertTrue(
+        createInBackground(13, client).get(WAIT.toSeconds(), TimeUnit.SECONDS).changed(),
+        "a command of another step goes through");
+    assertFalse(held.isDone(), "the command of the stalled step must wait");
+
+    client.stallStep("C#14"); // moving the filter lets the held command go
+    assertTrue(held.get(WAIT.toSeconds(), TimeUnit.SECONDS).changed());
+    FaultState reset = client.resetFaults();
+    assertFalse(reset.stalled());
+    assertEquals(null, reset.stallStep());
+  }
+
+  @Test
   void resetAlsoReleasesAStall() throws Exception {
     client.stall();
     CompletableFuture<CommandReply> pending = createInBackground(11, client);

@@ -1,0 +1,98 @@
+package dev.baton.confignode.cluster;
+
+import dev.baton.confignode.ConfigNodeMain;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child JVM running one command of this jar (the class path of the current JVM), its output
+ * appended to {@code <dir>/<name>.log}. It can be crashed ({@link #kill}: SIGKILL, no shutdown hook
+ * runs), frozen ({@link #pause}: SIGSTOP) and thawed ({@link #resume}: SIGCONT).
+ */
+public final class ChildJvm {
+  /** How long to wait for a killed process to be gone, or for a signal command to return. */
+  static final long WAIT_SECONDS = 10;
+
+  /** Heap of each child; small processes, many of them on one machine. */
+  static final String HEAP = "-Xmx256m";
+
+  private final String name;
+  private final Path log;
+  private final Process process;
+  private volatile boolean paused;
+
+  private ChildJvm(String name, Path log, Process process) {
+    this.name = name;
+    this.log = log;
+    this.process = process;
+  }
+
+  /** Starts {@code confignode-sim <args>} in a child JVM. */
+  public static ChildJvm start(String name, Path logDir, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add(HEAP);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(ConfigNodeMain.class.getName());
+    cmd.addAll(args);
+    Path log = logDir.resolve(name + ".log");
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    return new ChildJvm(name, log, p);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The file its output goes to. */
+  public Path log() {
+    return log;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  public boolean isPaused() {
+    return paused;
+  }
+
+  /** SIGKILL (a stopped process dies too), then waits until the process is gone. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
+    paused = false;
+  }
+
+  /** SIGSTOP: the process freezes, its sockets stay open, as in a long GC pause. */
+  public void pause() throws IOException, InterruptedException {
+    signal("STOP");
+    paused = true;
+  }
+
+  /** SIGCONT: a paused process runs on. */
+  public void resume() throws IOException, InterruptedException {
+    signal("CONT");
+    paused = false;
+  }
+
+  private void signal(String sig) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).start();
+    if (!kill.waitFor(WAIT_SECONDS, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      kill.destroyForcibly();
+      throw new IOException("kill -" + sig + " " + pid() + " (" + name + ") failed");
+    }
+  }
+}

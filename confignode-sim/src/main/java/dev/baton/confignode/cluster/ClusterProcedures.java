@@ -1,0 +1,118 @@
+package dev.baton.confignode.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.http.Json;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * Procedures of a {@link ProcessCluster}: submissions with nonces of {@link #NONCE_GROUP}, retried
+ * with the same nonce while no node can take them, the acknowledged ones remembered for the
+ * invariant check; reads of and waits on procedures. Thread-safe.
+ */
+public final class ClusterProcedures {
+  /** How long a submission is retried while no node can take it (an election, a restart). */
+  public static final Duration SUBMIT_PATIENCE = Duration.ofSeconds(60);
+
+  /** Nonce group of this harness's submissions. */
+  public static final long NONCE_GROUP = 4242;
+
+  private final Supplier<NodeApiClient> api;
+  private final AtomicLong nonces = new AtomicLong();
+  private final Map<Long, Long> acked = new LinkedHashMap<>();
+
+  ClusterProcedures(Supplier<NodeApiClient> api) {
+    this.api = api;
+  }
+
+  /**
+   * Submits with a fresh nonce of {@link #NONCE_GROUP}, retrying (same nonce) while no node can
+   * take it; returns the procId and remembers the pair for {@link #acknowledged()}.
+   */
+  public long submit(String type, JsonNode args) throws IOException, InterruptedException {
+    return submit(type, args, nonces.incrementAndGet());
+  }
+
+  /** Submits with a given nonce of {@link #NONCE_GROUP}, retried while no node can take it. */
+  public long submit(String type, JsonNode args, long nonce)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + SUBMIT_PATIENCE.toNanos();
+    while (true) {
+      try {
+        long id = api.get().submit(type, args, NONCE_GROUP, nonce);
+        synchronized (this) {
+          acked.put(nonce, id);
+        }
+        return id;
+      } catch (NodeApiClient.ApiException e) {
+        if (!e.retryable() || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(Poll.INTERVAL.toMillis());
+      }
+    }
+  }
+
+  /** Every acknowledged submission: nonce to procId. */
+  public synchronized Map<Long, Long> acknowledged() {
+    return Map.copyOf(acked);
+  }
+
+  /** {@code GET /api/procedures/{id}}. */
+  public JsonNode get(long procId) throws IOException, InterruptedException {
+    return api.get().get("/api/procedures/" + procId);
+  }
+
+  /** Waits until {@code check} holds for the procedure's view; returns that view. */
+  public JsonNode await(long procId, Check check, Duration timeout, String what)
+      throws IOException, InterruptedException {
+    return Poll.until(
+        () -> {
+          JsonNode p = get(procId);
+          return check.test(p) ? p : null;
+        },
+        timeout,
+        "procedure " + procId + ": " + what);
+  }
+
+  /** Waits until the procedure is terminal; returns its view. */
+  public JsonNode awaitFinished(long procId, Duration timeout)
+      throws IOException, InterruptedException {
+    return await(procId, p -> p.get("finished").asBoolean(), timeout, "finished");
+  }
+
+  /** Waits until every procedure the cluster knows is terminal. */
+  public void awaitAllFinished(Duration timeout) throws IOException, InterruptedException {
+    Poll.untilTrue(
+        () -> {
+          for (JsonNode p : api.get().get("/api/procedures")) {
+            if (!p.get("finished").asBoolean()) {
+              return false;
+            }
+          }
+          return true;
+        },
+        timeout,
+        "every procedure terminal");
+  }
+
+  /** A test on a procedure's JSON view. */
+  public interface Check {
+    boolean test(JsonNode procedure);
+  }
+
+  /** A JSON object of alternating names and values, e.g. {@code args("name", "db1")}. */
+  public static JsonNode args(Object... kv) {
+    ObjectNode n = Json.LENIENT.createObjectNode();
+    for (int i = 0; i < kv.length; i += 2) {
+      n.set((String) kv[i], Json.LENIENT.valueToTree(kv[i + 1]));
+    }
+    return n;
+  }
+}

@@ -1,0 +1,369 @@
+package dev.baton.confignode.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.datanode.DataNodeClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A local cluster of ConfigNode and DataNode processes on loopback ports chosen free at start, in a
+ * temp dir, for failover drills and chaos: start, crash (SIGKILL), freeze (SIGSTOP), thaw and
+ * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
+ * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir.
+ */
+public final class ProcessCluster implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
+
+  /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
+  public static final Duration CLUSTER_WAIT = Duration.ofSeconds(90);
+
+  private final Path dir;
+  private final boolean keepDir;
+  private final List<String> nodeFlags;
+  private final Map<String, String> httpOf = new LinkedHashMap<>();
+  private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
+  private final Map<Integer, ChildJvm> dataNodes = new LinkedHashMap<>();
+  private final Map<Integer, String> dataNodeAddrs = new LinkedHashMap<>();
+  private final ClusterProcedures procedures = new ClusterProcedures(this::api);
+  private String peersArg;
+  private NodeApiClient anyNodeClient;
+  private List<String> apiTargets = List.of();
+  private NodeApiClient api;
+  private int restarts;
+
+  private ProcessCluster(Path dir, boolean keepDir, List<String> nodeFlags) {
+    this.dir = dir;
+    this.keepDir = keepDir;
+    this.nodeFlags = List.copyOf(nodeFlags);
+  }
+
+  /**
+   * Starts {@code dataNodes} DataNodes and {@code nodes} ConfigNodes, and waits until a leader runs
+   * and every DataNode is registered.
+   */
+  public static ProcessCluster start(int nodes, int dataNodes, boolean keepDir)
+      throws IOException, InterruptedException {
+    return start(nodes, dataNodes, keepDir, List.of());
+  }
+
+  /** As {@link #start(int, int, boolean)}, with {@code nodeFlags} added to every node command. */
+  public static ProcessCluster start(
+      int nodes, int dataNodes, boolean keepDir, List<String> nodeFlags)
+      throws IOException, InterruptedException {
+    if (nodes < 1 || dataNodes < 0) {
+      throw new IllegalArgumentException(
+          "need at least one ConfigNode and no negative DataNode count: "
+              + nodes
+              + ", "
+              + dataNodes);
+    }
+    ProcessCluster c =
+        new ProcessCluster(Files.createTempDirectory("baton-cluster"), keepDir, nodeFlags);
+    try {
+      for (int i = 1; i <= dataNodes; i++) {
+        c.dataNodeAddrs.put(i, "127.0.0.1:" + freePort());
+        c.startDataNode(i);
+      }
+      StringBuilder peers = new StringBuilder();
+      for (int i = 1; i <= nodes; i++) {
+        String id = "cn" + i;
+        peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
+        peers.append(freePort());
+        c.httpOf.put(id, "127.0.0.1:" + freePort());
+      }
+      c.peersArg = peers.toString();
+      c.anyNodeClient = new NodeApiClient(List.copyOf(c.httpOf.values()));
+      for (String id : c.httpOf.keySet()) {
+        c.startNode(id, true);
+      }
+      c.awaitLeader(Set.of(), -1);
+      Poll.untilTrue(
+          () -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes,
+          CLUSTER_WAIT,
+          "every DataNode registered");
+      LOG.info("cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodeAddrs);
+      return c;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private void startDataNode(int id) throws IOException, InterruptedException {
+    String addr = dataNodeAddrs.get(id);
+    ChildJvm p =
+        ChildJvm.start(
+            "datanode-" + id + "-" + restarts++,
+            dir,
+            List.of(
+                "datanode",
+                "--id",
+                Integer.toString(id),
+                "--port",
+                addr.substring(addr.indexOf(':') + 1),
+                "--data-dir",
+                dir.resolve("dn" + id).toString()));
+    synchronized (this) {
+      dataNodes.put(id, p);
+    }
+    DataNodeClient client = new DataNodeClient(addr);
+    Poll.untilTrue(() -> client.state() != null, CLUSTER_WAIT, "DataNode " + id + " up");
+  }
+
+  private void startNode(String id, boolean registerDataNodes) throws IOException {
+    String http = httpOf.get(id);
+    List<String> args = new ArrayList<>();
+    args.addAll(
+        List.of(
+            "node",
+            "--id",
+            id,
+            "--peers",
+            peersArg,
+            "--data-dir",
+            dir.resolve(id).toString(),
+            "--http-port",
+            http.substring(http.indexOf(':') + 1)));
+    args.addAll(nodeFlags);
+    if (registerDataNodes && !dataNodeAddrs.isEmpty()) {
+      args.add("--datanodes");
+      args.add(String.join(",", dataNodeAddrs.values()));
+    }
+    ChildJvm p = ChildJvm.start(id + "-" + restarts++, dir, args);
+    synchronized (this) {
+      nodes.put(id, p);
+    }
+  }
+
+  public Path dir() {
+    return dir;
+  }
+
+  public List<String> nodeIds() {
+    return List.copyOf(httpOf.keySet());
+  }
+
+  /** host:port of a node's admin API. */
+  public String http(String nodeId) {
+    return require(httpOf.get(nodeId), nodeId);
+  }
+
+  public List<Integer> dataNodeIds() {
+    return List.copyOf(dataNodeAddrs.keySet());
+  }
+
+  public List<String> dataNodeAddresses() {
+    return List.copyOf(dataNodeAddrs.values());
+  }
+
+  /** A client of DataNode {@code id} (1-based). */
+  public DataNodeClient dataNode(int id) {
+    return new DataNodeClient(require(dataNodeAddrs.get(id), "DataNode " + id));
+  }
+
+  /** Whether the node's process runs and is not paused. */
+  public synchronized boolean isServing(String nodeId) {
+    ChildJvm p = nodes.get(nodeId);
+    return p != null && p.isAlive() && !p.isPaused();
+  }
+
+  public synchronized boolean isPaused(String nodeId) {
+    ChildJvm p = nodes.get(nodeId);
+    return p != null && p.isPaused();
+  }
+
+  /** The nodes that run and are not paused. */
+  public synchronized List<String> servingNodes() {
+    return httpOf.keySet().stream().filter(this::isServing).toList();
+  }
+
+  /** A client of the serving nodes' admin APIs (a paused node would hold a request for long). */
+  public synchronized NodeApiClient api() {
+    List<String> serving = servingNodes().stream().map(httpOf::get).toList();
+    List<String> targets = serving.isEmpty() ? List.copyOf(httpOf.values()) : serving;
+    if (!targets.equals(apiTargets)) {
+      apiTargets = targets;
+      api = new NodeApiClient(targets);
+    }
+    return api;
+  }
+
+  /** {@code GET /api/cluster} of one node. */
+  public JsonNode cluster(String nodeId) throws IOException, InterruptedException {
+    return anyNodeClient.cluster(http(nodeId));
+  }
+
+  /**
+   * Waits for a serving node, not in {@code exclude}, that is LEADER_RUNNING in a term above {@code
+   * afterTerm}; returns its id.
+   */
+  public String awaitLeader(Set<String> exclude, long afterTerm)
+      throws IOException, InterruptedException {
+    return Poll.until(
+        () -> {
+          for (String id : servingNodes()) {
+            if (exclude.contains(id)) {
+              continue;
+            }
+            try {
+              JsonNode c = cluster(id);
+              if ("LEADER_RUNNING".equals(c.path("role").asText())
+                  && c.path("term").asLong() > afterTerm) {
+                return id;
+              }
+            } catch (NodeApiClient.ApiException notUp) {
+              // starting or gone
+            }
+          }
+          return null;
+        },
+        CLUSTER_WAIT,
+        "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude));
+  }
+
+  /** The current running leader. */
+  public String leader() throws IOException, InterruptedException {
+    return awaitLeader(Set.of(), -1);
+  }
+
+  public long term(String nodeId) throws IOException, InterruptedException {
+    return cluster(nodeId).get("term").asLong();
+  }
+
+  /** The output of the node's current (or last) process. */
+  public Path log(String nodeId) {
+    return process(nodeId).log();
+  }
+
+  /** SIGKILL one ConfigNode. */
+  public void kill(String nodeId) throws InterruptedException {
+    ChildJvm p = process(nodeId);
+    LOG.debug("SIGKILL {} (pid {})", nodeId, p.pid());
+    p.kill();
+  }
+
+  private synchronized ChildJvm process(String nodeId) {
+    return require(nodes.get(nodeId), nodeId);
+  }
+
+  /** Starts a killed ConfigNode again on its data dir; does not wait for it. */
+  public void restart(String nodeId) throws IOException {
+    synchronized (this) {
+      if (isServing(nodeId) || isPaused(nodeId)) {
+        throw new IllegalStateException(nodeId + " still runs; kill it first");
+      }
+    }
+    startNode(nodeId, false);
+  }
+
+  /** Waits until the node's admin API answers (a restarted node is back). */
+  public void awaitAnswering(String nodeId) throws IOException, InterruptedException {
+    Poll.untilTrue(() -> cluster(nodeId) != null, CLUSTER_WAIT, nodeId + " answering");
+  }
+
+  /** SIGSTOP one ConfigNode. */
+  public void pause(String nodeId) throws IOException, InterruptedException {
+    ChildJvm p = process(nodeId);
+    LOG.debug("SIGSTOP {} (pid {})", nodeId, p.pid());
+    p.pause();
+  }
+
+  /** SIGCONT one paused ConfigNode. */
+  public void resume(String nodeId) throws IOException, InterruptedException {
+    ChildJvm p = process(nodeId);
+    LOG.debug("SIGCONT {} (pid {})", nodeId, p.pid());
+    p.resume();
+  }
+
+  /** SIGKILL every ConfigNode (the DataNodes stay). */
+  public void killAllNodes() throws InterruptedException {
+    for (String id : httpOf.keySet()) {
+      kill(id);
+    }
+  }
+
+  /** Restarts every ConfigNode that is not running, and waits for a running leader. */
+  public String restartAllNodes() throws IOException, InterruptedException {
+    for (String id : httpOf.keySet()) {
+      if (!isServing(id) && !isPaused(id)) {
+        restart(id);
+      }
+    }
+    return leader();
+  }
+
+  /** SIGKILL one DataNode. */
+  public void killDataNode(int id) throws InterruptedException {
+    ChildJvm p;
+    synchronized (this) {
+      p = require(dataNodes.get(id), "DataNode " + id);
+    }
+    LOG.debug("SIGKILL DataNode {} (pid {})", id, p.pid());
+    p.kill();
+  }
+
+  /** Starts a killed DataNode again on its port and data dir, and waits until it answers. */
+  public void restartDataNode(int id) throws IOException, InterruptedException {
+    startDataNode(id);
+  }
+
+  /** Submissions with nonces and waits on procedures, through the serving nodes. */
+  public ClusterProcedures procedures() {
+    return procedures;
+  }
+
+  @Override
+  public void close() {
+    List<ChildJvm> all;
+    synchronized (this) {
+      all = new ArrayList<>(nodes.values());
+      all.addAll(dataNodes.values());
+    }
+    for (ChildJvm p : all) {
+      try {
+        p.kill();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (keepDir) {
+      LOG.info("kept {}", dir);
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + dir, e);
+    }
+  }
+
+  private static <T> T require(T value, String what) {
+    if (value == null) {
+      throw new IllegalArgumentException("no such member of the cluster: " + what);
+    }
+    return value;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}
