@@ -59,8 +59,9 @@ class LeaderRecoveryTest {
         }
 
         recovery.countDown();
-        cluster.world.gates.get("old:APPLY").countDown();
+        // old stays live (its APPLY runs again and is held) until the abort reached the executor
         assertTrue(abort.get(30, TimeUnit.SECONDS), "the abort waited for the executor");
+        cluster.world.gates.get("old:APPLY").countDown();
         assertEquals(ProcedureState.ROLLEDBACK, ProcedureNodeTest.awaitFinished(next, old).state());
         for (long id : submitted) {
           assertEquals(
