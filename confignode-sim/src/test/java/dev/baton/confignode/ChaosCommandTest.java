@@ -27,7 +27,7 @@ class ChaosCommandTest {
           unknown flag      | chaos --speed 5       | unknown flag '--speed'
           """)
   void chaosUsageErrorsExitWith2BeforeStartingAnything(String name, String line, String expected) {
-    MainRun r = MainRun.of(line.split(" "));
+    CliRun r = CliRun.main(line.split(" "));
     assertEquals(ConfigNodeMain.EXIT_USAGE, r.code(), name);
     assertTrue(r.err().contains(expected), () -> name + ": " + r.err());
     assertTrue(r.err().contains("usage: confignode-sim chaos"), r.err());
@@ -36,7 +36,7 @@ class ChaosCommandTest {
 
   @Test
   void chaosHelpListsEveryFlagAndExitsWith0() {
-    MainRun r = MainRun.of("chaos", "--help");
+    CliRun r = CliRun.main("chaos", "--help");
     assertEquals(0, r.code());
     for (String flag : List.of("--seed S", "--seconds N", "--nodes 3|5", "--datanodes N")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
