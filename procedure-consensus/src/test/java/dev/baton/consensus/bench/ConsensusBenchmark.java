@@ -1,5 +1,6 @@
 package dev.baton.consensus.bench;
 
+import dev.baton.consensus.LeadershipManager;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.ProcedureExecutor;
@@ -11,16 +12,22 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The procedure-consensus benchmark: on one 3-node cluster in this JVM (real Ratis over gRPC on
@@ -41,6 +48,10 @@ public final class ConsensusBenchmark {
   static final int DEFAULT_WINDOW = 512;
   static final int NODES = 3;
   static final Duration WAIT = Duration.ofSeconds(60);
+
+  /** Stack frames per thread in the dump of a failed wait. */
+  static final int DUMP_FRAMES = 12;
+
   static final double TARGET_UPDATE_RATIO = 3.0;
   static final double TARGET_PROCS_PER_SECOND = 2000;
   static final double TARGET_P99_MS = 50;
@@ -71,6 +82,7 @@ public final class ConsensusBenchmark {
       bench.run();
     } finally {
       bench.closeAll();
+      deleteTree(dir);
     }
     System.exit(0);
   }
@@ -143,7 +155,7 @@ public final class ConsensusBenchmark {
       submitNoop(run, outstanding::decrementAndGet);
       next += interval;
     }
-    awaitTrue(() -> outstanding.get() == 0);
+    awaitTrue("open loop: " + outstanding + " outstanding", () -> outstanding.get() == 0);
     run.finish();
     return run;
   }
@@ -175,7 +187,9 @@ public final class ConsensusBenchmark {
       leader.submit(new BenchProcedures.Parked(), null).whenComplete((id, e) -> permits.release());
     }
     permits.acquire(window);
-    awaitTrue(() -> executorOf(leader).liveCount() >= base + count);
+    awaitTrue(
+        count + " parked procedures live on " + leader.nodeId(),
+        () -> executorOf(leader).liveCount() >= base + count);
     results.put("liveProcedures", executorOf(leader).liveCount());
   }
 
@@ -184,32 +198,50 @@ public final class ConsensusBenchmark {
     List<Long> running = new ArrayList<>();
     List<Long> firstStep = new ArrayList<>();
     List<Long> rebuildMs = new ArrayList<>();
+    int moves = 0;
     for (int k = 0; k < kills; k++) {
+      String kill = "kill " + (k + 1);
       ProcedureNode<Object> old = awaitLeader();
       String victim = old.nodeId();
       long t0 = System.nanoTime();
       Thread killer = new Thread(() -> closeNode(victim), "bench-kill");
       killer.start();
-      ProcedureNode<Object> next = awaitValue(() -> otherLeader(victim, false));
+      ProcedureNode<Object> first =
+          awaitValue(kill + ": a leader other than " + victim, () -> otherLeader(victim, false));
       elected.add(ms(t0));
-      awaitTrue(() -> next.role() == NodeRole.LEADER_RUNNING);
+      // whichever node leads once one runs: under load the first elected may lose leadership
+      // before it runs its executor, and then another node carries on
+      ProcedureNode<Object> leader =
+          awaitValue(
+              kill + ": a LEADER_RUNNING leader other than " + victim,
+              () -> otherLeader(victim, true));
       running.add(ms(t0));
       long probe =
-          next.submit(new BenchProcedures.Noop3(), null).get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      executorOf(next).whenFinished(probe).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+          await(
+              kill + ": submission of the probe on " + leader.nodeId(),
+              leader.submit(new BenchProcedures.Noop3(), null));
+      ProcedureNode<Object> ran = awaitProbe(kill, victim, probe);
       firstStep.add(ms(t0));
-      rebuildMs.add(next.lastRecovery().orElseThrow().rebuildTime().toMillis());
+      LeadershipManager.Recovery recovery = ran.lastRecovery().orElseThrow();
+      rebuildMs.add(recovery.rebuildTime().toMillis());
       killer.join();
       startNode(victim);
+      String path = victim + " -> " + first.nodeId();
+      if (first != ran) {
+        moves++;
+        path += " -> " + ran.nodeId() + " (leadership moved again during the failover)";
+      }
       log(
-          "kill %d: elected %d ms, running %d ms, probe done %d ms, rebuild of %d procedures %d ms",
-          k + 1,
+          "%s: %s, elected %d ms, running %d ms, probe done %d ms, rebuild of %d procedures %d ms",
+          kill,
+          path,
           elected.get(k),
           running.get(k),
           firstStep.get(k),
-          next.lastRecovery().get().procedures(),
+          recovery.procedures(),
           rebuildMs.get(k));
     }
+    results.put("failoverExtraLeaderChanges", moves);
     results.put("failoverElectedMedianMs", median(elected));
     results.put("failoverRunningMedianMs", median(running));
     results.put("failoverProbeDoneMedianMs", median(firstStep));
@@ -218,6 +250,34 @@ public final class ConsensusBenchmark {
     int liveCount = ((Number) results.get("liveProcedures")).intValue();
     double rebuild = median(rebuildMs);
     results.put("rebuildProceduresPerSecond", rebuild == 0 ? 0 : liveCount * 1000.0 / rebuild);
+  }
+
+  /**
+   * Waits until the probe finished on the running leader; if that leader's executor stops first
+   * (leadership moved), waits on the next running leader's. Returns the node that ran it.
+   */
+  private ProcedureNode<Object> awaitProbe(String kill, String victim, long probe)
+      throws InterruptedException {
+    String what = kill + ": probe " + probe + " finished";
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      ProcedureNode<Object> leader =
+          awaitValue(what + " (a running leader)", () -> otherLeader(victim, true));
+      Optional<ProcedureExecutor<Object>> executor = leader.executor();
+      if (executor.isEmpty()) {
+        continue;
+      }
+      try {
+        executor.get().whenFinished(probe).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        return leader;
+      } catch (ExecutionException stopped) {
+        log(
+            "%s: the executor of %s stopped (%s); waiting on the next leader",
+            kill, leader, stopped);
+      } catch (TimeoutException e) {
+        throw gaveUp(what + " on " + leader.nodeId(), null);
+      }
+    }
   }
 
   private void report() {
@@ -254,6 +314,10 @@ public final class ConsensusBenchmark {
     row(
         "failover kill->probe procedure done max ms",
         (double) results.get("failoverProbeDoneMaxMs"),
+        "");
+    row(
+        "leader changes beyond the kills, during failovers",
+        ((Number) results.get("failoverExtraLeaderChanges")).doubleValue(),
         "");
     row(
         "rebuild procedures/s (" + results.get("liveProcedures") + " live)",
@@ -323,7 +387,7 @@ public final class ConsensusBenchmark {
   }
 
   private ProcedureNode<Object> awaitLeader() {
-    return awaitValue(() -> otherLeader(null, true));
+    return awaitValue("a LEADER_RUNNING leader", () -> otherLeader(null, true));
   }
 
   private ProcedureNode<Object> otherLeader(String not, boolean mustRun) {
@@ -343,7 +407,7 @@ public final class ConsensusBenchmark {
     return node.executor().orElseThrow(() -> new IllegalStateException(node + " runs no executor"));
   }
 
-  private static <T> T awaitValue(Supplier<T> s) {
+  private <T> T awaitValue(String what, Supplier<T> s) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
       T v = s.get();
@@ -352,11 +416,87 @@ public final class ConsensusBenchmark {
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
     }
-    throw new IllegalStateException("gave up after " + WAIT);
+    throw gaveUp(what, null);
   }
 
-  private static void awaitTrue(Supplier<Boolean> s) {
-    awaitValue(() -> s.get() ? Boolean.TRUE : null);
+  private void awaitTrue(String what, Supplier<Boolean> s) {
+    awaitValue(what, () -> s.get() ? Boolean.TRUE : null);
+  }
+
+  /**
+   * Waits for a future; on failure or timeout, says what was awaited and how the cluster stands.
+   */
+  private <T> T await(String what, CompletableFuture<T> f) throws InterruptedException {
+    try {
+      return f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw gaveUp(what, e instanceof ExecutionException ? e.getCause() : e);
+    }
+  }
+
+  private IllegalStateException gaveUp(String what, Throwable cause) {
+    String state = clusterState();
+    String message =
+        (cause == null ? "gave up after " + WAIT : "failed (" + cause + ")")
+            + " waiting for "
+            + what
+            + "; cluster: "
+            + state;
+    log("%s", message);
+    log("threads of the nodes at that moment:%n%s", threadDump());
+    return new IllegalStateException(message, cause);
+  }
+
+  /** The stacks of the nodes' own threads and of the killer: what a hung wait is stuck behind. */
+  private static String threadDump() {
+    StringBuilder out = new StringBuilder();
+    for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+      String name = e.getKey().getName();
+      if (!name.startsWith("baton-") && !name.startsWith("bench-")) {
+        continue;
+      }
+      out.append("  ").append(name).append(' ').append(e.getKey().getState()).append('\n');
+      StackTraceElement[] stack = e.getValue();
+      for (int i = 0; i < Math.min(stack.length, DUMP_FRAMES); i++) {
+        out.append("      at ").append(stack[i]).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  /** Role, Raft view, applied index and executor of every node; for the error of a failed wait. */
+  private String clusterState() {
+    StringBuilder out = new StringBuilder();
+    synchronized (nodes) {
+      for (String id : peers.keySet()) {
+        ProcedureNode<Object> n = nodes.get(id);
+        out.append(out.length() > 0 ? "; " : "").append(id);
+        if (n == null) {
+          out.append(" closed");
+          continue;
+        }
+        out.append(
+            String.format(
+                Locale.ROOT,
+                " role=%s raftLeader=%s term=%d leaderId=%s applied=%s executor=%s",
+                n.role(),
+                n.isLeader(),
+                n.term(),
+                n.leaderId().orElse("?"),
+                n.stateMachine().getLastAppliedTermIndex(),
+                n.executor()
+                    .map(
+                        e ->
+                            (e.isRunning() ? "running" : "STOPPED " + e.failure().orElse(null))
+                                + " live "
+                                + e.liveCount()
+                                + " queued "
+                                + e.queuedCount())
+                    .orElse("none")));
+        n.lastRecovery().ifPresent(r -> out.append(" lastRecovery=").append(r));
+      }
+    }
+    return out.toString();
   }
 
   private static long ms(long t0) {
@@ -370,6 +510,15 @@ public final class ConsensusBenchmark {
 
   private static double max(List<Long> v) {
     return v.stream().mapToLong(Long::longValue).max().orElse(0);
+  }
+
+  /** Removes the benchmark's storage (hundreds of MB of Raft logs after a full run). */
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   static int freePort() throws IOException {
