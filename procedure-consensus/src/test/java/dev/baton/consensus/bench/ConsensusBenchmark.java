@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +18,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -48,14 +46,6 @@ public final class ConsensusBenchmark {
   static final int DEFAULT_WINDOW = 512;
   static final int NODES = 3;
   static final Duration WAIT = Duration.ofSeconds(60);
-
-  /** Stack frames per thread in the dump of a failed wait. */
-  static final int DUMP_FRAMES = 12;
-
-  static final double TARGET_UPDATE_RATIO = 3.0;
-  static final double TARGET_PROCS_PER_SECOND = 2000;
-  static final double TARGET_P99_MS = 50;
-  static final double TARGET_FAILOVER_MS = 1000;
 
   private final int warmup = Integer.getInteger("bench.warmupSeconds", DEFAULT_WARMUP_SECONDS);
   private final int seconds = Integer.getInteger("bench.seconds", DEFAULT_MEASURE_SECONDS);
@@ -108,7 +98,7 @@ public final class ConsensusBenchmark {
     ProcedureNode<Object> leader = awaitLeader();
     long batches0 = leader.stateMachine().appliedBatchCount();
     long entries0 = leader.stateMachine().appliedWriteEntryCount();
-    Run peak = closedLoop(seconds);
+    LoadRun peak = closedLoop(seconds);
     long batches = leader.stateMachine().appliedBatchCount() - batches0;
     long entries = leader.stateMachine().appliedWriteEntryCount() - entries0;
     double updates = batches / peak.seconds;
@@ -117,7 +107,7 @@ public final class ConsensusBenchmark {
     results.put("updatesPerLogEntry", entries == 0 ? 0 : (double) batches / entries);
     results.put("updatesToRawRatio", updates / raw);
 
-    Run half = openLoop(seconds, peak.perSecond() / 2);
+    LoadRun half = openLoop(seconds, peak.perSecond() / 2);
     results.put("halfLoadRate", half.perSecond());
     results.put("latencyP50Ms", half.percentile(0.50));
     results.put("latencyP99Ms", half.percentile(0.99));
@@ -125,13 +115,13 @@ public final class ConsensusBenchmark {
 
     fillParked(live);
     failovers();
-    report();
+    BenchReport.print(results);
   }
 
   /** Submits with {@link #window} outstanding for {@code secs}; counts finished procedures. */
-  private Run closedLoop(double secs) throws Exception {
+  private LoadRun closedLoop(double secs) throws Exception {
     Semaphore permits = new Semaphore(window);
-    Run run = new Run();
+    LoadRun run = new LoadRun();
     long end = System.nanoTime() + (long) (secs * 1e9);
     while (System.nanoTime() < end) {
       permits.acquire();
@@ -143,8 +133,8 @@ public final class ConsensusBenchmark {
   }
 
   /** Submits at a fixed rate for {@code secs}; records submit-to-done latency. */
-  private Run openLoop(double secs, double rate) throws Exception {
-    Run run = new Run();
+  private LoadRun openLoop(double secs, double rate) throws Exception {
+    LoadRun run = new LoadRun();
     long interval = (long) (1e9 / rate);
     long next = System.nanoTime();
     long end = next + (long) (secs * 1e9);
@@ -160,7 +150,7 @@ public final class ConsensusBenchmark {
     return run;
   }
 
-  private void submitNoop(Run run, Runnable done) {
+  private void submitNoop(LoadRun run, Runnable done) {
     ProcedureNode<Object> leader = currentLeader();
     long start = System.nanoTime();
     leader
@@ -280,69 +270,6 @@ public final class ConsensusBenchmark {
     }
   }
 
-  private void report() {
-    double raw = (double) results.get("rawRatisEntriesPerSecond");
-    System.out.println();
-    System.out.println(
-        "Baton procedure-consensus benchmark (3 nodes in one JVM, gRPC on loopback)");
-    row("raw Ratis entries/s (async client, window 64)", raw, "baseline");
-    row(
-        "3-state no-op procedures/s",
-        (double) results.get("proceduresPerSecond"),
-        target(">=", TARGET_PROCS_PER_SECOND, (double) results.get("proceduresPerSecond")));
-    row("store updates/s", (double) results.get("storeUpdatesPerSecond"), "");
-    row("store updates per log entry", (double) results.get("updatesPerLogEntry"), "");
-    row(
-        "store updates / raw entries",
-        (double) results.get("updatesToRawRatio"),
-        target(">=", TARGET_UPDATE_RATIO, (double) results.get("updatesToRawRatio")));
-    row("latency p50 ms at half peak", (double) results.get("latencyP50Ms"), "");
-    row(
-        "latency p99 ms at half peak",
-        (double) results.get("latencyP99Ms"),
-        target("<=", TARGET_P99_MS, (double) results.get("latencyP99Ms")));
-    row("latency p99.9 ms at half peak", (double) results.get("latencyP999Ms"), "");
-    row("failover kill->elected median ms", (double) results.get("failoverElectedMedianMs"), "");
-    row(
-        "failover kill->LEADER_RUNNING median ms",
-        (double) results.get("failoverRunningMedianMs"),
-        "");
-    row(
-        "failover kill->probe procedure done median ms",
-        (double) results.get("failoverProbeDoneMedianMs"),
-        target("<=", TARGET_FAILOVER_MS, (double) results.get("failoverProbeDoneMedianMs")));
-    row(
-        "failover kill->probe procedure done max ms",
-        (double) results.get("failoverProbeDoneMaxMs"),
-        "");
-    row(
-        "leader changes beyond the kills, during failovers",
-        ((Number) results.get("failoverExtraLeaderChanges")).doubleValue(),
-        "");
-    row(
-        "rebuild procedures/s (" + results.get("liveProcedures") + " live)",
-        (double) results.get("rebuildProceduresPerSecond"),
-        "");
-    StringBuilder json = new StringBuilder("{");
-    results.forEach(
-        (k, v) ->
-            json.append(json.length() > 1 ? "," : "")
-                .append('"')
-                .append(k)
-                .append("\":")
-                .append(v instanceof Double d ? String.format(Locale.ROOT, "%.2f", d) : v));
-    System.out.println("JSON " + json.append('}'));
-  }
-
-  private static String target(String op, double target, double value) {
-    boolean ok = op.equals(">=") ? value >= target : value <= target;
-    return String.format(Locale.ROOT, "target %s %.0f: %s", op, target, ok ? "PASS" : "MISS");
-  }
-
-  private static void row(String name, double value, String note) {
-    System.out.printf(Locale.ROOT, "  %-48s %12.1f   %s%n", name, value, note);
-  }
-
   private static void log(String format, Object... args) {
     System.out.printf(Locale.ROOT, "[bench] " + format + "%n", args);
   }
@@ -435,7 +362,10 @@ public final class ConsensusBenchmark {
   }
 
   private IllegalStateException gaveUp(String what, Throwable cause) {
-    String state = clusterState();
+    String state;
+    synchronized (nodes) {
+      state = BenchDiagnostics.clusterState(peers.keySet(), nodes);
+    }
     String message =
         (cause == null ? "gave up after " + WAIT : "failed (" + cause + ")")
             + " waiting for "
@@ -443,60 +373,8 @@ public final class ConsensusBenchmark {
             + "; cluster: "
             + state;
     log("%s", message);
-    log("threads of the nodes at that moment:%n%s", threadDump());
+    log("threads of the nodes at that moment:%n%s", BenchDiagnostics.threadDump());
     return new IllegalStateException(message, cause);
-  }
-
-  /** The stacks of the nodes' own threads and of the killer: what a hung wait is stuck behind. */
-  private static String threadDump() {
-    StringBuilder out = new StringBuilder();
-    for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
-      String name = e.getKey().getName();
-      if (!name.startsWith("baton-") && !name.startsWith("bench-")) {
-        continue;
-      }
-      out.append("  ").append(name).append(' ').append(e.getKey().getState()).append('\n');
-      StackTraceElement[] stack = e.getValue();
-      for (int i = 0; i < Math.min(stack.length, DUMP_FRAMES); i++) {
-        out.append("      at ").append(stack[i]).append('\n');
-      }
-    }
-    return out.toString();
-  }
-
-  /** Role, Raft view, applied index and executor of every node; for the error of a failed wait. */
-  private String clusterState() {
-    StringBuilder out = new StringBuilder();
-    synchronized (nodes) {
-      for (String id : peers.keySet()) {
-        ProcedureNode<Object> n = nodes.get(id);
-        out.append(out.length() > 0 ? "; " : "").append(id);
-        if (n == null) {
-          out.append(" closed");
-          continue;
-        }
-        out.append(
-            String.format(
-                Locale.ROOT,
-                " role=%s raftLeader=%s term=%d leaderId=%s applied=%s executor=%s",
-                n.role(),
-                n.isLeader(),
-                n.term(),
-                n.leaderId().orElse("?"),
-                n.stateMachine().getLastAppliedTermIndex(),
-                n.executor()
-                    .map(
-                        e ->
-                            (e.isRunning() ? "running" : "STOPPED " + e.failure().orElse(null))
-                                + " live "
-                                + e.liveCount()
-                                + " queued "
-                                + e.queuedCount())
-                    .orElse("none")));
-        n.lastRecovery().ifPresent(r -> out.append(" lastRecovery=").append(r));
-      }
-    }
-    return out.toString();
   }
 
   private static long ms(long t0) {
@@ -524,32 +402,6 @@ public final class ConsensusBenchmark {
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
-    }
-  }
-
-  /** Completions of one load phase. */
-  private static final class Run {
-    final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
-    final AtomicLong errors = new AtomicLong();
-    final long start = System.nanoTime();
-    double seconds;
-
-    void record(long nanos) {
-      latencies.add(nanos);
-    }
-
-    void finish() {
-      seconds = (System.nanoTime() - start) / 1e9;
-    }
-
-    double perSecond() {
-      return latencies.size() / seconds;
-    }
-
-    double percentile(double p) {
-      long[] a = latencies.stream().mapToLong(Long::longValue).toArray();
-      Arrays.sort(a);
-      return a.length == 0 ? 0 : a[Math.min(a.length - 1, (int) (p * a.length))] / 1e6;
     }
   }
 }
