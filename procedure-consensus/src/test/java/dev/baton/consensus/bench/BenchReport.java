@@ -55,6 +55,18 @@ final class BenchReport {
         "rebuild procedures/s (" + results.get("liveProcedures") + " live)",
         (double) results.get("rebuildProceduresPerSecond"),
         "");
+    row(
+        "heap bytes per live procedure (3 nodes in this JVM)",
+        (double) results.get("heapBytesPerLiveProcedure"),
+        "");
+    row(
+        "disk bytes per live procedure after a snapshot",
+        (double) results.get("diskBytesPerLiveProcedure"),
+        "largest node: log + snapshots");
+    row(
+        "  of which snapshot bytes per live procedure",
+        (double) results.get("snapshotBytesPerLiveProcedure"),
+        "");
     StringBuilder json = new StringBuilder("{");
     results.forEach(
         (k, v) ->

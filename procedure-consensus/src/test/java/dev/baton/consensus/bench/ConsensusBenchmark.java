@@ -113,7 +113,11 @@ public final class ConsensusBenchmark {
     results.put("latencyP99Ms", half.percentile(0.99));
     results.put("latencyP999Ms", half.percentile(0.999));
 
+    long heapBefore = Footprint.usedHeapAfterGc();
     fillParked(live);
+    long heapAfter = Footprint.usedHeapAfterGc();
+    results.put("heapBytesPerLiveProcedure", (heapAfter - heapBefore) / (double) live);
+    measureDisk();
     failovers();
     BenchReport.print(results);
   }
@@ -181,6 +185,23 @@ public final class ConsensusBenchmark {
         count + " parked procedures live on " + leader.nodeId(),
         () -> executorOf(leader).liveCount() >= base + count);
     results.put("liveProcedures", executorOf(leader).liveCount());
+  }
+
+  /**
+   * Every node takes a snapshot (the log is purged behind it); then the bytes of each node's
+   * storage and of its snapshots per live procedure, the largest node's.
+   */
+  private void measureDisk() throws Exception {
+    int liveCount = ((Number) results.get("liveProcedures")).intValue();
+    long storage = 0;
+    long snapshots = 0;
+    for (Map.Entry<String, ProcedureNode<Object>> e : nodes.entrySet()) {
+      e.getValue().takeSnapshot().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      storage = Math.max(storage, Footprint.bytes(dir.resolve(e.getKey())));
+      snapshots = Math.max(snapshots, Footprint.snapshotBytes(dir.resolve(e.getKey())));
+    }
+    results.put("diskBytesPerLiveProcedure", storage / (double) liveCount);
+    results.put("snapshotBytesPerLiveProcedure", snapshots / (double) liveCount);
   }
 
   private void failovers() throws Exception {
