@@ -26,11 +26,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.ExitUtils;
@@ -53,6 +56,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProcedureNode<Env> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureNode.class);
+
+  /** The client id of snapshot requests this node makes of its own server. */
+  private static final ClientId SNAPSHOT_CLIENT = ClientId.randomId();
+
+  private static final AtomicLong SNAPSHOT_CALL_IDS = new AtomicLong();
+
+  /**
+   * A requested snapshot is taken once one entry was applied since the last (Ratis' default gap,
+   * 1,024 entries, would make a request a no-op answered with the old index).
+   */
+  private static final long SNAPSHOT_CREATION_GAP = 1;
 
   /**
    * Workers of a leader executor: steps wait on Raft commits (milliseconds), so concurrency, not
@@ -264,6 +278,37 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /** This node's replicated state machine (counters, for metrics and benchmarks). */
   public ProcedureStateMachine stateMachine() {
     return stateMachine;
+  }
+
+  /**
+   * Asks this node to take a snapshot of its state machine now (Ratis purges the log behind it);
+   * completes with the index of the snapshot (the previous one's if nothing was applied since), or
+   * fails with the server's reason.
+   */
+  public CompletableFuture<Long> takeSnapshot() {
+    RaftServer s = server;
+    if (s == null) {
+      return CompletableFuture.failedFuture(new IllegalStateException(nodeId + " is not started"));
+    }
+    SnapshotManagementRequest request =
+        SnapshotManagementRequest.newCreate(
+            SNAPSHOT_CLIENT,
+            RaftPeerId.valueOf(nodeId),
+            ProcedureGroup.GROUP_ID,
+            SNAPSHOT_CALL_IDS.incrementAndGet(),
+            raftSettings.requestTimeout().toMillis(),
+            SNAPSHOT_CREATION_GAP);
+    return bounded(
+        s.snapshotManagementAsync(request)
+            .thenApply(
+                reply -> {
+                  if (!reply.isSuccess()) {
+                    throw new CompletionException(
+                        new IOException(nodeId + ": snapshot refused: " + reply.getException()));
+                  }
+                  return reply.getLogIndex();
+                }),
+        "snapshot");
   }
 
   /** Store writes and id reservations rejected by this node's state machine for a stale term. */

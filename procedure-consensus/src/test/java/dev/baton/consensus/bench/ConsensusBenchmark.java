@@ -1,5 +1,6 @@
 package dev.baton.consensus.bench;
 
+import dev.baton.consensus.LeadershipManager;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.ProcedureExecutor;
@@ -10,17 +11,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * The procedure-consensus benchmark: on one 3-node cluster in this JVM (real Ratis over gRPC on
@@ -41,10 +46,6 @@ public final class ConsensusBenchmark {
   static final int DEFAULT_WINDOW = 512;
   static final int NODES = 3;
   static final Duration WAIT = Duration.ofSeconds(60);
-  static final double TARGET_UPDATE_RATIO = 3.0;
-  static final double TARGET_PROCS_PER_SECOND = 2000;
-  static final double TARGET_P99_MS = 50;
-  static final double TARGET_FAILOVER_MS = 1000;
 
   private final int warmup = Integer.getInteger("bench.warmupSeconds", DEFAULT_WARMUP_SECONDS);
   private final int seconds = Integer.getInteger("bench.seconds", DEFAULT_MEASURE_SECONDS);
@@ -71,6 +72,7 @@ public final class ConsensusBenchmark {
       bench.run();
     } finally {
       bench.closeAll();
+      deleteTree(dir);
     }
     System.exit(0);
   }
@@ -96,7 +98,7 @@ public final class ConsensusBenchmark {
     ProcedureNode<Object> leader = awaitLeader();
     long batches0 = leader.stateMachine().appliedBatchCount();
     long entries0 = leader.stateMachine().appliedWriteEntryCount();
-    Run peak = closedLoop(seconds);
+    LoadRun peak = closedLoop(seconds);
     long batches = leader.stateMachine().appliedBatchCount() - batches0;
     long entries = leader.stateMachine().appliedWriteEntryCount() - entries0;
     double updates = batches / peak.seconds;
@@ -105,21 +107,25 @@ public final class ConsensusBenchmark {
     results.put("updatesPerLogEntry", entries == 0 ? 0 : (double) batches / entries);
     results.put("updatesToRawRatio", updates / raw);
 
-    Run half = openLoop(seconds, peak.perSecond() / 2);
+    LoadRun half = openLoop(seconds, peak.perSecond() / 2);
     results.put("halfLoadRate", half.perSecond());
     results.put("latencyP50Ms", half.percentile(0.50));
     results.put("latencyP99Ms", half.percentile(0.99));
     results.put("latencyP999Ms", half.percentile(0.999));
 
+    long heapBefore = Footprint.usedHeapAfterGc();
     fillParked(live);
+    long heapAfter = Footprint.usedHeapAfterGc();
+    results.put("heapBytesPerLiveProcedure", (heapAfter - heapBefore) / (double) live);
+    measureDisk();
     failovers();
-    report();
+    BenchReport.print(results);
   }
 
   /** Submits with {@link #window} outstanding for {@code secs}; counts finished procedures. */
-  private Run closedLoop(double secs) throws Exception {
+  private LoadRun closedLoop(double secs) throws Exception {
     Semaphore permits = new Semaphore(window);
-    Run run = new Run();
+    LoadRun run = new LoadRun();
     long end = System.nanoTime() + (long) (secs * 1e9);
     while (System.nanoTime() < end) {
       permits.acquire();
@@ -131,8 +137,8 @@ public final class ConsensusBenchmark {
   }
 
   /** Submits at a fixed rate for {@code secs}; records submit-to-done latency. */
-  private Run openLoop(double secs, double rate) throws Exception {
-    Run run = new Run();
+  private LoadRun openLoop(double secs, double rate) throws Exception {
+    LoadRun run = new LoadRun();
     long interval = (long) (1e9 / rate);
     long next = System.nanoTime();
     long end = next + (long) (secs * 1e9);
@@ -143,12 +149,12 @@ public final class ConsensusBenchmark {
       submitNoop(run, outstanding::decrementAndGet);
       next += interval;
     }
-    awaitTrue(() -> outstanding.get() == 0);
+    awaitTrue("open loop: " + outstanding + " outstanding", () -> outstanding.get() == 0);
     run.finish();
     return run;
   }
 
-  private void submitNoop(Run run, Runnable done) {
+  private void submitNoop(LoadRun run, Runnable done) {
     ProcedureNode<Object> leader = currentLeader();
     long start = System.nanoTime();
     leader
@@ -175,8 +181,27 @@ public final class ConsensusBenchmark {
       leader.submit(new BenchProcedures.Parked(), null).whenComplete((id, e) -> permits.release());
     }
     permits.acquire(window);
-    awaitTrue(() -> executorOf(leader).liveCount() >= base + count);
+    awaitTrue(
+        count + " parked procedures live on " + leader.nodeId(),
+        () -> executorOf(leader).liveCount() >= base + count);
     results.put("liveProcedures", executorOf(leader).liveCount());
+  }
+
+  /**
+   * Every node takes a snapshot (the log is purged behind it); then the bytes of each node's
+   * storage and of its snapshots per live procedure, the largest node's.
+   */
+  private void measureDisk() throws Exception {
+    int liveCount = ((Number) results.get("liveProcedures")).intValue();
+    long storage = 0;
+    long snapshots = 0;
+    for (Map.Entry<String, ProcedureNode<Object>> e : nodes.entrySet()) {
+      e.getValue().takeSnapshot().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      storage = Math.max(storage, Footprint.bytes(dir.resolve(e.getKey())));
+      snapshots = Math.max(snapshots, Footprint.snapshotBytes(dir.resolve(e.getKey())));
+    }
+    results.put("diskBytesPerLiveProcedure", storage / (double) liveCount);
+    results.put("snapshotBytesPerLiveProcedure", snapshots / (double) liveCount);
   }
 
   private void failovers() throws Exception {
@@ -184,32 +209,50 @@ public final class ConsensusBenchmark {
     List<Long> running = new ArrayList<>();
     List<Long> firstStep = new ArrayList<>();
     List<Long> rebuildMs = new ArrayList<>();
+    int moves = 0;
     for (int k = 0; k < kills; k++) {
+      String kill = "kill " + (k + 1);
       ProcedureNode<Object> old = awaitLeader();
       String victim = old.nodeId();
       long t0 = System.nanoTime();
       Thread killer = new Thread(() -> closeNode(victim), "bench-kill");
       killer.start();
-      ProcedureNode<Object> next = awaitValue(() -> otherLeader(victim, false));
+      ProcedureNode<Object> first =
+          awaitValue(kill + ": a leader other than " + victim, () -> otherLeader(victim, false));
       elected.add(ms(t0));
-      awaitTrue(() -> next.role() == NodeRole.LEADER_RUNNING);
+      // whichever node leads once one runs: under load the first elected may lose leadership
+      // before it runs its executor, and then another node carries on
+      ProcedureNode<Object> leader =
+          awaitValue(
+              kill + ": a LEADER_RUNNING leader other than " + victim,
+              () -> otherLeader(victim, true));
       running.add(ms(t0));
       long probe =
-          next.submit(new BenchProcedures.Noop3(), null).get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      executorOf(next).whenFinished(probe).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+          await(
+              kill + ": submission of the probe on " + leader.nodeId(),
+              leader.submit(new BenchProcedures.Noop3(), null));
+      ProcedureNode<Object> ran = awaitProbe(kill, victim, probe);
       firstStep.add(ms(t0));
-      rebuildMs.add(next.lastRecovery().orElseThrow().rebuildTime().toMillis());
+      LeadershipManager.Recovery recovery = ran.lastRecovery().orElseThrow();
+      rebuildMs.add(recovery.rebuildTime().toMillis());
       killer.join();
       startNode(victim);
+      String path = victim + " -> " + first.nodeId();
+      if (first != ran) {
+        moves++;
+        path += " -> " + ran.nodeId() + " (leadership moved again during the failover)";
+      }
       log(
-          "kill %d: elected %d ms, running %d ms, probe done %d ms, rebuild of %d procedures %d ms",
-          k + 1,
+          "%s: %s, elected %d ms, running %d ms, probe done %d ms, rebuild of %d procedures %d ms",
+          kill,
+          path,
           elected.get(k),
           running.get(k),
           firstStep.get(k),
-          next.lastRecovery().get().procedures(),
+          recovery.procedures(),
           rebuildMs.get(k));
     }
+    results.put("failoverExtraLeaderChanges", moves);
     results.put("failoverElectedMedianMs", median(elected));
     results.put("failoverRunningMedianMs", median(running));
     results.put("failoverProbeDoneMedianMs", median(firstStep));
@@ -220,63 +263,32 @@ public final class ConsensusBenchmark {
     results.put("rebuildProceduresPerSecond", rebuild == 0 ? 0 : liveCount * 1000.0 / rebuild);
   }
 
-  private void report() {
-    double raw = (double) results.get("rawRatisEntriesPerSecond");
-    System.out.println();
-    System.out.println(
-        "Baton procedure-consensus benchmark (3 nodes in one JVM, gRPC on loopback)");
-    row("raw Ratis entries/s (async client, window 64)", raw, "baseline");
-    row(
-        "3-state no-op procedures/s",
-        (double) results.get("proceduresPerSecond"),
-        target(">=", TARGET_PROCS_PER_SECOND, (double) results.get("proceduresPerSecond")));
-    row("store updates/s", (double) results.get("storeUpdatesPerSecond"), "");
-    row("store updates per log entry", (double) results.get("updatesPerLogEntry"), "");
-    row(
-        "store updates / raw entries",
-        (double) results.get("updatesToRawRatio"),
-        target(">=", TARGET_UPDATE_RATIO, (double) results.get("updatesToRawRatio")));
-    row("latency p50 ms at half peak", (double) results.get("latencyP50Ms"), "");
-    row(
-        "latency p99 ms at half peak",
-        (double) results.get("latencyP99Ms"),
-        target("<=", TARGET_P99_MS, (double) results.get("latencyP99Ms")));
-    row("latency p99.9 ms at half peak", (double) results.get("latencyP999Ms"), "");
-    row("failover kill->elected median ms", (double) results.get("failoverElectedMedianMs"), "");
-    row(
-        "failover kill->LEADER_RUNNING median ms",
-        (double) results.get("failoverRunningMedianMs"),
-        "");
-    row(
-        "failover kill->probe procedure done median ms",
-        (double) results.get("failoverProbeDoneMedianMs"),
-        target("<=", TARGET_FAILOVER_MS, (double) results.get("failoverProbeDoneMedianMs")));
-    row(
-        "failover kill->probe procedure done max ms",
-        (double) results.get("failoverProbeDoneMaxMs"),
-        "");
-    row(
-        "rebuild procedures/s (" + results.get("liveProcedures") + " live)",
-        (double) results.get("rebuildProceduresPerSecond"),
-        "");
-    StringBuilder json = new StringBuilder("{");
-    results.forEach(
-        (k, v) ->
-            json.append(json.length() > 1 ? "," : "")
-                .append('"')
-                .append(k)
-                .append("\":")
-                .append(v instanceof Double d ? String.format(Locale.ROOT, "%.2f", d) : v));
-    System.out.println("JSON " + json.append('}'));
-  }
-
-  private static String target(String op, double target, double value) {
-    boolean ok = op.equals(">=") ? value >= target : value <= target;
-    return String.format(Locale.ROOT, "target %s %.0f: %s", op, target, ok ? "PASS" : "MISS");
-  }
-
-  private static void row(String name, double value, String note) {
-    System.out.printf(Locale.ROOT, "  %-48s %12.1f   %s%n", name, value, note);
+  /**
+   * Waits until the probe finished on the running leader; if that leader's executor stops first
+   * (leadership moved), waits on the next running leader's. Returns the node that ran it.
+   */
+  private ProcedureNode<Object> awaitProbe(String kill, String victim, long probe)
+      throws InterruptedException {
+    String what = kill + ": probe " + probe + " finished";
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      ProcedureNode<Object> leader =
+          awaitValue(what + " (a running leader)", () -> otherLeader(victim, true));
+      Optional<ProcedureExecutor<Object>> executor = leader.executor();
+      if (executor.isEmpty()) {
+        continue;
+      }
+      try {
+        executor.get().whenFinished(probe).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        return leader;
+      } catch (ExecutionException stopped) {
+        log(
+            "%s: the executor of %s stopped (%s); waiting on the next leader",
+            kill, leader, stopped);
+      } catch (TimeoutException e) {
+        throw gaveUp(what + " on " + leader.nodeId(), null);
+      }
+    }
   }
 
   private static void log(String format, Object... args) {
@@ -323,7 +335,7 @@ public final class ConsensusBenchmark {
   }
 
   private ProcedureNode<Object> awaitLeader() {
-    return awaitValue(() -> otherLeader(null, true));
+    return awaitValue("a LEADER_RUNNING leader", () -> otherLeader(null, true));
   }
 
   private ProcedureNode<Object> otherLeader(String not, boolean mustRun) {
@@ -343,7 +355,7 @@ public final class ConsensusBenchmark {
     return node.executor().orElseThrow(() -> new IllegalStateException(node + " runs no executor"));
   }
 
-  private static <T> T awaitValue(Supplier<T> s) {
+  private <T> T awaitValue(String what, Supplier<T> s) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (System.nanoTime() < deadline) {
       T v = s.get();
@@ -352,11 +364,38 @@ public final class ConsensusBenchmark {
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
     }
-    throw new IllegalStateException("gave up after " + WAIT);
+    throw gaveUp(what, null);
   }
 
-  private static void awaitTrue(Supplier<Boolean> s) {
-    awaitValue(() -> s.get() ? Boolean.TRUE : null);
+  private void awaitTrue(String what, Supplier<Boolean> s) {
+    awaitValue(what, () -> s.get() ? Boolean.TRUE : null);
+  }
+
+  /**
+   * Waits for a future; on failure or timeout, says what was awaited and how the cluster stands.
+   */
+  private <T> T await(String what, CompletableFuture<T> f) throws InterruptedException {
+    try {
+      return f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      throw gaveUp(what, e instanceof ExecutionException ? e.getCause() : e);
+    }
+  }
+
+  private IllegalStateException gaveUp(String what, Throwable cause) {
+    String state;
+    synchronized (nodes) {
+      state = BenchDiagnostics.clusterState(peers.keySet(), nodes);
+    }
+    String message =
+        (cause == null ? "gave up after " + WAIT : "failed (" + cause + ")")
+            + " waiting for "
+            + what
+            + "; cluster: "
+            + state;
+    log("%s", message);
+    log("threads of the nodes at that moment:%n%s", BenchDiagnostics.threadDump());
+    return new IllegalStateException(message, cause);
   }
 
   private static long ms(long t0) {
@@ -372,35 +411,18 @@ public final class ConsensusBenchmark {
     return v.stream().mapToLong(Long::longValue).max().orElse(0);
   }
 
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+  /** Removes the benchmark's storage (hundreds of MB of Raft logs after a full run). */
+  private static void deleteTree(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
     }
   }
 
-  /** Completions of one load phase. */
-  private static final class Run {
-    final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
-    final AtomicLong errors = new AtomicLong();
-    final long start = System.nanoTime();
-    double seconds;
-
-    void record(long nanos) {
-      latencies.add(nanos);
-    }
-
-    void finish() {
-      seconds = (System.nanoTime() - start) / 1e9;
-    }
-
-    double perSecond() {
-      return latencies.size() / seconds;
-    }
-
-    double percentile(double p) {
-      long[] a = latencies.stream().mapToLong(Long::longValue).toArray();
-      Arrays.sort(a);
-      return a.length == 0 ? 0 : a[Math.min(a.length - 1, (int) (p * a.length))] / 1e6;
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
     }
   }
 }
