@@ -16,6 +16,13 @@ import java.util.Set;
 /** Steps the failover drills share: kill the leader, wait for the next one, check invariants. */
 final class Drills {
   /** How long a procedure may take to finish after the faults are gone (retry backoff included). */
+  /**
+   * How much earlier than a deadline inferred from a record's {@code lastUpdate} a timeout may
+   * fire: a step sets its wait deadline just before its record is stamped, so the inferred one is a
+   * little late.
+   */
+  static final long STAMP_SKEW_MILLIS = 100;
+
   static final Duration FINISH = Duration.ofSeconds(90);
 
   /** How long a procedure may take to reach a named state. */
