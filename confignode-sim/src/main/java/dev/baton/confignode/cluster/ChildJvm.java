@@ -30,6 +30,24 @@ public final class ChildJvm {
     this.process = process;
   }
 
+  /**
+   * The arguments of a {@code node} command: ConfigNode {@code id} of the cluster {@code peers}
+   * ({@code ID=HOST:PORT,...}), its data in {@code dataDir}, its admin API on the port of {@code
+   * httpAddress} ({@code HOST:PORT}).
+   */
+  public static List<String> nodeArgs(String id, String peers, Path dataDir, String httpAddress) {
+    return List.of(
+        "node",
+        "--id",
+        id,
+        "--peers",
+        peers,
+        "--data-dir",
+        dataDir.toString(),
+        "--http-port",
+        httpAddress.substring(httpAddress.indexOf(':') + 1));
+  }
+
   /** Starts {@code confignode-sim <args>} in a child JVM. */
   public static ChildJvm start(String name, Path logDir, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>();

@@ -126,19 +126,8 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   private void startNode(String id, boolean registerDataNodes) throws IOException {
-    String http = httpOf.get(id);
-    List<String> args = new ArrayList<>();
-    args.addAll(
-        List.of(
-            "node",
-            "--id",
-            id,
-            "--peers",
-            peersArg,
-            "--data-dir",
-            dir.resolve(id).toString(),
-            "--http-port",
-            http.substring(http.indexOf(':') + 1)));
+    List<String> args =
+        new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
     args.addAll(nodeFlags);
     if (registerDataNodes && !dataNodeAddrs.isEmpty()) {
       args.add("--datanodes");

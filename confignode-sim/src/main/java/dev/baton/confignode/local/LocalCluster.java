@@ -2,6 +2,7 @@ package dev.baton.confignode.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.cluster.ChildJvm;
 import dev.baton.confignode.datanode.DataNodeClient;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -108,17 +109,7 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   private List<String> nodeArgs(String id) {
-    String http = httpOf.get(id);
-    return List.of(
-        "node",
-        "--id",
-        id,
-        "--peers",
-        peersArg,
-        "--data-dir",
-        dir.resolve(id).toString(),
-        "--http-port",
-        http.substring(http.indexOf(':') + 1));
+    return ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id));
   }
 
   /** SIGKILL of ConfigNode {@code id}. */
