@@ -2,6 +2,7 @@ package dev.baton.confignode;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.http.ErrorReply;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
@@ -41,10 +42,10 @@ final class AdminApi implements AutoCloseable {
   private HttpServer server;
   private ExecutorService threads;
 
-  AdminApi(ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata) {
+  AdminApi(ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata, StateHolds holds) {
     this.node = node;
     routes.add(new ClusterRoutes(node));
-    routes.add(new ProcedureRoutes(node));
+    routes.add(new ProcedureRoutes(node, holds));
     routes.add(new LockRoutes(node, metadata));
   }
 

@@ -12,12 +12,24 @@ import java.util.stream.Collectors;
  * name the flag. A command may also take positional arguments ({@code get ID}).
  */
 final class CommandLineFlags {
-  /** A flag a command accepts. */
+  /** A flag a command accepts; one without a {@code valueName} is a switch, given or not. */
   record Flag(String name, String valueName, String description, boolean required) {
+    /** A switch: {@code --name} alone, never required. */
+    static Flag toggle(String name, String description) {
+      return new Flag(name, null, description, false);
+    }
+
+    boolean isSwitch() {
+      return valueName == null;
+    }
+
     String usage() {
-      return "--" + name + " " + valueName;
+      return isSwitch() ? "--" + name : "--" + name + " " + valueName;
     }
   }
+
+  /** The value {@link #string} gives for a switch that is given. */
+  static final String SWITCH_ON = "true";
 
   static final String HELP = "--help";
   static final String HELP_SHORT = "-h";
@@ -80,7 +92,12 @@ final class CommandLineFlags {
         throw new UsageException(
             "unknown flag '--" + name + "' for " + command + "; flags: " + names(flags));
       }
-      if (value == null) {
+      if (flag.isSwitch()) {
+        if (value != null) {
+          throw new UsageException("flag --" + name + " takes no value, got '" + value + "'");
+        }
+        value = SWITCH_ON;
+      } else if (value == null) {
         if (i + 1 >= args.length || args[i + 1].startsWith(PREFIX)) {
           throw new UsageException("flag " + flag.usage() + " needs a value");
         }

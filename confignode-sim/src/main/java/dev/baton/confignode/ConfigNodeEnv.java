@@ -2,6 +2,7 @@ package dev.baton.confignode;
 
 import dev.baton.confignode.datanode.CommandContext;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.procedure.Procedure;
@@ -15,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What ConfigNode procedures act on, one per leader term: the leader context (its term is the
  * fencing token every DataNode command carries), the replicated metadata, clients of the registered
- * DataNodes, and the lock table conflicting procedures serialize on.
+ * DataNodes, the lock table conflicting procedures serialize on, and the node's fault holds.
  */
 public final class ConfigNodeEnv implements LockEnvironment {
   private final LeaderContext leader;
@@ -23,10 +24,22 @@ public final class ConfigNodeEnv implements LockEnvironment {
   private final HttpClient http = DataNodeClient.newHttpClient();
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
   private final LockManager locks = new LockManager();
+  private final StateHolds holds;
 
   public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata) {
+    this(leader, metadata, StateHolds.disabled());
+  }
+
+  /** {@code holds} are the node's (they outlive a term): those set on this node hold here. */
+  public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata, StateHolds holds) {
     this.leader = leader;
     this.metadata = metadata;
+    this.holds = holds;
+  }
+
+  /** The fault holds of this node (disabled unless it runs with {@code --faults}). */
+  public StateHolds holds() {
+    return holds;
   }
 
   /** The lock table of this term's executor: new per term, re-filled by recovery. */

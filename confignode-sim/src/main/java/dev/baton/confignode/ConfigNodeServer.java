@@ -1,5 +1,6 @@
 package dev.baton.confignode;
 
+import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.AddDataNode;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
@@ -42,6 +43,7 @@ public final class ConfigNodeServer implements AutoCloseable {
    *
    * @param httpPort port of the admin API on 127.0.0.1 (0 picks a free one)
    * @param dataNodes host:port of DataNodes to register at start (may be empty)
+   * @param faults whether the fault routes ({@link StateHolds}) are on; for drills only
    */
   public record Config(
       String nodeId,
@@ -49,18 +51,35 @@ public final class ConfigNodeServer implements AutoCloseable {
       Path dataDir,
       int httpPort,
       List<String> dataNodes,
-      RaftSettings raft) {}
+      RaftSettings raft,
+      boolean faults) {
+    /** A node without the fault routes. */
+    public Config(
+        String nodeId,
+        Map<String, InetSocketAddress> peers,
+        Path dataDir,
+        int httpPort,
+        List<String> dataNodes,
+        RaftSettings raft) {
+      this(nodeId, peers, dataDir, httpPort, dataNodes, raft, false);
+    }
+  }
 
   private final Config config;
   private final ProcedureNode<ConfigNodeEnv> node;
   private final ClusterMetadata metadata;
   private final LeaderAdminPublisher publisher;
+  private final StateHolds holds;
   private AdminApi api;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
   private Thread registrar;
 
   public ConfigNodeServer(Config config) {
     this.config = config;
+    this.holds =
+        config.faults()
+            ? StateHolds.enabled(ConfigNodeProcedures.stateNames())
+            : StateHolds.disabled();
     AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
     ProcedureRegistry registry = ConfigNodeProcedures.registry();
     this.flowRuntime = FlowApi.runtime(registry);
@@ -74,7 +93,7 @@ public final class ConfigNodeServer implements AutoCloseable {
             .environment(
                 leader -> {
                   publish.get().becameLeader(leader);
-                  return new ConfigNodeEnv(leader, meta.get());
+                  return new ConfigNodeEnv(leader, meta.get(), holds);
                 })
             .raft(config.raft())
             .build();
@@ -93,8 +112,9 @@ public final class ConfigNodeServer implements AutoCloseable {
     try {
       node.start();
       api =
-          new AdminApi(node, metadata)
-              .addRoutes(new FlowApi(node, flowRuntime, ClusterCalls.CLUSTER_WAIT));
+          new AdminApi(node, metadata, holds)
+              .addRoutes(new FlowApi(node, flowRuntime, ClusterCalls.CLUSTER_WAIT))
+              .addRoutes(new FaultRoutes(node, holds));
       api.start(config.httpPort());
       publisher.serving("127.0.0.1:" + api.port());
     } catch (IOException | RuntimeException e) {
@@ -115,6 +135,11 @@ public final class ConfigNodeServer implements AutoCloseable {
 
   public ProcedureNode<ConfigNodeEnv> node() {
     return node;
+  }
+
+  /** This node's fault holds (disabled unless started with {@code faults}). */
+  public StateHolds holds() {
+    return holds;
   }
 
   @Override

@@ -13,8 +13,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code confignode-sim node --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT
- * [--datanodes HOST:PORT,...]}: runs one ConfigNode until the process is stopped. Once serving it
- * prints {@code node ID http 127.0.0.1:PORT}, so a launcher that passed port 0 can read the port.
+ * [--datanodes HOST:PORT,...] [--faults]}: runs one ConfigNode until the process is stopped. Once
+ * serving it prints {@code node ID http 127.0.0.1:PORT}, so a launcher that passed port 0 can read
+ * the port.
  */
 final class NodeCommand {
   static final String NAME = "node";
@@ -45,7 +46,11 @@ final class NodeCommand {
                   + " by whole segments (default "
                   + RaftSettings.DEFAULT_LOG_SEGMENT_BYTES
                   + ")",
-              false));
+              false),
+          CommandLineFlags.Flag.toggle(
+              "faults",
+              "enable the fault routes (/api/faults/hold: hold procedures at a named state);"
+                  + " for drills only"));
 
   /** Smallest log segment allowed: a few entries must fit. */
   static final int MIN_LOG_SEGMENT_BYTES = 16 * 1024;
@@ -124,7 +129,8 @@ final class NodeCommand {
         Path.of(flags.string("data-dir")),
         flags.intValue("http-port", 0, MAX_PORT),
         dataNodes,
-        raftSettings(flags));
+        raftSettings(flags),
+        flags.has("faults"));
   }
 
   private static RaftSettings raftSettings(CommandLineFlags flags) throws UsageException {
@@ -164,7 +170,7 @@ final class NodeCommand {
     return "usage: confignode-sim "
         + NAME
         + " --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT"
-        + " [--datanodes HOST:PORT,...] [--snapshot-every N] [--log-segment-bytes N]"
+        + " [--datanodes HOST:PORT,...] [--snapshot-every N] [--log-segment-bytes N] [--faults]"
         + System.lineSeparator()
         + CommandLineFlags.describe(FLAGS);
   }

@@ -1,6 +1,7 @@
 package dev.baton.confignode;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
@@ -34,9 +35,11 @@ final class ProcedureRoutes implements AdminRoutes {
   record NonceBody(long group, long nonce) {}
 
   private final ProcedureNode<ConfigNodeEnv> node;
+  private final StateHolds holds;
 
-  ProcedureRoutes(ProcedureNode<ConfigNodeEnv> node) {
+  ProcedureRoutes(ProcedureNode<ConfigNodeEnv> node, StateHolds holds) {
     this.node = node;
+    this.holds = holds;
   }
 
   @Override
@@ -121,13 +124,20 @@ final class ProcedureRoutes implements AdminRoutes {
                     HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id)));
   }
 
-  /** The view, with the wait reason when this node's executor knows it. */
+  /**
+   * The view, with the wait reason when this node's executor knows it, or the fault hold it waits
+   * at on this node.
+   */
   private ProcedureView view(ProcedureInfo i) {
     Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
     String reason =
         i.finished() || executor.isEmpty()
             ? null
-            : executor.get().waitReason(i.procId()).orElse(null);
+            : holds
+                .heldAt(i.procId())
+                .map(FaultRoutes::describe)
+                .or(() -> executor.get().waitReason(i.procId()))
+                .orElse(null);
     return ProcedureView.of(i, reason);
   }
 

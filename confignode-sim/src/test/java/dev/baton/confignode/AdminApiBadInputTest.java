@@ -182,6 +182,9 @@ class AdminApiBadInputTest {
           GET  | /api/procedures/1/resume           | 404 | not_found       | no such path
           GET  | /api/procedures/1/abort/now        | 404 | not_found       | no such path
           GET  | /metrics/extra                     | 404 | not_found       | no such path
+          GET  | /api/faults/hold                   | 404 | not_found       | start it with --faults
+          POST | /api/faults/hold                   | 404 | not_found       | fault routes are off
+          DELETE | /api/faults/hold                 | 404 | not_found       | fault routes are off
           """)
   void badPathMethodOrIdIs4xx(String method, String path, int status, String error, String says)
       throws Exception {

@@ -87,6 +87,12 @@ final class SimCluster implements AutoCloseable {
 
   /** Starts the DataNodes, then the ConfigNodes, and waits until every DataNode is registered. */
   static SimCluster start(Path dir, int configNodes, int dataNodes) throws IOException {
+    return start(dir, configNodes, dataNodes, false);
+  }
+
+  /** As {@link #start(Path, int, int)}; {@code faults} turns every ConfigNode's fault routes on. */
+  static SimCluster start(Path dir, int configNodes, int dataNodes, boolean faults)
+      throws IOException {
     SimCluster c = new SimCluster(dir);
     try {
       for (int i = 1; i <= dataNodes; i++) {
@@ -99,7 +105,8 @@ final class SimCluster implements AutoCloseable {
       for (String id : c.peers.keySet()) {
         ConfigNodeServer server =
             new ConfigNodeServer(
-                new ConfigNodeServer.Config(id, c.peers, dir.resolve(id), 0, addresses, RAFT));
+                new ConfigNodeServer.Config(
+                    id, c.peers, dir.resolve(id), 0, addresses, RAFT, faults));
         server.start();
         c.nodes.put(id, server);
       }
@@ -140,6 +147,12 @@ final class SimCluster implements AutoCloseable {
                     .findFirst(),
             Optional::isPresent)
         .get();
+  }
+
+  /** Closes one ConfigNode for good; the others elect a leader among themselves. */
+  void stopNode(ConfigNodeServer node) {
+    node.close();
+    nodes.values().remove(node);
   }
 
   ConfigNodeServer follower() {

@@ -62,6 +62,14 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
 
   protected abstract S getInitialState();
 
+  /**
+   * Called at the start of every step, right before {@link #executeFromState} for {@code state},
+   * before anything of the step is recorded; the default does nothing. A fault hook of a test
+   * environment may block here (interruptibly, so a stopping executor ends the wait like any step)
+   * to hold the procedure at a named state.
+   */
+  protected void beforeState(Env env, S state) throws InterruptedException {}
+
   /** Whether {@code state} can be rolled back; if not, its failures are retried with backoff. */
   protected boolean isRollbackSupported(S state) {
     return true;
@@ -115,6 +123,7 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
       return null; // the last state spawned children; they are done, so is this procedure
     }
     S state = getCurrentState();
+    beforeState(env, state);
     int stateId = getStateId(state);
     if (nextStateId == NO_STATE) {
       nextStateId = stateId;

@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureRegistry;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /** The ConfigNode's procedure types: their registry, and how to build one from API arguments. */
 public final class ConfigNodeProcedures {
@@ -14,17 +18,42 @@ public final class ConfigNodeProcedures {
   public static final int DEFAULT_DATA_REGIONS = 2;
   public static final int DEFAULT_REPLICATION = 2;
 
+  /** One procedure type: its registered name, class and factory. */
+  private record Type<P extends EnumStateProcedure<?>>(
+      String name, Class<P> cls, Supplier<P> factory) {}
+
+  private static final List<Type<?>> TYPES =
+      List.of(
+          new Type<>("CreateDatabase", CreateDatabase.class, CreateDatabase::new),
+          new Type<>("DeleteDatabase", DeleteDatabase.class, DeleteDatabase::new),
+          new Type<>("AddDataNode", AddDataNode.class, AddDataNode::new),
+          new Type<>("RemoveDataNode", RemoveDataNode.class, RemoveDataNode::new),
+          new Type<>("MigrateRegion", MigrateRegion.class, MigrateRegion::new),
+          new Type<>("Noop", Noop.class, Noop::new),
+          new Type<>("Sleep", Sleep.class, Sleep::new));
+
   private ConfigNodeProcedures() {}
 
   public static ProcedureRegistry registry() {
-    return new ProcedureRegistry()
-        .register("CreateDatabase", CreateDatabase.class, CreateDatabase::new)
-        .register("DeleteDatabase", DeleteDatabase.class, DeleteDatabase::new)
-        .register("AddDataNode", AddDataNode.class, AddDataNode::new)
-        .register("RemoveDataNode", RemoveDataNode.class, RemoveDataNode::new)
-        .register("MigrateRegion", MigrateRegion.class, MigrateRegion::new)
-        .register("Noop", Noop.class, Noop::new)
-        .register("Sleep", Sleep.class, Sleep::new);
+    ProcedureRegistry registry = new ProcedureRegistry();
+    for (Type<?> t : TYPES) {
+      register(registry, t);
+    }
+    return registry;
+  }
+
+  private static <P extends EnumStateProcedure<?>> void register(
+      ProcedureRegistry registry, Type<P> t) {
+    registry.register(t.name(), t.cls(), t.factory());
+  }
+
+  /** Every type's state names, in execution order, by type name. */
+  public static Map<String, List<String>> stateNames() {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    for (Type<?> t : TYPES) {
+      out.put(t.name(), t.factory().get().stateNames());
+    }
+    return out;
   }
 
   /**

@@ -4,17 +4,35 @@ import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.procedure.EnumStateMachineProcedure;
 import dev.baton.procedure.LockState;
 import dev.baton.procedure.scheduler.LockRequest;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * A ConfigNode procedure whose states are the constants of an enum, in execution order. A procedure
  * that names resources in {@link #lockRequest} takes them (all or none) before its first step and
  * holds them until it finishes, so conflicting operations on a database, region or DataNode run one
- * after another; children have access to what their parent holds.
+ * after another; children have access to what their parent holds. Before each state's step the
+ * environment's fault holds ({@link ConfigNodeEnv#holds()}) may hold it, on a node run with {@code
+ * --faults}.
  */
 public abstract class EnumStateProcedure<S extends Enum<S>>
     extends EnumStateMachineProcedure<ConfigNodeEnv, S> {
+  private final Class<S> stateType;
+
   protected EnumStateProcedure(Class<S> type) {
     super(type);
+    this.stateType = type;
+  }
+
+  /** The names of this procedure's states, in execution order. */
+  public final List<String> stateNames() {
+    return Arrays.stream(stateType.getEnumConstants()).map(Enum::name).toList();
+  }
+
+  /** Waits while a fault hold names this procedure's type and {@code state}. */
+  @Override
+  protected void beforeState(ConfigNodeEnv env, S state) throws InterruptedException {
+    env.holds().awaitRelease(this, state.name());
   }
 
   /** The locks this procedure needs, or null for none. */
