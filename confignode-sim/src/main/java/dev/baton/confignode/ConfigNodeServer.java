@@ -44,6 +44,8 @@ public final class ConfigNodeServer implements AutoCloseable {
    * @param httpPort port of the admin API on 127.0.0.1 (0 picks a free one)
    * @param dataNodes host:port of DataNodes to register at start (may be empty)
    * @param faults whether the fault routes ({@link StateHolds}) are on; for drills only
+   * @param holdsAtStart holds set when the node starts (with {@code faults} on), so a node
+   *     restarted in a drill holds before it can run a single step
    */
   public record Config(
       String nodeId,
@@ -52,7 +54,15 @@ public final class ConfigNodeServer implements AutoCloseable {
       int httpPort,
       List<String> dataNodes,
       RaftSettings raft,
-      boolean faults) {
+      boolean faults,
+      List<StateHolds.Hold> holdsAtStart) {
+    public Config {
+      holdsAtStart = List.copyOf(holdsAtStart);
+      if (!faults && !holdsAtStart.isEmpty()) {
+        throw new IllegalArgumentException("holds at start " + holdsAtStart + " need faults on");
+      }
+    }
+
     /** A node without the fault routes. */
     public Config(
         String nodeId,
@@ -61,7 +71,7 @@ public final class ConfigNodeServer implements AutoCloseable {
         int httpPort,
         List<String> dataNodes,
         RaftSettings raft) {
-      this(nodeId, peers, dataDir, httpPort, dataNodes, raft, false);
+      this(nodeId, peers, dataDir, httpPort, dataNodes, raft, false, List.of());
     }
   }
 
@@ -80,6 +90,9 @@ public final class ConfigNodeServer implements AutoCloseable {
         config.faults()
             ? StateHolds.enabled(ConfigNodeProcedures.stateNames())
             : StateHolds.disabled();
+    for (StateHolds.Hold h : config.holdsAtStart()) {
+      holds.hold(h.type(), h.state());
+    }
     AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
     ProcedureRegistry registry = ConfigNodeProcedures.registry();
     this.flowRuntime = FlowApi.runtime(registry);

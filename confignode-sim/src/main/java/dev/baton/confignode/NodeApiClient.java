@@ -147,6 +147,10 @@ public final class NodeApiClient {
     return anyNode("POST", path, body);
   }
 
+  public JsonNode delete(String path) throws IOException, InterruptedException {
+    return anyNode("DELETE", path, null);
+  }
+
   private JsonNode anyNode(String method, String path, JsonNode body)
       throws IOException, InterruptedException {
     ApiException last = null;

@@ -1,5 +1,7 @@
 package dev.baton.confignode;
 
+import dev.baton.confignode.faults.StateHolds;
+import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.consensus.RaftSettings;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -13,9 +15,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code confignode-sim node --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT
- * [--datanodes HOST:PORT,...] [--faults]}: runs one ConfigNode until the process is stopped. Once
- * serving it prints {@code node ID http 127.0.0.1:PORT}, so a launcher that passed port 0 can read
- * the port.
+ * [--datanodes HOST:PORT,...] [--faults] [--hold TYPE:STATE,...]}: runs one ConfigNode until the
+ * process is stopped. Once serving it prints {@code node ID http 127.0.0.1:PORT}, so a launcher
+ * that passed port 0 can read the port.
  */
 final class NodeCommand {
   static final String NAME = "node";
@@ -50,7 +52,12 @@ final class NodeCommand {
           CommandLineFlags.Flag.toggle(
               "faults",
               "enable the fault routes (/api/faults/hold: hold procedures at a named state);"
-                  + " for drills only"));
+                  + " for drills only"),
+          new CommandLineFlags.Flag(
+              "hold",
+              "TYPE:STATE,...",
+              "start with these fault holds set (implies --faults); for drills only",
+              false));
 
   /** Smallest log segment allowed: a few entries must fit. */
   static final int MIN_LOG_SEGMENT_BYTES = 16 * 1024;
@@ -130,7 +137,27 @@ final class NodeCommand {
         flags.intValue("http-port", 0, MAX_PORT),
         dataNodes,
         raftSettings(flags),
-        flags.has("faults"));
+        flags.has("faults") || flags.has("hold"),
+        holds(flags.string("hold")));
+  }
+
+  /** The holds of {@code --hold}, each checked against the procedure types and their states. */
+  private static List<StateHolds.Hold> holds(String flag) throws UsageException {
+    if (flag == null) {
+      return List.of();
+    }
+    StateHolds check = StateHolds.enabled(ConfigNodeProcedures.stateNames());
+    List<StateHolds.Hold> out = new ArrayList<>();
+    for (String part : flag.split(",")) {
+      try {
+        StateHolds.Hold h = StateHolds.Hold.parse(part);
+        check.hold(h.type(), h.state());
+        out.add(h);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("--hold: " + e.getMessage());
+      }
+    }
+    return out;
   }
 
   private static RaftSettings raftSettings(CommandLineFlags flags) throws UsageException {
@@ -170,7 +197,8 @@ final class NodeCommand {
     return "usage: confignode-sim "
         + NAME
         + " --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT"
-        + " [--datanodes HOST:PORT,...] [--snapshot-every N] [--log-segment-bytes N] [--faults]"
+        + " [--datanodes HOST:PORT,...] [--snapshot-every N] [--log-segment-bytes N]"
+        + " [--faults] [--hold TYPE:STATE,...]"
         + System.lineSeparator()
         + CommandLineFlags.describe(FLAGS);
   }

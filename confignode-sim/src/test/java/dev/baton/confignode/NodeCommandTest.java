@@ -47,6 +47,9 @@ class NodeCommandTest {
           repeated flag       | node --id a --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0       | flag --id is given twice
           stray argument      | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 extra        | unexpected argument 'extra'
           empty value         | node --id= --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0               | needs a non-empty value
+          switch with value   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --faults=yes | flag --faults takes no value
+          hold without state  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --hold Noop  | --hold: a hold is TYPE:STATE
+          hold unknown state  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --hold Noop:X | --hold: procedure type Noop has no state 'X'
           """)
   void nodeUsageErrorsExitWith2AndSayWhatIsWrong(String name, String line, String expected) {
     CliRun r = CliRun.main(line.split(" "));
@@ -67,10 +70,37 @@ class NodeCommandTest {
             "--peers ID=HOST:PORT,...",
             "--data-dir DIR",
             "--http-port PORT",
-            "--datanodes HOST:PORT,...")) {
+            "--datanodes HOST:PORT,...",
+            "--faults",
+            "--hold TYPE:STATE,...")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
     }
     assertEquals("", r.err());
+  }
+
+  @Test
+  void faultFlagsTurnTheFaultRoutesOnWithHoldsSetAtStart() throws Exception {
+    String[] base = {
+      "--id", "a", "--peers", "a=127.0.0.1:5000", "--data-dir", "x", "--http-port", "0"
+    };
+    ConfigNodeServer.Config off = NodeCommand.parse(base);
+    assertTrue(!off.faults() && off.holdsAtStart().isEmpty(), off::toString);
+    ConfigNodeServer.Config on = NodeCommand.parse(concat(base, "--faults"));
+    assertTrue(on.faults() && on.holdsAtStart().isEmpty(), on::toString);
+    ConfigNodeServer.Config held =
+        NodeCommand.parse(concat(base, "--hold", "RemoveDataNode:MIGRATE,Noop:FIRST"));
+    assertTrue(held.faults(), "--hold implies --faults");
+    assertEquals(
+        List.of(
+            new dev.baton.confignode.faults.StateHolds.Hold("RemoveDataNode", "MIGRATE"),
+            new dev.baton.confignode.faults.StateHolds.Hold("Noop", "FIRST")),
+        held.holdsAtStart());
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
   }
 
   @Test

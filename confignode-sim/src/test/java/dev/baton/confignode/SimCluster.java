@@ -106,7 +106,7 @@ final class SimCluster implements AutoCloseable {
         ConfigNodeServer server =
             new ConfigNodeServer(
                 new ConfigNodeServer.Config(
-                    id, c.peers, dir.resolve(id), 0, addresses, RAFT, faults));
+                    id, c.peers, dir.resolve(id), 0, addresses, RAFT, faults, List.of()));
         server.start();
         c.nodes.put(id, server);
       }

@@ -126,9 +126,15 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   private void startNode(String id, boolean registerDataNodes) throws IOException {
+    startNode(id, registerDataNodes, List.of());
+  }
+
+  private void startNode(String id, boolean registerDataNodes, List<String> extraFlags)
+      throws IOException {
     List<String> args =
         new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
     args.addAll(nodeFlags);
+    args.addAll(extraFlags);
     if (registerDataNodes && !dataNodeAddrs.isEmpty()) {
       args.add("--datanodes");
       args.add(String.join(",", dataNodeAddrs.values()));
@@ -288,9 +294,17 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Restarts every ConfigNode that is not running, and waits for a running leader. */
   public String restartAllNodes() throws IOException, InterruptedException {
+    return restartAllNodes(List.of());
+  }
+
+  /**
+   * As {@link #restartAllNodes()}, with {@code extraFlags} added to the command lines of this
+   * restart only (e.g. {@code --hold TYPE:STATE}).
+   */
+  public String restartAllNodes(List<String> extraFlags) throws IOException, InterruptedException {
     for (String id : httpOf.keySet()) {
       if (!isServing(id) && !isPaused(id)) {
-        restart(id);
+        startNode(id, false, extraFlags);
       }
     }
     return leader();

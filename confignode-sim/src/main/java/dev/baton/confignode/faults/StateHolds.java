@@ -27,7 +27,33 @@ public final class StateHolds {
   private static final Logger LOG = LoggerFactory.getLogger(StateHolds.class);
 
   /** A hold: procedures of {@code type} stop before running {@code state}. */
-  public record Hold(String type, String state) {}
+  public record Hold(String type, String state) {
+    /** The separator of {@link #parse}'s form. */
+    public static final char SEPARATOR = ':';
+
+    /**
+     * A hold written {@code TYPE:STATE} (as on a node's command line).
+     *
+     * @throws IllegalArgumentException if the text is not of that form
+     */
+    public static Hold parse(String text) {
+      int at = text.indexOf(SEPARATOR);
+      if (at <= 0 || at == text.length() - 1) {
+        throw new IllegalArgumentException(
+            "a hold is TYPE"
+                + SEPARATOR
+                + "STATE (e.g. RemoveDataNode:MIGRATE), got '"
+                + text
+                + "'");
+      }
+      return new Hold(text.substring(0, at), text.substring(at + 1));
+    }
+
+    @Override
+    public String toString() {
+      return type + SEPARATOR + state;
+    }
+  }
 
   /** A procedure waiting at a hold now. */
   public record Held(long procId, String type, String state) {}
