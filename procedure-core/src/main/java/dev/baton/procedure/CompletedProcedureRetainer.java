@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Finished root procedures (and the members of their trees) kept queryable for the retention
  * period. Pure bookkeeping over times passed in by the caller; the executor's cleaner asks for the
- * expired roots and deletes them from the store.
+ * expired roots and deletes them, with their members, from the store. Only final infos are held
+ * here, never live procedures.
  */
 final class CompletedProcedureRetainer {
 
@@ -39,6 +40,11 @@ final class CompletedProcedureRetainer {
 
   int rootCount() {
     return roots.size();
+  }
+
+  /** How many records retiring {@code c} deletes: its root's and its members'. */
+  static int recordCount(Completed c) {
+    return 1 + c.memberIds().size();
   }
 
   /** The roots whose retention ended at {@code now}; they stay until {@link #remove}. */

@@ -46,19 +46,29 @@ final class ExpiredDeadlines<Env> {
   }
 
   /**
-   * Deletes completed roots past their retention from the store and forgets them. The deletes go to
-   * the store in batches of at most {@link #MAX_DELETES_PER_WRITE}, not one write per root: each
-   * write may cost a disk force, and this runs on the timeout thread, which fires no deadline while
-   * it waits. A batch that fails is kept (retained and queryable) for the next round.
+   * Deletes completed roots past their retention, with their members, from the store and forgets
+   * them. The deletes go to the store in batches of about {@link #MAX_DELETES_PER_WRITE} records (a
+   * tree is never split), not one write per root: each write may cost a disk force, and this runs
+   * on the timeout thread, which fires no deadline while it waits. A batch that fails is kept
+   * (retained and queryable) for the next round.
    */
   void cleanCompleted() {
     List<CompletedProcedureRetainer.Completed> expired = ctx.completed.expired(ctx.now());
-    for (int from = 0; from < expired.size(); from += MAX_DELETES_PER_WRITE) {
-      List<CompletedProcedureRetainer.Completed> chunk =
-          expired.subList(from, Math.min(expired.size(), from + MAX_DELETES_PER_WRITE));
+    int from = 0;
+    while (from < expired.size()) {
+      int to = from;
+      int records = 0;
+      while (to < expired.size() && (to == from || records < MAX_DELETES_PER_WRITE)) {
+        records += CompletedProcedureRetainer.recordCount(expired.get(to++));
+      }
+      List<CompletedProcedureRetainer.Completed> chunk = expired.subList(from, to);
+      from = to;
       StoreBatch.Builder batch = StoreBatch.builder().maxProcId(ctx.ids.highest());
       for (CompletedProcedureRetainer.Completed c : chunk) {
         batch.delete(c.root().procId());
+        for (long member : c.memberIds()) {
+          batch.delete(member);
+        }
       }
       try {
         ctx.store.write(batch.build());

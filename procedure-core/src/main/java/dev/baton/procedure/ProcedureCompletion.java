@@ -7,8 +7,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What happens when a procedure reaches a terminal state: a finished child wakes its parent once
- * all siblings are done; a finished root moves its whole tree to the completed retainer, deleting
- * the members' records and keeping the root's for the retention period.
+ * all siblings are done; a finished root moves its whole tree to the completed retainer, keeping
+ * the root's and the members' final records (queryable, also after a recovery) until the root's
+ * retention ends and the cleaner deletes them together.
  */
 final class ProcedureCompletion<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureCompletion.class);
@@ -52,17 +53,24 @@ final class ProcedureCompletion<Env> {
   }
 
   /**
-   * The root reached SUCCESS or ROLLEDBACK: its record, with the members' deleted; once durable the
-   * tree moves to the completed retainer and everything it held is released.
+   * The root reached SUCCESS or ROLLEDBACK: its record, with every member whose stored record is
+   * not its final one yet (members a rollback ended without a step to undo), in one batch, so a
+   * root is never stored as finished while a member's stored record is live; once durable the tree
+   * moves to the completed retainer and everything it held is released.
    */
   StepUpdate<Env> rootFinished(Procedure<Env> root, RootProcedureStack<Env> stack) {
     List<Procedure<Env>> others = new ArrayList<>();
+    List<Procedure<Env>> writes = new ArrayList<>();
+    writes.add(root);
     for (Procedure<Env> m : stack.members()) {
       if (m != root) {
         others.add(m);
+        if (m.snapshot().state() != m.getState()) {
+          writes.add(m);
+        }
       }
     }
-    return new StepUpdate<>(List.of(root), others, () -> retire(root, stack, others));
+    return new StepUpdate<>(writes, List.of(), () -> retire(root, stack, others));
   }
 
   private void retire(

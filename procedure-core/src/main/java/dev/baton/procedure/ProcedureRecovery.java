@@ -81,6 +81,8 @@ final class ProcedureRecovery<Env> {
         brokenTrees.put(env.getRootProcId(), "member " + e.getKey() + " is corrupt");
       }
     }
+    List<Procedure<Env>> finishedRoots = new ArrayList<>();
+    Map<Long, List<ProcedureInfo>> finishedMembers = new HashMap<>();
     for (Procedure<Env> p : inOrder) {
       long rootId = p.getRootProcId();
       Procedure<Env> root = rootId == p.getProcId() ? p : loaded.get(rootId);
@@ -93,11 +95,18 @@ final class ProcedureRecovery<Env> {
         corruptEnvelopes.put(p.getProcId(), ctx.codec.toEnvelope(p, ctx.config.term()));
         continue;
       }
-      if (p == root && p.isFinished()) {
-        retainCompleted(p);
-      } else if (!root.isFinished()) {
+      if (!root.isFinished()) {
         live.add(p);
+      } else if (p == root) {
+        finishedRoots.add(p);
+      } else {
+        // a member kept with its finished root: retained (queryable), never live again
+        p.refreshSnapshot();
+        finishedMembers.computeIfAbsent(rootId, k -> new ArrayList<>()).add(p.snapshot());
       }
+    }
+    for (Procedure<Env> root : finishedRoots) {
+      retainCompleted(root, finishedMembers.getOrDefault(root.getProcId(), List.of()));
     }
     for (Map.Entry<Long, String> e : corruptReasons.entrySet()) {
       ctx.corrupt.put(
@@ -112,10 +121,10 @@ final class ProcedureRecovery<Env> {
     return (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil(entries / 0.75) + 1);
   }
 
-  private void retainCompleted(Procedure<Env> root) {
+  private void retainCompleted(Procedure<Env> root, List<ProcedureInfo> members) {
     root.refreshSnapshot();
     long expiresAt = root.getLastUpdate() + ctx.config.completedRetention().toMillis();
-    ctx.completed.add(root.snapshot(), List.of(), root.getNonceKey(), expiresAt);
+    ctx.completed.add(root.snapshot(), members, root.getNonceKey(), expiresAt);
     if (root.getNonceKey() != null) {
       ctx.nonces.put(root.getNonceKey(), root.getProcId());
     }

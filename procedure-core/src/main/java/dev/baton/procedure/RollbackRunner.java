@@ -146,8 +146,8 @@ final class RollbackRunner<Env> {
       proc.transitionTo(ProcedureState.ROLLEDBACK);
     }
     if (proc.getProcId() != stack.rootProcId() || !proc.isFinished()) {
-      // The root's terminal record is written by finish(), in the same batch that deletes the
-      // members: a root must never be stored as finished while its members' records remain.
+      // The root's terminal record is written by finish(), in the same batch as the members' final
+      // records: a root must never be stored as finished while a member's stored record is live.
       ctx.persist(proc);
     }
     return true;

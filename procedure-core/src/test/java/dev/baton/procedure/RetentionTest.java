@@ -56,11 +56,11 @@ class RetentionTest {
     long late = h.executor.submit(new ScriptedStep("late"));
     finish(late);
 
-    // both retained: infos (the child's too) and the roots' records (members' are deleted)
+    // both retained: infos (the child's too) and the records (the child's kept with its root)
     assertEquals(ProcedureState.SUCCESS, h.executor.getInfo(early).orElseThrow().state());
     assertEquals(early, h.executor.getInfo(child).orElseThrow().parentProcId());
     assertEquals(ProcedureState.ROLLEDBACK, h.executor.getInfo(late).orElseThrow().state());
-    assertEquals(List.of(early, late), storedIds());
+    assertEquals(List.of(early, child, late), storedIds());
     assertEquals(3, h.executor.list().size());
 
     // 70 minutes after "early" finished, 30 after "late": only "early" expired
