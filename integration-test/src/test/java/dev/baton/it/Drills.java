@@ -140,6 +140,27 @@ final class Drills {
   }
 
   /**
+   * The children of a finished root stay queryable with their final records while the root is
+   * retained: each child (there is one at least) answers {@code GET /api/procedures/{id}} as a
+   * finished success that ran to its last state.
+   */
+  static void assertChildrenKept(ProcessCluster cluster, long root) throws Exception {
+    List<Long> children = new ArrayList<>();
+    for (JsonNode p : cluster.api().get("/api/procedures?type=MigrateRegion")) {
+      if (p.get("parentProcId").asLong() == root) {
+        children.add(p.get("procId").asLong());
+      }
+    }
+    assertTrue(!children.isEmpty(), "the children of " + root + " are gone");
+    for (long child : children) {
+      JsonNode c = cluster.procedures().get(child);
+      assertEquals("SUCCESS", c.get("state").asText(), c::toString);
+      assertEquals("UPDATE_METADATA", c.get("step").asText(), c::toString);
+      assertTrue(c.get("finished").asBoolean(), c::toString);
+    }
+  }
+
+  /**
    * Submits the move with every command to its target failing, so its first DataNode step fails and
    * the undo of that step fails again and again; returns once the rollback is under way.
    */

@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The kill-point matrix with every ConfigNode SIGKILLed at once and restarted (a full-cluster
- * crash), on one 3-ConfigNode, 4-DataNode process cluster: at each DataNode-facing state of
- * MigrateRegion (with a timed Sleep in flight, whose deadline must survive), during a rollback, and
- * in the child migrations of RemoveDataNode. Each completes or rolls back as designed for its
- * state.
+ * crash), on one 3-ConfigNode, 4-DataNode process cluster: at each state of MigrateRegion (with a
+ * timed Sleep in flight, whose deadline must survive), during a rollback, and at each state of
+ * RemoveDataNode and in its child migrations. A state that sends a DataNode command is held by a
+ * stall of that command, one that does not by a ConfigNode fault hold (set again on the restarted
+ * nodes through {@code --hold}). Each completes or rolls back as designed for its state.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class FullRestartMatrixTest extends SharedClusterTest {
@@ -30,7 +31,7 @@ class FullRestartMatrixTest extends SharedClusterTest {
   static final long LATE_TOLERANCE_MILLIS = 2_000;
 
   FullRestartMatrixTest() {
-    super(3, REMOVED);
+    super(3, REMOVED, Holds.FAULTS);
   }
 
   /**
@@ -47,13 +48,10 @@ class FullRestartMatrixTest extends SharedClusterTest {
   void migrateRegionCompletesAfterAFullRestartAtEachState() throws Exception {
     long sleep = -1;
     long deadline = 0;
-    for (String state : List.of("ADD_PEER", "CATCH_UP", "SWITCH_LEADER", "REMOVE_FROM_SOURCE")) {
+    for (String state : MigrateKillPoints.STATES) {
       Move m = Move.ofLeader(cluster, List.of(1, 2, 3));
-      DataNodeClient held =
-          cluster.dataNode(state.equals("REMOVE_FROM_SOURCE") ? m.from() : m.to());
-      held.stallStep(state.equals("SWITCH_LEADER") ? "SWITCH_LEADER@target" : state);
-      long id = cluster.procedures().submit("MigrateRegion", m.args());
-      if (sleep < 0) {
+      boolean first = sleep < 0;
+      if (first) {
         sleep =
             cluster.procedures().submit("Sleep", ClusterProcedures.args("millis", SLEEP_MILLIS));
         JsonNode w =
@@ -66,10 +64,10 @@ class FullRestartMatrixTest extends SharedClusterTest {
                     "waiting");
         deadline = w.get("lastUpdate").asLong() + SLEEP_MILLIS;
       }
-      Drills.awaitHeldAt(cluster, id, state, held);
+      long id = MigrateKillPoints.submitHeldAt(cluster, m, state).procId();
 
       crashAndRestartAll();
-      if (state.equals("ADD_PEER")) {
+      if (first) {
         assertSleepKeptItsDeadline(sleep, deadline);
       }
 
@@ -115,31 +113,58 @@ class FullRestartMatrixTest extends SharedClusterTest {
     Drills.assertRolledBack(cluster, id, m, before);
   }
 
+  /** Kills every ConfigNode and restarts them all, each holding at {@code next} (if given). */
+  private void crashAndRestartHolding(Holds.Hold... next) throws Exception {
+    cluster.killAllNodes();
+    cluster.restartAllNodes(next.length == 0 ? List.of() : Holds.atStart(next[0]));
+  }
+
   @Test
   @Order(3)
-  void removeDataNodeCompletesAfterFullRestartsInItsChildren() throws Exception {
+  void removeDataNodeCompletesAfterFullRestartsAtEachStateAndInItsChildren() throws Exception {
+    Holds.Hold validate = new Holds.Hold("RemoveDataNode", "VALIDATE");
+    Holds.Hold markRemoving = new Holds.Hold("RemoveDataNode", "MARK_REMOVING");
+    Holds.Hold migrate = new Holds.Hold("RemoveDataNode", "MIGRATE");
+    Holds.Hold remove = new Holds.Hold("RemoveDataNode", "REMOVE");
+    Holds.Hold childUpdate = new Holds.Hold("MigrateRegion", "UPDATE_METADATA");
     DataNodeClient removed = cluster.dataNode(REMOVED);
     for (int dn = 1; dn < REMOVED; dn++) {
       cluster.dataNode(dn).stallStep("ADD_PEER");
     }
-    long remove =
+    Holds.armAll(cluster, validate);
+    long id =
         cluster
             .procedures()
             .submit("RemoveDataNode", ClusterProcedures.args("dataNodeId", REMOVED));
-    Drills.awaitChildHeldAt(cluster, remove, "ADD_PEER");
+    // its own states before the children (metadata only): fault holds, set again at each start
+    Holds.awaitHeld(cluster, validate, id);
+    crashAndRestartHolding(markRemoving);
+    Holds.awaitHeld(cluster, markRemoving, id);
+    crashAndRestartHolding(migrate);
+    Holds.awaitHeld(cluster, migrate, id);
+    crashAndRestartHolding();
+
+    // its children, held by DataNode stalls
+    Drills.awaitChildHeldAt(cluster, id, "ADD_PEER");
     removed.stallStep("REMOVE_FROM_SOURCE"); // not yet reached: held at the next crash point
-    cluster.killAllNodes();
-    cluster.restartAllNodes();
+    crashAndRestartHolding();
     for (int dn = 1; dn < REMOVED; dn++) {
       cluster.dataNode(dn).resetFaults();
     }
+    Drills.awaitChildHeldAt(cluster, id, "REMOVE_FROM_SOURCE");
+    crashAndRestartHolding(childUpdate);
+    removed.resetFaults();
 
-    Drills.awaitChildHeldAt(cluster, remove, "REMOVE_FROM_SOURCE");
-    crashAndRestartAll();
+    // a child recording the new placement, then the parent removing the node
+    Holds.awaitHeld(cluster, childUpdate, 0);
+    crashAndRestartHolding(remove);
+    Holds.awaitHeld(cluster, remove, id);
+    crashAndRestartHolding();
 
-    JsonNode done = Drills.awaitFinished(cluster, remove);
+    JsonNode done = Drills.awaitFinished(cluster, id);
     assertEquals("SUCCESS", done.get("state").asText(), done::toString);
     assertTrue(removed.state().regions().isEmpty(), "the removed DataNode still hosts regions");
+    Drills.assertChildrenKept(cluster, id);
     Drills.assertInvariants(cluster);
   }
 }

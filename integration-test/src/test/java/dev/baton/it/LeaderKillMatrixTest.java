@@ -18,9 +18,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The kill-point matrix on one 3-ConfigNode, 4-DataNode process cluster: a procedure is held at
- * each named state of MigrateRegion and of RemoveDataNode (with its child migrations) by stalling
- * the DataNode command of that state, the leader is SIGKILLed there, the stall released, the killed
- * node restarted; the procedure must complete, and every invariant hold.
+ * each named state of MigrateRegion and of RemoveDataNode (and in its child migrations), by
+ * stalling the DataNode command of that state or, for a state that sends none, by a ConfigNode
+ * fault hold ({@link Holds}); the leader is SIGKILLed there, the stall released, the killed node
+ * restarted; the procedure must complete, and every invariant hold.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class LeaderKillMatrixTest extends SharedClusterTest {
@@ -30,24 +31,21 @@ class LeaderKillMatrixTest extends SharedClusterTest {
   static final int REMOVED = 4;
 
   LeaderKillMatrixTest() {
-    super(3, DATANODES);
+    super(3, DATANODES, Holds.FAULTS);
   }
 
   @Test
   @Order(1)
   void migrateRegionCompletesAfterLeaderKillAtEachState() throws Exception {
-    for (String state : List.of("ADD_PEER", "CATCH_UP", "SWITCH_LEADER", "REMOVE_FROM_SOURCE")) {
+    for (String state : MigrateKillPoints.STATES) {
       Move m = Move.ofLeader(cluster, List.of(1, 2, 3));
-      boolean atSource = state.equals("REMOVE_FROM_SOURCE");
-      DataNodeClient held = cluster.dataNode(atSource ? m.from() : m.to());
-      held.stallStep(state.equals("SWITCH_LEADER") ? "SWITCH_LEADER@target" : state);
-      long id = cluster.procedures().submit("MigrateRegion", m.args());
-      // at the first state, a second move of the same region waits for the region lock in VALIDATE
+      MigrateKillPoints.Held held = MigrateKillPoints.submitHeldAt(cluster, m, state);
+      long id = held.procId();
+      // at the first DataNode state, a second move of the same region waits for the region lock
       Long back =
           state.equals("ADD_PEER")
               ? cluster.procedures().submit("MigrateRegion", m.reversed().args())
               : null;
-      Drills.awaitHeldAt(cluster, id, state, held);
       if (back != null) {
         JsonNode b = cluster.procedures().get(back);
         assertEquals("VALIDATE", b.path("step").asText(), b::toString);
@@ -55,7 +53,7 @@ class LeaderKillMatrixTest extends SharedClusterTest {
       }
 
       Drills.Failover f = Drills.killLeader(cluster);
-      held.resetFaults();
+      held.release();
       Drills.restartAndAwaitFollower(cluster, f.oldLeader());
 
       JsonNode done = Drills.awaitFinished(cluster, id);
@@ -72,32 +70,51 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     Drills.assertInvariants(cluster);
   }
 
+  /**
+   * Kills the leader while it holds {@code procId} (any procedure if 0) at {@code at}, the node
+   * that leads next armed with {@code next}; restarts the killed node.
+   */
+  private void killHeldAt(Holds.Hold at, long procId, Holds.Hold... next) throws Exception {
+    Holds.awaitHeld(cluster, at, procId);
+    Holds.armFollowers(cluster, cluster.leader(), next);
+    Drills.Failover f = Drills.killLeader(cluster);
+    Drills.restartAndAwaitFollower(cluster, f.oldLeader());
+  }
+
   @Test
   @Order(2)
-  void removeDataNodeCompletesAfterLeaderKillsInValidateAndInItsChildren() throws Exception {
+  void removeDataNodeCompletesAfterLeaderKillsAtEachStateAndInItsChildren() throws Exception {
+    Holds.Hold markRemoving = new Holds.Hold("RemoveDataNode", "MARK_REMOVING");
+    Holds.Hold migrate = new Holds.Hold("RemoveDataNode", "MIGRATE");
+    Holds.Hold remove = new Holds.Hold("RemoveDataNode", "REMOVE");
+    Holds.Hold childUpdate = new Holds.Hold("MigrateRegion", "UPDATE_METADATA");
     DataNodeClient removed = cluster.dataNode(REMOVED);
-    // 1. RemoveDataNode waits in VALIDATE for the node lock a migration onto the node holds
+    // 1. VALIDATE: RemoveDataNode waits for the node lock a migration onto the node holds
     Move onto = Move.ofLeader(cluster, List.of(REMOVED));
     removed.stallStep("CATCH_UP");
     long migration = cluster.procedures().submit("MigrateRegion", onto.args());
-    long remove =
+    long id =
         cluster
             .procedures()
             .submit("RemoveDataNode", ClusterProcedures.args("dataNodeId", REMOVED));
     Drills.awaitHeldAt(cluster, migration, "CATCH_UP", removed);
-    assertEquals("VALIDATE", cluster.procedures().get(remove).path("step").asText());
+    assertEquals("VALIDATE", cluster.procedures().get(id).path("step").asText());
     for (int dn = 1; dn < REMOVED; dn++) {
       cluster.dataNode(dn).stallStep("ADD_PEER");
     }
+    Holds.armFollowers(cluster, cluster.leader(), markRemoving);
     Drills.Failover f = Drills.killLeader(cluster);
     removed.stallStep("REMOVE_FROM_SOURCE"); // lets CATCH_UP through, holds the next kill point
     Drills.restartAndAwaitFollower(cluster, f.oldLeader());
     assertEquals("SUCCESS", Drills.awaitFinished(cluster, migration).get("state").asText());
 
-    // 2. its child migrations (a finished root answers for them: its children are not kept) are
-    // held adding peers on the remaining DataNodes
-    Drills.awaitChildHeldAt(cluster, remove, "ADD_PEER");
-    JsonNode parent = cluster.procedures().get(remove);
+    // 2. MARK_REMOVING and MIGRATE (metadata only) under fault holds
+    killHeldAt(markRemoving, id, migrate);
+    killHeldAt(migrate, id);
+
+    // 3. its child migrations held adding peers on the remaining DataNodes
+    Drills.awaitChildHeldAt(cluster, id, "ADD_PEER");
+    JsonNode parent = cluster.procedures().get(id);
     assertEquals("WAITING", parent.get("state").asText(), parent::toString);
     f = Drills.killLeader(cluster);
     for (int dn = 1; dn < REMOVED; dn++) {
@@ -105,18 +122,24 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     }
     Drills.restartAndAwaitFollower(cluster, f.oldLeader());
 
-    // 3. and then removing their replicas from the leaving DataNode
-    Drills.awaitChildHeldAt(cluster, remove, "REMOVE_FROM_SOURCE");
+    // 4. and then removing their replicas from the leaving DataNode
+    Drills.awaitChildHeldAt(cluster, id, "REMOVE_FROM_SOURCE");
+    Holds.armFollowers(cluster, cluster.leader(), childUpdate);
     f = Drills.killLeader(cluster);
     removed.resetFaults();
     Drills.restartAndAwaitFollower(cluster, f.oldLeader());
 
-    JsonNode done = Drills.awaitFinished(cluster, remove);
+    // 5. a child recording the new placement, then the parent removing the node (metadata only)
+    killHeldAt(childUpdate, 0, remove);
+    killHeldAt(remove, id);
+
+    JsonNode done = Drills.awaitFinished(cluster, id);
     assertEquals("SUCCESS", done.get("state").asText(), done::toString);
     for (JsonNode dn : cluster.api().get("/api/metadata").get("dataNodes")) {
       assertTrue(dn.get("id").asInt() != REMOVED, "DataNode " + REMOVED + " is still registered");
     }
     assertTrue(removed.state().regions().isEmpty(), () -> "still hosts regions");
+    Drills.assertChildrenKept(cluster, id);
     Drills.assertInvariants(cluster);
   }
 
