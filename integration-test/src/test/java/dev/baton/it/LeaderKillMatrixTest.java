@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.NodeApiClient;
 import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeState;
@@ -93,11 +94,17 @@ class LeaderKillMatrixTest extends SharedClusterTest {
     Move onto = Move.ofLeader(cluster, List.of(REMOVED));
     removed.stallStep("CATCH_UP");
     long migration = cluster.procedures().submit("MigrateRegion", onto.args());
+    Drills.awaitHeldAt(cluster, migration, "CATCH_UP", removed);
+    // submitted once the migration holds its locks (together, either may take the node first)
     long id =
         cluster
             .procedures()
             .submit("RemoveDataNode", ClusterProcedures.args("dataNodeId", REMOVED));
-    Drills.awaitHeldAt(cluster, migration, "CATCH_UP", removed);
+    NodeApiClient leaderApi = new NodeApiClient(List.of(cluster.http(cluster.leader())));
+    await("RemoveDataNode " + id + " waits for the node lock")
+        .atMost(Drills.REACH)
+        .pollInterval(Drills.POLL)
+        .until(() -> leaderApi.get("/api/procedures/" + id).path("waitReason").isTextual());
     assertEquals("VALIDATE", cluster.procedures().get(id).path("step").asText());
     for (int dn = 1; dn < REMOVED; dn++) {
       cluster.dataNode(dn).stallStep("ADD_PEER");
