@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.confignode.faults.StateHolds;
 import dev.baton.procedure.ProcedureInfo;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -57,6 +58,29 @@ class ConfigNodeServerTest {
       assertTrue(e.getMessage() != null, e.toString());
     }
     await().atMost(Duration.ofSeconds(30)).until(() -> bindable(raftPort));
+  }
+
+  @Test
+  void holdsAtStartAreSetBeforeTheNodeRunsAndNeedFaultsOn() {
+    Map<String, InetSocketAddress> peers = Map.of("a", new InetSocketAddress("127.0.0.1", 1));
+    List<StateHolds.Hold> holds = List.of(new StateHolds.Hold("RemoveDataNode", "MIGRATE"));
+    ConfigNodeServer server =
+        new ConfigNodeServer(
+            new ConfigNodeServer.Config(
+                "a", peers, dir, 0, List.of(), SimCluster.RAFT, true, holds));
+    try {
+      assertTrue(server.holds().isEnabled());
+      assertEquals(holds, server.holds().holds());
+    } finally {
+      server.close();
+    }
+    IllegalArgumentException off =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new ConfigNodeServer.Config(
+                    "a", peers, dir, 0, List.of(), SimCluster.RAFT, false, holds));
+    assertTrue(off.getMessage().contains("need faults on"), off.getMessage());
   }
 
   static boolean bindable(int port) {
