@@ -4,10 +4,7 @@ import dev.baton.procedure.LockState;
 import dev.baton.procedure.Procedure;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -70,11 +67,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class LockManager {
   private static final Logger LOG = LoggerFactory.getLogger(LockManager.class);
-  private static final int MAX_ANCESTOR_DEPTH = 10_000;
 
-  private final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
-  private final Map<Procedure<?>, LockOwner> owners = new IdentityHashMap<>();
-  private LockHost host = LockHost.DETACHED;
+  private final LockTable table = new LockTable();
 
   /** A manager with an empty table, {@link LockHost#DETACHED detached} until an executor starts. */
   public LockManager() {}
@@ -88,22 +82,21 @@ public final class LockManager {
    */
   public synchronized void attach(LockHost newHost) {
     Objects.requireNonNull(newHost, "host");
-    if (host != LockHost.DETACHED && host != newHost) {
+    if (table.host != LockHost.DETACHED && table.host != newHost) {
       LOG.warn(
           "lock manager taken over by a new executor while the previous one had not stopped; "
               + "the {} locks of the previous one are dropped. Stop an executor before starting "
               + "its successor on the same lock manager.",
-          entries.size());
+          table.entries.size());
     }
-    this.host = newHost;
-    entries.clear();
-    owners.clear();
+    table.host = newHost;
+    table.clear();
   }
 
   /** Unbinds {@code oldHost} (if still bound): wake-ups and timers stop. The table is kept. */
   public synchronized void detach(LockHost oldHost) {
-    if (host == oldHost) {
-      host = LockHost.DETACHED;
+    if (table.host == oldHost) {
+      table.host = LockHost.DETACHED;
     }
   }
 
@@ -115,19 +108,19 @@ public final class LockManager {
   public boolean expireWait(Procedure<?> proc) {
     List<Procedure<?>> wake = new ArrayList<>();
     synchronized (this) {
-      LockOwner o = owners.get(proc);
+      LockOwner o = table.owners.get(proc);
       if (o == null || o.waiting == null) {
         return false;
       }
       LockWaiter w = o.waiting;
-      long now = host.now();
+      long now = table.host.now();
       if (w.deadline == 0 || now < w.deadline) {
         return false;
       }
-      o.timedOut = describeTimeout(o, w, now);
-      LockAndQueue q = dequeue(w);
+      o.timedOut = table.describeTimeout(o, w, now);
+      LockAndQueue q = table.dequeue(w);
       o.waiting = null;
-      process(q, wake);
+      table.process(q, wake);
     }
     wakeAll(wake);
     return true;
@@ -149,48 +142,46 @@ public final class LockManager {
     List<Procedure<?>> wake = null;
     LockState result;
     synchronized (this) {
-      if (!host.isLive(proc)) {
+      if (!table.host.isLive(proc)) {
         return LockState.LOCK_EVENT_WAIT; // an object of a stopped executor: it never runs again
       }
-      LockOwner o = owners.get(proc);
+      LockOwner o = table.owners.get(proc);
       if (o != null && o.timedOut != null) {
         String message = o.timedOut;
         o.timedOut = null;
-        forgetIfIdle(o);
+        table.forgetIfIdle(o);
         throw new LockWaitTimeoutException(message);
       }
       LockAndQueue first = o != null && o.waiting != null ? o.waiting.queuedOn : null;
-      LockAndQueue blocker = blocker(proc, o, request, first);
+      LockAndQueue blocker = table.blocker(proc, o, request, first);
       if (blocker != null && o != null && !o.held.isEmpty()) {
         // all or none: wait holding nothing, then look again
         wake = new ArrayList<>();
-        releaseHolds(o, wake);
+        table.releaseHolds(o, wake);
         first = o.waiting != null ? o.waiting.queuedOn : null;
-        blocker = blocker(proc, o, request, first);
+        blocker = table.blocker(proc, o, request, first);
       }
       if (blocker == null) {
         if (o == null) {
-          o = new LockOwner(proc);
-          owners.put(proc, o);
+          o = table.ownerOf(proc);
         }
         if (o.waiting != null) {
-          LockAndQueue q = dequeue(o.waiting);
+          LockAndQueue q = table.dequeue(o.waiting);
           o.waiting = null;
-          grantAll(o, request);
+          table.grantAll(o, request);
           wake = wake == null ? new ArrayList<>() : wake;
-          process(q, wake); // waiters behind it may share the lock
+          table.process(q, wake); // waiters behind it may share the lock
         } else {
-          grantAll(o, request);
+          table.grantAll(o, request);
         }
-        forgetIfIdle(o); // everything was covered by an ancestor's locks
+        table.forgetIfIdle(o); // everything was covered by an ancestor's locks
         result = LockState.LOCK_ACQUIRED;
       } else {
         if (o == null) {
-          o = new LockOwner(proc);
-          owners.put(proc, o);
+          o = table.ownerOf(proc);
         }
         wake = wake == null ? new ArrayList<>() : wake;
-        park(o, request, blocker, wake);
+        table.park(o, request, blocker, wake);
         result = LockState.LOCK_EVENT_WAIT;
       }
     }
@@ -205,18 +196,18 @@ public final class LockManager {
   public void release(Procedure<?> proc) {
     List<Procedure<?>> wake = new ArrayList<>();
     synchronized (this) {
-      LockOwner o = owners.remove(proc);
+      LockOwner o = table.owners.remove(proc);
       if (o == null) {
         return;
       }
       LockAndQueue q = null;
       if (o.waiting != null) {
-        q = dequeue(o.waiting);
+        q = table.dequeue(o.waiting);
         o.waiting = null;
       }
-      releaseHolds(o, wake);
+      table.releaseHolds(o, wake);
       if (q != null) {
-        process(q, wake);
+        table.process(q, wake);
       }
     }
     wakeAll(wake);
@@ -224,7 +215,7 @@ public final class LockManager {
 
   /** The mode in which {@code proc} itself holds {@code key}, if it does. */
   public synchronized Optional<LockMode> heldMode(Procedure<?> proc, ResourceKey key) {
-    LockAndQueue e = entries.get(key);
+    LockAndQueue e = table.entries.get(key);
     if (e == null) {
       return Optional.empty();
     }
@@ -238,7 +229,7 @@ public final class LockManager {
 
   /** Whether {@code proc} is parked on a wait queue. */
   public synchronized boolean isWaiting(Procedure<?> proc) {
-    LockOwner o = owners.get(proc);
+    LockOwner o = table.owners.get(proc);
     return o != null && o.waiting != null;
   }
 
@@ -247,7 +238,7 @@ public final class LockManager {
    * procedure 12 (EXCLUSIVE) for 1500 ms"}; empty if it does not wait for a lock.
    */
   public synchronized Optional<String> waitReason(Procedure<?> proc) {
-    LockOwner o = owners.get(proc);
+    LockOwner o = table.owners.get(proc);
     if (o == null) {
       return Optional.empty();
     }
@@ -258,7 +249,7 @@ public final class LockManager {
       return Optional.empty();
     }
     LockWaiter w = o.waiting;
-    long now = host.now();
+    long now = table.host.now();
     StringBuilder sb = new StringBuilder("waiting for lock ");
     w.queuedOn.describeWait(sb, w, now);
     sb.append(" since ").append(Instant.ofEpochMilli(w.since));
@@ -270,8 +261,8 @@ public final class LockManager {
 
   /** The lock table: every held or awaited lock, ordered by resource (parents first). */
   public synchronized List<LockInfo> snapshot() {
-    long now = host.now();
-    List<LockAndQueue> sorted = new ArrayList<>(entries.values());
+    long now = table.host.now();
+    List<LockAndQueue> sorted = new ArrayList<>(table.entries.values());
     sorted.sort((a, b) -> a.key.compareTo(b.key));
     List<LockInfo> out = new ArrayList<>(sorted.size());
     for (LockAndQueue e : sorted) {
@@ -282,218 +273,7 @@ public final class LockManager {
 
   /** Number of locks in the table (held or awaited). */
   public synchronized int size() {
-    return entries.size();
-  }
-
-  // ---------------------------------------------------------------- the algorithm
-
-  /**
-   * The first lock that keeps {@code proc} from having all of {@code request} now, checking {@code
-   * checkFirst} (the queue it waits on) before the others; null if it may have them all.
-   */
-  private LockAndQueue blocker(
-      Procedure<?> proc, LockOwner o, LockRequest request, LockAndQueue checkFirst) {
-    LockRequest.Item[] items = request.itemArray();
-    if (checkFirst != null) {
-      LockMode mode = modeIn(items, checkFirst.key);
-      if (mode != null && blocks(proc, o, checkFirst, mode)) {
-        return checkFirst;
-      }
-    }
-    for (LockRequest.Item item : items) {
-      LockAndQueue e = entries.get(item.key());
-      if (e != null && e != checkFirst && blocks(proc, o, e, item.mode())) {
-        return e;
-      }
-    }
-    return null;
-  }
-
-  private static LockMode modeIn(LockRequest.Item[] items, ResourceKey key) {
-    for (LockRequest.Item item : items) {
-      if (item.key().equals(key)) {
-        return item.mode();
-      }
-    }
-    return null;
-  }
-
-  /** Whether lock {@code e} keeps {@code proc} from holding it in {@code mode} now. */
-  private boolean blocks(Procedure<?> proc, LockOwner o, LockAndQueue e, LockMode mode) {
-    if (e.exclusive == proc) {
-      return false;
-    }
-    boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
-    if (sharedByMe && mode == LockMode.SHARED) {
-      return false;
-    }
-    if (e.isHeld() && ancestorHolds(proc, e, mode)) {
-      return false;
-    }
-    if (e.exclusive != null) {
-      return true;
-    }
-    if (mode == LockMode.EXCLUSIVE && e.sharedCount() > (sharedByMe ? 1 : 0)) {
-      return true;
-    }
-    // compatible with the holders; FIFO: only the head of the queue may pass waiters
-    return e.waiters != null
-        && !e.waiters.isEmpty()
-        && (o == null || e.waiters.peekFirst().owner != o);
-  }
-
-  /** Whether an ancestor of {@code proc} holds {@code e} in a mode that covers {@code mode}. */
-  private boolean ancestorHolds(Procedure<?> proc, LockAndQueue e, LockMode mode) {
-    Procedure<?> a = host.parentOf(proc);
-    for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
-      if (e.exclusive == a) {
-        return true;
-      }
-      if (mode == LockMode.SHARED && e.shared != null && e.shared.containsKey(a)) {
-        return true;
-      }
-      a = host.parentOf(a);
-    }
-    return false;
-  }
-
-  /** Registers {@code o} as holder of every item it does not hold or have access to yet. */
-  private void grantAll(LockOwner o, LockRequest request) {
-    long now = host.now();
-    Procedure<?> proc = o.proc;
-    for (LockRequest.Item item : request.itemArray()) {
-      LockAndQueue e = entries.get(item.key());
-      if (e == null) {
-        e = new LockAndQueue(item.key());
-        entries.put(item.key(), e);
-      }
-      if (e.exclusive == proc) {
-        continue;
-      }
-      boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
-      if (sharedByMe && item.mode() == LockMode.SHARED) {
-        continue;
-      }
-      if (e.isHeld() && ancestorHolds(proc, e, item.mode())) {
-        continue;
-      }
-      if (!e.isHeld()) {
-        e.heldSince = now;
-      }
-      if (item.mode() == LockMode.EXCLUSIVE) {
-        if (sharedByMe) {
-          e.shared.remove(proc); // upgrade: already listed in o.held
-        } else {
-          o.held.add(e);
-        }
-        e.exclusive = proc;
-        e.exclusiveSince = now;
-      } else {
-        e.shared().put(proc, now);
-        o.held.add(e);
-      }
-    }
-  }
-
-  /** Drops every lock {@code o} holds and serves the queues of those locks. */
-  private void releaseHolds(LockOwner o, List<Procedure<?>> wake) {
-    if (o.held.isEmpty()) {
-      return;
-    }
-    List<LockAndQueue> released = new ArrayList<>(o.held);
-    o.held.clear();
-    for (LockAndQueue e : released) {
-      if (e.exclusive == o.proc) {
-        e.exclusive = null;
-        e.exclusiveSince = 0;
-      } else if (e.shared != null) {
-        e.shared.remove(o.proc);
-      }
-      if (!e.isHeld()) {
-        e.heldSince = 0;
-      }
-    }
-    for (LockAndQueue e : released) {
-      process(e, wake);
-    }
-  }
-
-  /** Parks {@code o} (holding nothing) on the queue of {@code blocker}, or keeps its place. */
-  private void park(
-      LockOwner o, LockRequest request, LockAndQueue blocker, List<Procedure<?>> wake) {
-    LockWaiter w = o.waiting;
-    if (w == null) {
-      long now = host.now();
-      long timeout = request.waitTimeout().toMillis();
-      w = new LockWaiter(o, request, now, timeout > 0 ? now + timeout : 0);
-      o.waiting = w;
-      enqueue(w, blocker);
-      if (w.deadline != 0) {
-        host.scheduleWaitTimeout(o.proc, w.deadline);
-      }
-      return;
-    }
-    w.request = request;
-    LockAndQueue q = w.queuedOn;
-    LockMode modeOnQ = modeIn(request.itemArray(), q.key);
-    if (q == blocker || (modeOnQ != null && blocks(o.proc, o, q, modeOnQ))) {
-      w.wanted = modeOnQ != null ? modeOnQ : w.wanted;
-      return; // still blocked where it waits: keep its place
-    }
-    dequeue(w);
-    enqueue(w, blocker);
-    process(q, wake);
-  }
-
-  private void enqueue(LockWaiter w, LockAndQueue e) {
-    w.queuedOn = e;
-    w.wanted = modeIn(w.request.itemArray(), e.key);
-    e.waiters().addLast(w);
-  }
-
-  private LockAndQueue dequeue(LockWaiter w) {
-    LockAndQueue e = w.queuedOn;
-    e.waiters.remove(w);
-    w.queuedOn = null;
-    return e;
-  }
-
-  /**
-   * Serves the queue of {@code e} from its head: grants every waiter that can have its whole
-   * request, moves waiters blocked elsewhere to that lock's queue, and stops at the first waiter
-   * this lock still blocks.
-   */
-  private void process(LockAndQueue e, List<Procedure<?>> wake) {
-    while (e.waiters != null && !e.waiters.isEmpty()) {
-      LockWaiter w = e.waiters.peekFirst();
-      LockOwner o = w.owner;
-      LockAndQueue b = blocker(o.proc, o, w.request, e);
-      if (b == e) {
-        break;
-      }
-      e.waiters.pollFirst();
-      w.queuedOn = null;
-      if (b == null) {
-        o.waiting = null;
-        grantAll(o, w.request);
-        wake.add(o.proc);
-      } else {
-        enqueue(w, b);
-      }
-    }
-    removeIfIdle(e);
-  }
-
-  private void removeIfIdle(LockAndQueue e) {
-    if (e.isIdle()) {
-      entries.remove(e.key, e);
-    }
-  }
-
-  private void forgetIfIdle(LockOwner o) {
-    if (o.isIdle()) {
-      owners.remove(o.proc, o);
-    }
+    return table.entries.size();
   }
 
   private void wakeAll(List<Procedure<?>> wake) {
@@ -503,32 +283,15 @@ public final class LockManager {
     LockHost h;
     synchronized (this) {
       for (Procedure<?> p : wake) {
-        LockOwner o = owners.get(p);
+        LockOwner o = table.owners.get(p);
         if (o != null) {
-          forgetIfIdle(o);
+          table.forgetIfIdle(o);
         }
       }
-      h = host;
+      h = table.host;
     }
     for (Procedure<?> p : wake) {
       h.wake(p);
     }
-  }
-
-  // ---------------------------------------------------------------- descriptions
-
-  private static String describeTimeout(LockOwner o, LockWaiter w, long now) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("procedure ")
-        .append(o.proc.getProcId())
-        .append(" (")
-        .append(o.proc.getType())
-        .append(") waited ")
-        .append(now - w.since)
-        .append(" ms, longer than its lock wait timeout of ")
-        .append(w.request.waitTimeout().toMillis())
-        .append(" ms, for lock ");
-    w.queuedOn.describeWait(sb, w, now);
-    return sb.toString();
   }
 }

@@ -1,0 +1,257 @@
+package dev.baton.procedure.scheduler;
+
+import dev.baton.procedure.Procedure;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The lock table of a {@link LockManager} and its grant algorithm: which procedure holds which
+ * {@link LockAndQueue}, who waits where, and how a queue is served when a lock is released. Not
+ * thread-safe: every call runs under the manager's monitor, and wake-ups are only collected into a
+ * list that the manager delivers after releasing it.
+ */
+final class LockTable {
+  private static final int MAX_ANCESTOR_DEPTH = 10_000;
+
+  final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
+  final Map<Procedure<?>, LockOwner> owners = new IdentityHashMap<>();
+
+  /** The executor the manager is attached to; set by the manager under its monitor. */
+  LockHost host = LockHost.DETACHED;
+
+  void clear() {
+    entries.clear();
+    owners.clear();
+  }
+
+  /** The owner record of {@code proc}, created if it has none. */
+  LockOwner ownerOf(Procedure<?> proc) {
+    return owners.computeIfAbsent(proc, LockOwner::new);
+  }
+
+  /**
+   * The first lock that keeps {@code proc} from having all of {@code request} now, checking {@code
+   * checkFirst} (the queue it waits on) before the others; null if it may have them all.
+   */
+  LockAndQueue blocker(
+      Procedure<?> proc, LockOwner o, LockRequest request, LockAndQueue checkFirst) {
+    LockRequest.Item[] items = request.itemArray();
+    if (checkFirst != null) {
+      LockMode mode = modeIn(items, checkFirst.key);
+      if (mode != null && blocks(proc, o, checkFirst, mode)) {
+        return checkFirst;
+      }
+    }
+    for (LockRequest.Item item : items) {
+      LockAndQueue e = entries.get(item.key());
+      if (e != null && e != checkFirst && blocks(proc, o, e, item.mode())) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  static LockMode modeIn(LockRequest.Item[] items, ResourceKey key) {
+    for (LockRequest.Item item : items) {
+      if (item.key().equals(key)) {
+        return item.mode();
+      }
+    }
+    return null;
+  }
+
+  /** Whether lock {@code e} keeps {@code proc} from holding it in {@code mode} now. */
+  boolean blocks(Procedure<?> proc, LockOwner o, LockAndQueue e, LockMode mode) {
+    if (e.exclusive == proc) {
+      return false;
+    }
+    boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
+    if (sharedByMe && mode == LockMode.SHARED) {
+      return false;
+    }
+    if (e.isHeld() && ancestorHolds(proc, e, mode)) {
+      return false;
+    }
+    if (e.exclusive != null) {
+      return true;
+    }
+    if (mode == LockMode.EXCLUSIVE && e.sharedCount() > (sharedByMe ? 1 : 0)) {
+      return true;
+    }
+    // compatible with the holders; FIFO: only the head of the queue may pass waiters
+    return e.waiters != null
+        && !e.waiters.isEmpty()
+        && (o == null || e.waiters.peekFirst().owner != o);
+  }
+
+  /** Whether an ancestor of {@code proc} holds {@code e} in a mode that covers {@code mode}. */
+  boolean ancestorHolds(Procedure<?> proc, LockAndQueue e, LockMode mode) {
+    Procedure<?> a = host.parentOf(proc);
+    for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
+      if (e.exclusive == a) {
+        return true;
+      }
+      if (mode == LockMode.SHARED && e.shared != null && e.shared.containsKey(a)) {
+        return true;
+      }
+      a = host.parentOf(a);
+    }
+    return false;
+  }
+
+  /** Registers {@code o} as holder of every item it does not hold or have access to yet. */
+  void grantAll(LockOwner o, LockRequest request) {
+    long now = host.now();
+    Procedure<?> proc = o.proc;
+    for (LockRequest.Item item : request.itemArray()) {
+      LockAndQueue e = entries.get(item.key());
+      if (e == null) {
+        e = new LockAndQueue(item.key());
+        entries.put(item.key(), e);
+      }
+      if (e.exclusive == proc) {
+        continue;
+      }
+      boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
+      if (sharedByMe && item.mode() == LockMode.SHARED) {
+        continue;
+      }
+      if (e.isHeld() && ancestorHolds(proc, e, item.mode())) {
+        continue;
+      }
+      if (!e.isHeld()) {
+        e.heldSince = now;
+      }
+      if (item.mode() == LockMode.EXCLUSIVE) {
+        if (sharedByMe) {
+          e.shared.remove(proc); // upgrade: already listed in o.held
+        } else {
+          o.held.add(e);
+        }
+        e.exclusive = proc;
+        e.exclusiveSince = now;
+      } else {
+        e.shared().put(proc, now);
+        o.held.add(e);
+      }
+    }
+  }
+
+  /** Drops every lock {@code o} holds and serves the queues of those locks. */
+  void releaseHolds(LockOwner o, List<Procedure<?>> wake) {
+    if (o.held.isEmpty()) {
+      return;
+    }
+    List<LockAndQueue> released = new ArrayList<>(o.held);
+    o.held.clear();
+    for (LockAndQueue e : released) {
+      if (e.exclusive == o.proc) {
+        e.exclusive = null;
+        e.exclusiveSince = 0;
+      } else if (e.shared != null) {
+        e.shared.remove(o.proc);
+      }
+      if (!e.isHeld()) {
+        e.heldSince = 0;
+      }
+    }
+    for (LockAndQueue e : released) {
+      process(e, wake);
+    }
+  }
+
+  /** Parks {@code o} (holding nothing) on the queue of {@code blocker}, or keeps its place. */
+  void park(LockOwner o, LockRequest request, LockAndQueue blocker, List<Procedure<?>> wake) {
+    LockWaiter w = o.waiting;
+    if (w == null) {
+      long now = host.now();
+      long timeout = request.waitTimeout().toMillis();
+      w = new LockWaiter(o, request, now, timeout > 0 ? now + timeout : 0);
+      o.waiting = w;
+      enqueue(w, blocker);
+      if (w.deadline != 0) {
+        host.scheduleWaitTimeout(o.proc, w.deadline);
+      }
+      return;
+    }
+    w.request = request;
+    LockAndQueue q = w.queuedOn;
+    LockMode modeOnQ = modeIn(request.itemArray(), q.key);
+    if (q == blocker || (modeOnQ != null && blocks(o.proc, o, q, modeOnQ))) {
+      w.wanted = modeOnQ != null ? modeOnQ : w.wanted;
+      return; // still blocked where it waits: keep its place
+    }
+    dequeue(w);
+    enqueue(w, blocker);
+    process(q, wake);
+  }
+
+  void enqueue(LockWaiter w, LockAndQueue e) {
+    w.queuedOn = e;
+    w.wanted = modeIn(w.request.itemArray(), e.key);
+    e.waiters().addLast(w);
+  }
+
+  LockAndQueue dequeue(LockWaiter w) {
+    LockAndQueue e = w.queuedOn;
+    e.waiters.remove(w);
+    w.queuedOn = null;
+    return e;
+  }
+
+  /**
+   * Serves the queue of {@code e} from its head: grants every waiter that can have its whole
+   * request, moves waiters blocked elsewhere to that lock's queue, and stops at the first waiter
+   * this lock still blocks.
+   */
+  void process(LockAndQueue e, List<Procedure<?>> wake) {
+    while (e.waiters != null && !e.waiters.isEmpty()) {
+      LockWaiter w = e.waiters.peekFirst();
+      LockOwner o = w.owner;
+      LockAndQueue b = blocker(o.proc, o, w.request, e);
+      if (b == e) {
+        break;
+      }
+      e.waiters.pollFirst();
+      w.queuedOn = null;
+      if (b == null) {
+        o.waiting = null;
+        grantAll(o, w.request);
+        wake.add(o.proc);
+      } else {
+        enqueue(w, b);
+      }
+    }
+    removeIfIdle(e);
+  }
+
+  void removeIfIdle(LockAndQueue e) {
+    if (e.isIdle()) {
+      entries.remove(e.key, e);
+    }
+  }
+
+  void forgetIfIdle(LockOwner o) {
+    if (o.isIdle()) {
+      owners.remove(o.proc, o);
+    }
+  }
+
+  static String describeTimeout(LockOwner o, LockWaiter w, long now) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("procedure ")
+        .append(o.proc.getProcId())
+        .append(" (")
+        .append(o.proc.getType())
+        .append(") waited ")
+        .append(now - w.since)
+        .append(" ms, longer than its lock wait timeout of ")
+        .append(w.request.waitTimeout().toMillis())
+        .append(" ms, for lock ");
+    w.queuedOn.describeWait(sb, w, now);
+    return sb.toString();
+  }
+}
