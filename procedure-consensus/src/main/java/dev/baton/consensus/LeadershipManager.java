@@ -3,6 +3,7 @@ package dev.baton.consensus;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.store.StoreRecord;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,7 +11,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.server.DivisionInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +27,18 @@ import org.slf4j.LoggerFactory;
  * when leadership goes; an abandoned term's store fails every write at once and its executor is
  * stopped on the lifecycle thread. A new term always builds a new executor from the replicated
  * table; nothing of an earlier term is reused.
+ *
+ * <p>An executor can also stop by itself while the node stays leader (a store write failed or timed
+ * out, e.g. while a majority stalled). The manager hears it ({@link
+ * ProcedureExecutor.Builder#onFailStop}), goes back to {@link NodeRole#LEADER_RECOVERING} and
+ * launches a new incarnation in the same term once the failed one has fully stopped. Both have the
+ * same term, so the term check cannot keep a late write of the failed one out of the table the new
+ * one reads: the new incarnation first appends a {@code Fence} entry that opens a new epoch of the
+ * term, and loads the table only once the fence is applied. Every write the failed incarnation
+ * handed to Ratis is then either before the fence in the log (applied, so in the loaded table) or
+ * after it (rejected: stale epoch). Failed launches are retried with a doubling backoff; after
+ * {@link #DEFAULT_RELAUNCH_GIVE_UP} (configurable) without a running executor the node also hands
+ * leadership to another node ({@link LeadershipYield}).
  */
 public final class LeadershipManager<Env> implements ProcedureStateMachine.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(LeadershipManager.class);
@@ -45,33 +60,33 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
   }
 
-  /** State of one leadership term; guarded by the manager's monitor. */
-  private final class LeaderTerm {
-    final long term;
-    final long readyAt;
-    final List<Adoption> pending = new ArrayList<>();
-    final CompletableFuture<Void> running = new CompletableFuture<>();
-    RaftProcedureStore store;
-    ProcedureExecutor<Env> executor;
-    boolean abandoned;
+  /** First pause before relaunching an executor whose launch failed; doubles per failure. */
+  public static final Duration DEFAULT_RELAUNCH_BACKOFF = Duration.ofMillis(200);
 
-    LeaderTerm(long term, long readyAt) {
-      this.term = term;
-      this.readyAt = readyAt;
-    }
-  }
+  /** The longest pause between relaunches. */
+  static final Duration MAX_RELAUNCH_BACKOFF = Duration.ofSeconds(2);
 
-  private record Adoption(long index, StoreRecord record) {}
+  /**
+   * How long a leader keeps relaunching failed executors before it hands leadership to another node
+   * (it keeps relaunching meanwhile, and asks again after each further failure).
+   */
+  public static final Duration DEFAULT_RELAUNCH_GIVE_UP = Duration.ofSeconds(15);
 
   private final ProcedureNode<Env> node;
+  private final ExecutorLauncher<Env> launcher;
   private final ExecutorService lifecycle;
+  private final Duration relaunchBackoff;
+  private final Duration relaunchGiveUp;
   private volatile NodeRole role = NodeRole.FOLLOWER;
-  private LeaderTerm current;
+  private LeaderTerm<Env> current;
   private volatile Recovery lastRecovery;
   private boolean shutdown;
 
-  LeadershipManager(ProcedureNode<Env> node) {
+  LeadershipManager(ProcedureNode<Env> node, Duration relaunchBackoff, Duration relaunchGiveUp) {
     this.node = node;
+    this.launcher = new ExecutorLauncher<>(node);
+    this.relaunchBackoff = relaunchBackoff;
+    this.relaunchGiveUp = relaunchGiveUp;
     this.lifecycle =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -90,14 +105,14 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   synchronized Optional<ProcedureExecutor<Env>> executor() {
-    LeaderTerm t = current;
+    LeaderTerm<Env> t = current;
     return t != null && role == NodeRole.LEADER_RUNNING
         ? Optional.ofNullable(t.executor)
         : Optional.empty();
   }
 
   synchronized Optional<LeaderContext> context() {
-    LeaderTerm t = current;
+    LeaderTerm<Env> t = current;
     return t == null ? Optional.empty() : Optional.of(new LeaderContext(node.nodeId(), t.term));
   }
 
@@ -121,8 +136,8 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       return;
     }
     long term = info.get().getCurrentTerm();
-    LeaderTerm next = new LeaderTerm(term, System.currentTimeMillis());
-    LeaderTerm previous;
+    LeaderTerm<Env> next = new LeaderTerm<>(term, System.currentTimeMillis());
+    LeaderTerm<Env> previous;
     synchronized (this) {
       if (shutdown) {
         return;
@@ -136,7 +151,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
     LOG.info(
         "Node {} is the ready leader of term {}; rebuilding the executor", node.nodeId(), term);
-    lifecycle.execute(() -> recover(next));
+    lifecycle.execute(() -> launch(next));
   }
 
   @Override
@@ -148,12 +163,12 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   public void submitted(long index, StoreRecord record) {
     ProcedureExecutor<Env> adopter;
     synchronized (this) {
-      LeaderTerm t = current;
+      LeaderTerm<Env> t = current;
       if (t == null) {
         return;
       }
       if (t.executor == null || role != NodeRole.LEADER_RUNNING) {
-        t.pending.add(new Adoption(index, record));
+        t.pending.add(new LeaderTerm.Adoption(index, record));
         return;
       }
       adopter = t.executor;
@@ -163,24 +178,29 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   @Override
   public CompletableFuture<Boolean> abortRequested(long procId) {
-    LeaderTerm t;
+    LeaderTerm<Env> t;
+    CompletableFuture<Void> running;
     synchronized (this) {
       t = current;
+      running = t == null ? null : t.running;
     }
     if (t == null) {
       return CompletableFuture.completedFuture(false);
     }
     // while recovering, the abort waits for the executor; its answer goes to the requester
-    return t.running.thenApply(
+    return running.thenApply(
         v -> {
-          ProcedureExecutor<Env> e = t.executor;
+          ProcedureExecutor<Env> e;
+          synchronized (this) {
+            e = t.executor;
+          }
           return e != null && e.isRunning() && e.abort(procId);
         });
   }
 
   /** Stops any executor and refuses new terms; waits for the lifecycle thread. */
   void shutdown() {
-    LeaderTerm t;
+    LeaderTerm<Env> t;
     synchronized (this) {
       shutdown = true;
       t = current;
@@ -202,7 +222,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   private void stepDown(String why) {
-    LeaderTerm t;
+    LeaderTerm<Env> t;
     synchronized (this) {
       t = current;
       current = null;
@@ -215,7 +235,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   /** Fails the term's store at once; its executor stops on the lifecycle thread. */
-  private void abandon(LeaderTerm t) {
+  private void abandon(LeaderTerm<Env> t) {
     RaftProcedureStore store;
     synchronized (this) {
       t.abandoned = true;
@@ -224,7 +244,11 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     if (store != null) {
       store.stop();
     }
-    t.running.completeExceptionally(
+    CompletableFuture<Void> running;
+    synchronized (this) {
+      running = t.running;
+    }
+    running.completeExceptionally(
         new NotLeaderException("leadership of term " + t.term + " ended"));
     try {
       lifecycle.execute(
@@ -237,7 +261,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
               e.stop();
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       ProcedureExecutor<Env> e = t.executor;
       if (e != null) {
         e.stop();
@@ -245,80 +269,187 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
   }
 
-  /** On the lifecycle thread: builds and starts the executor of a term, then adopts submissions. */
-  private void recover(LeaderTerm t) {
+  /**
+   * On the lifecycle thread: launches an executor incarnation of the term (every one after the
+   * first behind a fence, see {@link ExecutorLauncher#fence}), then adopts the submissions applied
+   * while no executor ran. A failed launch is tried again later ({@link #relaunchLater}).
+   */
+  private void launch(LeaderTerm<Env> t) {
     Optional<DivisionInfo> info = node.division().map(d -> d.getInfo());
     if (info.isEmpty() || !info.get().isLeader() || info.get().getCurrentTerm() != t.term) {
       stepDownIfCurrent(t, "not leader of term " + t.term + " any more");
       return;
     }
-    LocalSubmitter raft = node.localSubmitter();
-    RaftProcedureStore store =
-        new RaftProcedureStore(
-            node.stateMachine(),
-            raft,
-            t.term,
-            node.batchLimits(),
-            RaftProcedureStore.DEFAULT_WRITE_TIMEOUT,
-            node::isLeader,
-            "procedure store of " + node.nodeId());
-    ProcedureExecutor<Env> executor;
+    boolean fence;
+    synchronized (this) {
+      if (t.abandoned || current != t) {
+        return;
+      }
+      fence = t.launches++ > 0;
+    }
+    AtomicReference<ProcedureExecutor<Env>> self = new AtomicReference<>();
+    ExecutorLauncher.Incarnation<Env> inc;
+    long epoch = 0;
     try {
-      Env env = node.environment().apply(new LeaderContext(node.nodeId(), t.term));
-      ProcedureExecutor.Builder<Env> b =
-          ProcedureExecutor.builder(env, store, node.registry()).term(t.term);
-      node.tune(b);
-      executor = b.build();
-    } catch (RuntimeException e) {
-      LOG.error("Node {} could not build its executor for term {}", node.nodeId(), t.term, e);
-      stepDownIfCurrent(t, "executor could not be built");
+      if (fence) {
+        epoch = launcher.fence(t.term);
+      }
+      inc = launcher.build(t.term, epoch, cause -> executorFailed(t, self.get(), cause));
+    } catch (IOException | RuntimeException e) {
+      relaunchLater(t, e);
       return;
     }
+    ProcedureExecutor<Env> executor = inc.executor();
+    self.set(executor);
     synchronized (this) {
       if (t.abandoned) {
         return;
       }
-      t.store = store;
+      t.store = inc.store();
       t.executor = executor;
     }
     try {
       executor.start();
     } catch (Exception e) {
-      boolean abandoned;
-      synchronized (this) {
-        abandoned = t.abandoned;
-      }
-      if (!abandoned) {
-        LOG.error("Node {} could not start its executor for term {}", node.nodeId(), t.term, e);
-      }
       executor.stop();
+      if (release(t, executor)) {
+        relaunchLater(t, e);
+      }
       return;
     }
-    List<Adoption> backlog;
+    List<LeaderTerm.Adoption> backlog;
+    CompletableFuture<Void> running;
     synchronized (this) {
       if (t.abandoned) {
         executor.stop();
         return;
       }
+      if (t.executor != executor) {
+        return; // it already stopped by itself; executorFailed launches the next one
+      }
       backlog = new ArrayList<>(t.pending);
       t.pending.clear();
+      t.runningSince = System.currentTimeMillis();
       role = NodeRole.LEADER_RUNNING;
+      running = t.running;
     }
-    long loadedIndex = store.loadedIndex();
-    for (Adoption a : backlog) {
+    long loadedIndex = inc.store().loadedIndex();
+    for (LeaderTerm.Adoption a : backlog) {
       if (a.index() > loadedIndex) {
         adopt(executor, a.record());
       }
     }
     Recovery r = new Recovery(t.term, executor.liveCount(), t.readyAt, System.currentTimeMillis());
     lastRecovery = r;
-    t.running.complete(null);
+    running.complete(null);
     LOG.info(
-        "Node {} runs the executor of term {}: {} live procedures rebuilt in {} ms",
+        "Node {} runs the executor of term {} (epoch {}): {} live procedures rebuilt in {} ms",
         node.nodeId(),
         t.term,
+        epoch,
         r.procedures(),
         r.rebuildTime().toMillis());
+  }
+
+  /**
+   * The executor of a term stopped by itself (a store write failed) while this node may still lead:
+   * back to {@link NodeRole#LEADER_RECOVERING} and launch a new incarnation. Called on the
+   * executor's fail-stop thread once it has fully stopped.
+   */
+  private void executorFailed(LeaderTerm<Env> t, ProcedureExecutor<Env> executor, Throwable cause) {
+    if (executor == null || !release(t, executor)) {
+      return;
+    }
+    LOG.warn(
+        "Node {}: the executor of term {} stopped by itself ({}); launching a new one",
+        node.nodeId(),
+        t.term,
+        cause.toString());
+    relaunchLater(t, cause);
+  }
+
+  /**
+   * Detaches a failed incarnation from its term (role {@link NodeRole#LEADER_RECOVERING}); false if
+   * it is not the term's current one any more (already released, or leadership ended).
+   */
+  private synchronized boolean release(LeaderTerm<Env> t, ProcedureExecutor<Env> executor) {
+    if (current != t || t.abandoned || t.executor != executor) {
+      return false;
+    }
+    t.executor = null;
+    t.store = null;
+    role = NodeRole.LEADER_RECOVERING;
+    if (t.running.isDone()) {
+      t.running = new CompletableFuture<>();
+    }
+    return true;
+  }
+
+  /**
+   * Launches the term's next incarnation after a failure: at once after the first failure of a
+   * streak, then with a doubling backoff; once the streak is older than the give-up bound, also
+   * asks Ratis to hand leadership to another node. A streak ends when an incarnation ran for longer
+   * than the bound.
+   */
+  private void relaunchLater(LeaderTerm<Env> t, Throwable cause) {
+    long now = System.currentTimeMillis();
+    long delay;
+    int attempt;
+    boolean yieldNow = false;
+    synchronized (this) {
+      if (current != t || t.abandoned) {
+        return;
+      }
+      boolean ranLong = t.runningSince > 0 && now - t.runningSince > relaunchGiveUp.toMillis();
+      if (t.failingSince == 0 || ranLong) {
+        t.failingSince = now;
+        t.failures = 0;
+      }
+      t.runningSince = 0;
+      t.failures++;
+      delay = backoff(t.failures);
+      attempt = t.failures + 1;
+      if (now - t.failingSince >= relaunchGiveUp.toMillis() && !t.yielding) {
+        t.yielding = true;
+        yieldNow = true;
+      }
+    }
+    LOG.warn(
+        "Node {}: executor of term {} not running ({}); attempt {} in {} ms",
+        node.nodeId(),
+        t.term,
+        cause.toString(),
+        attempt,
+        delay);
+    if (yieldNow) {
+      LeadershipYield.yieldLeadership(
+              node, "no executor of term " + t.term + " ran for " + relaunchGiveUp)
+          .whenComplete(
+              (ok, error) -> {
+                synchronized (this) {
+                  t.yielding = false;
+                }
+              });
+    }
+    try {
+      if (delay == 0) {
+        lifecycle.execute(() -> launch(t));
+      } else {
+        CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, lifecycle)
+            .execute(() -> launch(t));
+      }
+    } catch (RejectedExecutionException shutDown) {
+      // the node is closing
+    }
+  }
+
+  /** The pause before launch attempt {@code failures + 1}: none after the first failure. */
+  private long backoff(int failures) {
+    if (failures <= 1) {
+      return 0;
+    }
+    long pause = relaunchBackoff.toMillis() << Math.min(failures - 2, Long.SIZE - 2);
+    return Math.min(pause, MAX_RELAUNCH_BACKOFF.toMillis());
   }
 
   private void adopt(ProcedureExecutor<Env> executor, StoreRecord record) {
@@ -335,7 +466,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
   }
 
-  private void stepDownIfCurrent(LeaderTerm t, String why) {
+  private void stepDownIfCurrent(LeaderTerm<Env> t, String why) {
     synchronized (this) {
       if (current != t) {
         return;

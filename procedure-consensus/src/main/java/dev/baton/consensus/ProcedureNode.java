@@ -12,6 +12,7 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.store.ProcedureStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -27,13 +28,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.ExitUtils;
@@ -57,10 +61,10 @@ import org.slf4j.LoggerFactory;
 public final class ProcedureNode<Env> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureNode.class);
 
-  /** The client id of snapshot requests this node makes of its own server. */
-  private static final ClientId SNAPSHOT_CLIENT = ClientId.randomId();
+  /** The client id of admin requests (snapshot, leadership) this node makes of its own server. */
+  private static final ClientId ADMIN_CLIENT = ClientId.randomId();
 
-  private static final AtomicLong SNAPSHOT_CALL_IDS = new AtomicLong();
+  private static final AtomicLong ADMIN_CALL_IDS = new AtomicLong();
 
   /**
    * A requested snapshot is taken once one entry was applied since the last (Ratis' default gap,
@@ -91,6 +95,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   private final RaftSettings raftSettings;
   private final EntryBatcher.Limits batchLimits;
   private final LongSupplier clock;
+  private final BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator;
   private final ProcedureStateMachine stateMachine = new ProcedureStateMachine();
   private final LeadershipManager<Env> leadership;
   private final ReplicatedMetadata metadata;
@@ -111,7 +116,8 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     this.raftSettings = b.raft;
     this.batchLimits = EntryBatcher.Limits.defaults();
     this.clock = b.clock;
-    this.leadership = new LeadershipManager<>(this);
+    this.storeDecorator = b.storeDecorator;
+    this.leadership = new LeadershipManager<>(this, b.relaunchBackoff, b.relaunchGiveUp);
     this.metadata =
         new ReplicatedMetadata(
             stateMachine,
@@ -292,10 +298,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     }
     SnapshotManagementRequest request =
         SnapshotManagementRequest.newCreate(
-            SNAPSHOT_CLIENT,
+            ADMIN_CLIENT,
             RaftPeerId.valueOf(nodeId),
             ProcedureGroup.GROUP_ID,
-            SNAPSHOT_CALL_IDS.incrementAndGet(),
+            ADMIN_CALL_IDS.incrementAndGet(),
             raftSettings.requestTimeout().toMillis(),
             SNAPSHOT_CREATION_GAP);
     return bounded(
@@ -474,6 +480,42 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     }
   }
 
+  /** Wraps each leader executor's store (tests inject store failures with it). */
+  BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator() {
+    return storeDecorator;
+  }
+
+  Duration requestTimeout() {
+    return raftSettings.requestTimeout();
+  }
+
+  /**
+   * Asks this node's Raft server to hand leadership to {@code target}, or, if null, to step down so
+   * that the next election picks a leader.
+   */
+  CompletableFuture<RaftClientReply> transferLeadership(RaftPeerId target, Duration timeout) {
+    RaftServer s;
+    synchronized (this) {
+      s = server;
+    }
+    if (s == null) {
+      return CompletableFuture.failedFuture(new IllegalStateException(nodeId + " is not started"));
+    }
+    TransferLeadershipRequest request =
+        new TransferLeadershipRequest(
+            ADMIN_CLIENT,
+            RaftPeerId.valueOf(nodeId),
+            ProcedureGroup.GROUP_ID,
+            ADMIN_CALL_IDS.incrementAndGet(),
+            target,
+            timeout.toMillis());
+    try {
+      return s.transferLeadershipAsync(request);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
   EntryBatcher.Limits batchLimits() {
     return batchLimits;
   }
@@ -497,6 +539,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     private final List<Consumer<ProcedureExecutor.Builder<Env>>> tuning = new ArrayList<>();
     private RaftSettings raft = RaftSettings.defaults();
     private LongSupplier clock = System::currentTimeMillis;
+    private BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator =
+        (leader, store) -> store;
+    private Duration relaunchBackoff = LeadershipManager.DEFAULT_RELAUNCH_BACKOFF;
+    private Duration relaunchGiveUp = LeadershipManager.DEFAULT_RELAUNCH_GIVE_UP;
 
     private Builder() {}
 
@@ -565,6 +611,30 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
     public Builder<Env> requestTimeout(Duration timeout) {
       this.raft = raft.withRequestTimeout(timeout);
+      return this;
+    }
+
+    /**
+     * When the leader's executor stops by itself while the node stays leader, a new one is launched
+     * in the same term; failed launches are retried after {@code backoff} (doubling), and after
+     * {@code giveUpAfter} without a running executor the node hands leadership to another node.
+     */
+    public Builder<Env> executorRelaunch(Duration backoff, Duration giveUpAfter) {
+      if (backoff.isNegative() || backoff.isZero() || giveUpAfter.isNegative()) {
+        throw new IllegalArgumentException(
+            "executor relaunch needs a positive backoff and a non-negative give-up bound: "
+                + backoff
+                + ", "
+                + giveUpAfter);
+      }
+      this.relaunchBackoff = backoff;
+      this.relaunchGiveUp = giveUpAfter;
+      return this;
+    }
+
+    /** Wraps each leader executor's store; a test hook (e.g. to inject store failures). */
+    Builder<Env> storeDecorator(BiFunction<LeaderContext, ProcedureStore, ProcedureStore> d) {
+      this.storeDecorator = Objects.requireNonNull(d, "decorator");
       return this;
     }
 

@@ -253,6 +253,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
             }
           }
           case METADATA -> reply = applyMetadata(command.getMetadata(), term, index);
+          case FENCE -> reply = applyFence(command.getFence().getTerm(), term, index);
           case ABORT -> {
             abortId = command.getAbort().getProcId();
             reply = null;
@@ -296,6 +297,24 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     if (write.getTerm() != term) {
       return fenced("a store write", write.getTerm(), term, index);
     }
+    if (!table.epochCurrent(term, write.getEpoch())) {
+      rejectedWrites.incrementAndGet();
+      long current = table.epochOf(term);
+      LOG.warn(
+          "Rejected a store write of executor epoch {} of term {} carried by entry {}: epoch {}"
+              + " replaced that executor",
+          write.getEpoch(),
+          term,
+          index,
+          current);
+      return rejected(
+          "executor epoch "
+              + write.getEpoch()
+              + " of term "
+              + term
+              + " was replaced by epoch "
+              + current);
+    }
     StoreBatch[] batches = new StoreBatch[write.getBatchesCount()];
     try {
       for (int i = 0; i < batches.length; i++) {
@@ -310,6 +329,16 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     appliedBatches.addAndGet(batches.length);
     appliedWriteEntries.incrementAndGet();
     return CommandReply.newBuilder().setWritten(true).build();
+  }
+
+  /** Opens the next executor epoch of the term (see {@code Fence} in consensus.proto). */
+  private CommandReply applyFence(long fenceTerm, long term, long index) {
+    if (fenceTerm != term) {
+      return fenced("an executor fence", fenceTerm, term, index);
+    }
+    long epoch = table.fence(term);
+    LOG.info("Entry {} opened executor epoch {} of term {}", index, epoch, term);
+    return CommandReply.newBuilder().setEpoch(epoch).build();
   }
 
   private CommandReply applyMetadata(MetadataWrite write, long term, long index) {
