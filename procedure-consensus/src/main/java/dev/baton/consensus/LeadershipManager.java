@@ -75,6 +75,13 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   private final ProcedureNode<Env> node;
   private final ExecutorLauncher<Env> launcher;
   private final ExecutorService lifecycle;
+
+  /**
+   * Hands applied submissions (and aborts) to the running executor, in log order, off Ratis' apply
+   * thread so that a submission's reply never waits for its adoption.
+   */
+  private final ExecutorService adoptions;
+
   private final Duration relaunchBackoff;
   private final Duration relaunchGiveUp;
   private volatile NodeRole role = NodeRole.FOLLOWER;
@@ -87,6 +94,13 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     this.launcher = new ExecutorLauncher<>(node);
     this.relaunchBackoff = relaunchBackoff;
     this.relaunchGiveUp = relaunchGiveUp;
+    this.adoptions =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "baton-" + node.nodeId() + "-adoption");
+              t.setDaemon(true);
+              return t;
+            });
     this.lifecycle =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -173,7 +187,12 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       }
       adopter = t.executor;
     }
-    adopt(adopter, record);
+    // not on the apply thread: Ratis sends the submission's reply only once this returns
+    try {
+      adoptions.execute(() -> adopt(adopter, record));
+    } catch (RejectedExecutionException closing) {
+      // the node shuts down; the next leader finds the submission in the table
+    }
   }
 
   @Override
@@ -187,15 +206,17 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     if (t == null) {
       return CompletableFuture.completedFuture(false);
     }
-    // while recovering, the abort waits for the executor; its answer goes to the requester
-    return running.thenApply(
+    // while recovering, the abort waits for the executor; its answer goes to the requester. On
+    // the adoption thread: after every submission applied before it was adopted
+    return running.thenApplyAsync(
         v -> {
           ProcedureExecutor<Env> e;
           synchronized (this) {
             e = t.executor;
           }
           return e != null && e.isRunning() && e.abort(procId);
-        });
+        },
+        adoptions);
   }
 
   /** Stops any executor and refuses new terms; waits for the lifecycle thread. */
@@ -211,6 +232,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       abandon(t);
     }
     lifecycle.shutdown();
+    adoptions.shutdown();
     try {
       if (!lifecycle.awaitTermination(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
         LOG.warn(
