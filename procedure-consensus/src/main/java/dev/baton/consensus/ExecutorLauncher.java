@@ -4,7 +4,6 @@ import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.Fence;
 import dev.baton.procedure.ProcedureExecutor;
-import dev.baton.procedure.store.ProcedureStore;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -42,7 +41,7 @@ final class ExecutorLauncher<Env> {
     if (raft == null) {
       throw new NotLeaderException("node " + node.nodeId() + " is not started");
     }
-    Duration timeout = node.requestTimeout();
+    Duration timeout = node.executorSettings().requestTimeout();
     Command command = Command.newBuilder().setFence(Fence.newBuilder().setTerm(term)).build();
     CommandReply reply;
     try {
@@ -75,16 +74,13 @@ final class ExecutorLauncher<Env> {
             node.localSubmitter(),
             term,
             epoch,
-            node.batchLimits(),
+            node.executorSettings().batchLimits(),
             RaftProcedureStore.DEFAULT_WRITE_TIMEOUT,
             node::isLeader,
             "procedure store of " + node.nodeId());
     LeaderContext leader = new LeaderContext(node.nodeId(), term);
-    ProcedureStore seen = node.storeDecorator().apply(leader, store);
-    Env env = node.environment().apply(leader);
     ProcedureExecutor.Builder<Env> b =
-        ProcedureExecutor.builder(env, seen, node.registry()).term(term).onFailStop(onFailStop);
-    node.tune(b);
+        node.executorSettings().executorBuilder(leader, store).onFailStop(onFailStop);
     return new Incarnation<>(store, b.build());
   }
 }

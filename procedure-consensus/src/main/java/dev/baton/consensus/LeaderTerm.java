@@ -35,20 +35,12 @@ final class LeaderTerm<Env> {
   /** Incarnations launched so far (started or not); every one after the first fences. */
   int launches;
 
-  /** When the current streak of failed incarnations began (millis), or 0 while none failed. */
-  long failingSince;
+  /** The failed launches of this term in a row; guarded like every other field. */
+  final RelaunchStreak streak;
 
-  /** When the current incarnation started running (millis), or 0 while none runs. */
-  long runningSince;
-
-  /** Failed launches in the current streak, for the backoff. */
-  int failures;
-
-  /** Whether the node already asked Ratis to hand leadership of this term to another node. */
-  boolean yielding;
-
-  LeaderTerm(long term, long readyAt) {
+  LeaderTerm(long term, long readyAt, RelaunchStreak streak) {
     this.term = term;
     this.readyAt = readyAt;
+    this.streak = streak;
   }
 }

@@ -1,6 +1,5 @@
 package dev.baton.consensus;
 
-import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
@@ -12,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.server.DivisionInfo;
@@ -76,11 +76,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   private final ExecutorLauncher<Env> launcher;
   private final ExecutorService lifecycle;
 
-  /**
-   * Hands applied submissions (and aborts) to the running executor, in log order, off Ratis' apply
-   * thread so that a submission's reply never waits for its adoption.
-   */
-  private final ExecutorService adoptions;
+  private final Adoptions adoptions;
 
   private final Duration relaunchBackoff;
   private final Duration relaunchGiveUp;
@@ -89,25 +85,23 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   private volatile Recovery lastRecovery;
   private boolean shutdown;
 
-  LeadershipManager(ProcedureNode<Env> node, Duration relaunchBackoff, Duration relaunchGiveUp) {
+  LeadershipManager(ProcedureNode<Env> node) {
     this.node = node;
     this.launcher = new ExecutorLauncher<>(node);
-    this.relaunchBackoff = relaunchBackoff;
-    this.relaunchGiveUp = relaunchGiveUp;
-    this.adoptions =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-" + node.nodeId() + "-adoption");
-              t.setDaemon(true);
-              return t;
-            });
+    this.relaunchBackoff = node.executorSettings().relaunchBackoff();
+    this.relaunchGiveUp = node.executorSettings().relaunchGiveUp();
+    this.adoptions = new Adoptions(node.nodeId());
     this.lifecycle =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-" + node.nodeId() + "-leadership");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadExecutor(daemon("baton-" + node.nodeId() + "-leadership"));
+  }
+
+  /** Threads of one node's leadership: named, and daemons (they never keep a JVM alive). */
+  static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   NodeRole role() {
@@ -150,7 +144,11 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       return;
     }
     long term = info.get().getCurrentTerm();
-    LeaderTerm<Env> next = new LeaderTerm<>(term, System.currentTimeMillis());
+    LeaderTerm<Env> next =
+        new LeaderTerm<>(
+            term,
+            System.currentTimeMillis(),
+            new RelaunchStreak(relaunchBackoff, MAX_RELAUNCH_BACKOFF, relaunchGiveUp));
     LeaderTerm<Env> previous;
     synchronized (this) {
       if (shutdown) {
@@ -187,12 +185,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       }
       adopter = t.executor;
     }
-    // not on the apply thread: Ratis sends the submission's reply only once this returns
-    try {
-      adoptions.execute(() -> adopt(adopter, record));
-    } catch (RejectedExecutionException closing) {
-      // the node shuts down; the next leader finds the submission in the table
-    }
+    adoptions.adoptLater(adopter, record);
   }
 
   @Override
@@ -206,17 +199,17 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     if (t == null) {
       return CompletableFuture.completedFuture(false);
     }
-    // while recovering, the abort waits for the executor; its answer goes to the requester. On
-    // the adoption thread: after every submission applied before it was adopted
-    return running.thenApplyAsync(
-        v -> {
+    // while recovering, the abort waits for the executor; its answer goes to the requester.
+    // After every submission applied before it was adopted
+    return adoptions.after(
+        running,
+        () -> {
           ProcedureExecutor<Env> e;
           synchronized (this) {
             e = t.executor;
           }
           return e != null && e.isRunning() && e.abort(procId);
-        },
-        adoptions);
+        });
   }
 
   /** Stops any executor and refuses new terms; waits for the lifecycle thread. */
@@ -351,14 +344,14 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       }
       backlog = new ArrayList<>(t.pending);
       t.pending.clear();
-      t.runningSince = System.currentTimeMillis();
+      t.streak.running(System.currentTimeMillis());
       role = NodeRole.LEADER_RUNNING;
       running = t.running;
     }
     long loadedIndex = inc.store().loadedIndex();
     for (LeaderTerm.Adoption a : backlog) {
       if (a.index() > loadedIndex) {
-        adopt(executor, a.record());
+        adoptions.adoptNow(executor, a.record());
       }
     }
     Recovery r = new Recovery(t.term, executor.liveCount(), t.readyAt, System.currentTimeMillis());
@@ -414,77 +407,35 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
    * than the bound.
    */
   private void relaunchLater(LeaderTerm<Env> t, Throwable cause) {
-    long now = System.currentTimeMillis();
-    long delay;
-    int attempt;
-    boolean yieldNow = false;
+    RelaunchStreak.Next next;
     synchronized (this) {
       if (current != t || t.abandoned) {
         return;
       }
-      boolean ranLong = t.runningSince > 0 && now - t.runningSince > relaunchGiveUp.toMillis();
-      if (t.failingSince == 0 || ranLong) {
-        t.failingSince = now;
-        t.failures = 0;
-      }
-      t.runningSince = 0;
-      t.failures++;
-      delay = backoff(t.failures);
-      attempt = t.failures + 1;
-      if (now - t.failingSince >= relaunchGiveUp.toMillis() && !t.yielding) {
-        t.yielding = true;
-        yieldNow = true;
-      }
+      next = t.streak.failed(System.currentTimeMillis());
     }
     LOG.warn(
         "Node {}: executor of term {} not running ({}); attempt {} in {} ms",
         node.nodeId(),
         t.term,
         cause.toString(),
-        attempt,
-        delay);
-    if (yieldNow) {
+        next.attempt(),
+        next.delayMillis());
+    if (next.handOver()) {
       LeadershipYield.yieldLeadership(
               node, "no executor of term " + t.term + " ran for " + relaunchGiveUp)
           .whenComplete(
               (ok, error) -> {
                 synchronized (this) {
-                  t.yielding = false;
+                  t.streak.handOverDone();
                 }
               });
     }
     try {
-      if (delay == 0) {
-        lifecycle.execute(() -> launch(t));
-      } else {
-        CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS, lifecycle)
-            .execute(() -> launch(t));
-      }
+      CompletableFuture.delayedExecutor(next.delayMillis(), TimeUnit.MILLISECONDS, lifecycle)
+          .execute(() -> launch(t));
     } catch (RejectedExecutionException shutDown) {
       // the node is closing
-    }
-  }
-
-  /** The pause before launch attempt {@code failures + 1}: none after the first failure. */
-  private long backoff(int failures) {
-    if (failures <= 1) {
-      return 0;
-    }
-    long pause = relaunchBackoff.toMillis() << Math.min(failures - 2, Long.SIZE - 2);
-    return Math.min(pause, MAX_RELAUNCH_BACKOFF.toMillis());
-  }
-
-  private void adopt(ProcedureExecutor<Env> executor, StoreRecord record) {
-    try {
-      executor.adopt(record);
-    } catch (ProcedureCodecException e) {
-      LOG.error(
-          "Node {}: submitted procedure {} cannot run: {}",
-          node.nodeId(),
-          record.procId(),
-          e.getMessage());
-    } catch (IllegalStateException stopped) {
-      // the executor stopped meanwhile; the next leader finds the submission in the table
     }
   }
 

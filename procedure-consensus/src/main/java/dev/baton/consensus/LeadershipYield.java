@@ -46,7 +46,8 @@ final class LeadershipYield {
       return CompletableFuture.completedFuture(false);
     }
     RaftPeerId target = targets.get(i);
-    return node.transferLeadership(target, TRANSFER_TIMEOUT)
+    return node.peer()
+        .transferLeadership(target, TRANSFER_TIMEOUT)
         .handle(
             (reply, error) -> {
               if (error == null && reply.isSuccess()) {
