@@ -2,10 +2,7 @@ package dev.baton.consensus;
 
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.store.StoreRecord;
-import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -13,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.server.DivisionInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * handed to Ratis is then either before the fence in the log (applied, so in the loaded table) or
  * after it (rejected: stale epoch). Failed launches are retried with a doubling backoff; after
  * {@link #DEFAULT_RELAUNCH_GIVE_UP} (configurable) without a running executor the node also hands
- * leadership to another node ({@link LeadershipYield}).
+ * leadership to another node ({@link LeadershipYield}). The launch protocol itself is in {@link
+ * ExecutorLauncher}; this class holds the state (role, current term) it runs under.
  */
 public final class LeadershipManager<Env> implements ProcedureStateMachine.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(LeadershipManager.class);
@@ -74,20 +71,20 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   private final ProcedureNode<Env> node;
   private final ExecutorLauncher<Env> launcher;
-  private final ExecutorService lifecycle;
+  final ExecutorService lifecycle;
 
-  private final Adoptions adoptions;
+  final Adoptions adoptions;
 
   private final Duration relaunchBackoff;
   private final Duration relaunchGiveUp;
-  private volatile NodeRole role = NodeRole.FOLLOWER;
-  private LeaderTerm<Env> current;
-  private volatile Recovery lastRecovery;
+  volatile NodeRole role = NodeRole.FOLLOWER;
+  LeaderTerm<Env> current;
+  volatile Recovery lastRecovery;
   private boolean shutdown;
 
   LeadershipManager(ProcedureNode<Env> node) {
     this.node = node;
-    this.launcher = new ExecutorLauncher<>(node);
+    this.launcher = new ExecutorLauncher<>(node, this);
     this.relaunchBackoff = node.executorSettings().relaunchBackoff();
     this.relaunchGiveUp = node.executorSettings().relaunchGiveUp();
     this.adoptions = new Adoptions(node.nodeId());
@@ -163,7 +160,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
     LOG.info(
         "Node {} is the ready leader of term {}; rebuilding the executor", node.nodeId(), term);
-    lifecycle.execute(() -> launch(next));
+    lifecycle.execute(() -> launcher.launch(next));
   }
 
   @Override
@@ -285,109 +282,10 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   /**
-   * On the lifecycle thread: launches an executor incarnation of the term (every one after the
-   * first behind a fence, see {@link ExecutorLauncher#fence}), then adopts the submissions applied
-   * while no executor ran. A failed launch is tried again later ({@link #relaunchLater}).
-   */
-  private void launch(LeaderTerm<Env> t) {
-    Optional<DivisionInfo> info = node.division().map(d -> d.getInfo());
-    if (info.isEmpty() || !info.get().isLeader() || info.get().getCurrentTerm() != t.term) {
-      stepDownIfCurrent(t, "not leader of term " + t.term + " any more");
-      return;
-    }
-    boolean fence;
-    synchronized (this) {
-      if (t.abandoned || current != t) {
-        return;
-      }
-      fence = t.launches++ > 0;
-    }
-    AtomicReference<ProcedureExecutor<Env>> self = new AtomicReference<>();
-    ExecutorLauncher.Incarnation<Env> inc;
-    long epoch = 0;
-    try {
-      if (fence) {
-        epoch = launcher.fence(t.term);
-      }
-      inc = launcher.build(t.term, epoch, cause -> executorFailed(t, self.get(), cause));
-    } catch (IOException | RuntimeException e) {
-      relaunchLater(t, e);
-      return;
-    }
-    ProcedureExecutor<Env> executor = inc.executor();
-    self.set(executor);
-    synchronized (this) {
-      if (t.abandoned) {
-        return;
-      }
-      t.store = inc.store();
-      t.executor = executor;
-    }
-    try {
-      executor.start();
-    } catch (Exception e) {
-      executor.stop();
-      if (release(t, executor)) {
-        relaunchLater(t, e);
-      }
-      return;
-    }
-    List<LeaderTerm.Adoption> backlog;
-    CompletableFuture<Void> running;
-    synchronized (this) {
-      if (t.abandoned) {
-        executor.stop();
-        return;
-      }
-      if (t.executor != executor) {
-        return; // it already stopped by itself; executorFailed launches the next one
-      }
-      backlog = new ArrayList<>(t.pending);
-      t.pending.clear();
-      t.streak.running(System.currentTimeMillis());
-      role = NodeRole.LEADER_RUNNING;
-      running = t.running;
-    }
-    long loadedIndex = inc.store().loadedIndex();
-    for (LeaderTerm.Adoption a : backlog) {
-      if (a.index() > loadedIndex) {
-        adoptions.adoptNow(executor, a.record());
-      }
-    }
-    Recovery r = new Recovery(t.term, executor.liveCount(), t.readyAt, System.currentTimeMillis());
-    lastRecovery = r;
-    running.complete(null);
-    LOG.info(
-        "Node {} runs the executor of term {} (epoch {}): {} live procedures rebuilt in {} ms",
-        node.nodeId(),
-        t.term,
-        epoch,
-        r.procedures(),
-        r.rebuildTime().toMillis());
-  }
-
-  /**
-   * The executor of a term stopped by itself (a store write failed) while this node may still lead:
-   * back to {@link NodeRole#LEADER_RECOVERING} and launch a new incarnation. Called on the
-   * executor's fail-stop thread once it has fully stopped.
-   */
-  private void executorFailed(LeaderTerm<Env> t, ProcedureExecutor<Env> executor, Throwable cause) {
-    if (executor == null || !release(t, executor)) {
-      return;
-    }
-    LOG.warn(
-        "Node {}: the executor of term {} stopped by itself ({}); launching a new one",
-        node.nodeId(),
-        t.term,
-        cause.toString());
-    relaunchLater(t, cause);
-  }
-
-  /**
    * Detaches a failed incarnation from its term (role {@link NodeRole#LEADER_RECOVERING}); false if
    * it is not the term's current one any more (already released, or leadership ended).
    */
-  private synchronized boolean release(LeaderTerm<Env> t, ProcedureExecutor<Env> executor) {
+  synchronized boolean release(LeaderTerm<Env> t, ProcedureExecutor<Env> executor) {
     if (current != t || t.abandoned || t.executor != executor) {
       return false;
     }
@@ -400,46 +298,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     return true;
   }
 
-  /**
-   * Launches the term's next incarnation after a failure: at once after the first failure of a
-   * streak, then with a doubling backoff; once the streak is older than the give-up bound, also
-   * asks Ratis to hand leadership to another node. A streak ends when an incarnation ran for longer
-   * than the bound.
-   */
-  private void relaunchLater(LeaderTerm<Env> t, Throwable cause) {
-    RelaunchStreak.Next next;
-    synchronized (this) {
-      if (current != t || t.abandoned) {
-        return;
-      }
-      next = t.streak.failed(System.currentTimeMillis());
-    }
-    LOG.warn(
-        "Node {}: executor of term {} not running ({}); attempt {} in {} ms",
-        node.nodeId(),
-        t.term,
-        cause.toString(),
-        next.attempt(),
-        next.delayMillis());
-    if (next.handOver()) {
-      LeadershipYield.yieldLeadership(
-              node, "no executor of term " + t.term + " ran for " + relaunchGiveUp)
-          .whenComplete(
-              (ok, error) -> {
-                synchronized (this) {
-                  t.streak.handOverDone();
-                }
-              });
-    }
-    try {
-      CompletableFuture.delayedExecutor(next.delayMillis(), TimeUnit.MILLISECONDS, lifecycle)
-          .execute(() -> launch(t));
-    } catch (RejectedExecutionException shutDown) {
-      // the node is closing
-    }
-  }
-
-  private void stepDownIfCurrent(LeaderTerm<Env> t, String why) {
+  void stepDownIfCurrent(LeaderTerm<Env> t, String why) {
     synchronized (this) {
       if (current != t) {
         return;
