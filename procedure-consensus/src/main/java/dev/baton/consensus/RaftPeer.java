@@ -73,6 +73,9 @@ final class RaftPeer {
     Files.createDirectories(storageDir);
     int port = ProcedureGroup.port(peers, nodeId);
     boolean existing = ProcedureGroup.hasStorage(storageDir);
+    if (!existing) {
+      LostStorageCheck.check(nodeId, group, storageDir);
+    }
     RaftServer s =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(nodeId))
