@@ -1,15 +1,14 @@
 package dev.baton.consensus;
 
-import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.store.StoreRecord;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.server.DivisionInfo;
 import org.slf4j.Logger;
@@ -24,6 +23,19 @@ import org.slf4j.LoggerFactory;
  * when leadership goes; an abandoned term's store fails every write at once and its executor is
  * stopped on the lifecycle thread. A new term always builds a new executor from the replicated
  * table; nothing of an earlier term is reused.
+ *
+ * <p>An executor can also stop by itself while the node stays leader (a store write failed or timed
+ * out, e.g. while a majority stalled). The manager hears it ({@link
+ * ProcedureExecutor.Builder#onFailStop}), goes back to {@link NodeRole#LEADER_RECOVERING} and
+ * launches a new incarnation in the same term once the failed one has fully stopped. Both have the
+ * same term, so the term check cannot keep a late write of the failed one out of the table the new
+ * one reads: the new incarnation first appends a {@code Fence} entry that opens a new epoch of the
+ * term, and loads the table only once the fence is applied. Every write the failed incarnation
+ * handed to Ratis is then either before the fence in the log (applied, so in the loaded table) or
+ * after it (rejected: stale epoch). Failed launches are retried with a doubling backoff; after
+ * {@link #DEFAULT_RELAUNCH_GIVE_UP} (configurable) without a running executor the node also hands
+ * leadership to another node ({@link LeadershipYield}). The launch protocol itself is in {@link
+ * ExecutorLauncher}; this class holds the state (role, current term) it runs under.
  */
 public final class LeadershipManager<Env> implements ProcedureStateMachine.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(LeadershipManager.class);
@@ -45,40 +57,48 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
   }
 
-  /** State of one leadership term; guarded by the manager's monitor. */
-  private final class LeaderTerm {
-    final long term;
-    final long readyAt;
-    final List<Adoption> pending = new ArrayList<>();
-    final CompletableFuture<Void> running = new CompletableFuture<>();
-    RaftProcedureStore store;
-    ProcedureExecutor<Env> executor;
-    boolean abandoned;
+  /** First pause before relaunching an executor whose launch failed; doubles per failure. */
+  public static final Duration DEFAULT_RELAUNCH_BACKOFF = Duration.ofMillis(200);
 
-    LeaderTerm(long term, long readyAt) {
-      this.term = term;
-      this.readyAt = readyAt;
-    }
-  }
+  /** The longest pause between relaunches. */
+  static final Duration MAX_RELAUNCH_BACKOFF = Duration.ofSeconds(2);
 
-  private record Adoption(long index, StoreRecord record) {}
+  /**
+   * How long a leader keeps relaunching failed executors before it hands leadership to another node
+   * (it keeps relaunching meanwhile, and asks again after each further failure).
+   */
+  public static final Duration DEFAULT_RELAUNCH_GIVE_UP = Duration.ofSeconds(15);
 
   private final ProcedureNode<Env> node;
-  private final ExecutorService lifecycle;
-  private volatile NodeRole role = NodeRole.FOLLOWER;
-  private LeaderTerm current;
-  private volatile Recovery lastRecovery;
+  private final ExecutorLauncher<Env> launcher;
+  final ExecutorService lifecycle;
+
+  final Adoptions adoptions;
+
+  private final Duration relaunchBackoff;
+  private final Duration relaunchGiveUp;
+  volatile NodeRole role = NodeRole.FOLLOWER;
+  LeaderTerm<Env> current;
+  volatile Recovery lastRecovery;
   private boolean shutdown;
 
   LeadershipManager(ProcedureNode<Env> node) {
     this.node = node;
+    this.launcher = new ExecutorLauncher<>(node, this);
+    this.relaunchBackoff = node.executorSettings().relaunchBackoff();
+    this.relaunchGiveUp = node.executorSettings().relaunchGiveUp();
+    this.adoptions = new Adoptions(node.nodeId());
     this.lifecycle =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-" + node.nodeId() + "-leadership");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadExecutor(daemon("baton-" + node.nodeId() + "-leadership"));
+  }
+
+  /** Threads of one node's leadership: named, and daemons (they never keep a JVM alive). */
+  static ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   NodeRole role() {
@@ -90,14 +110,14 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   synchronized Optional<ProcedureExecutor<Env>> executor() {
-    LeaderTerm t = current;
+    LeaderTerm<Env> t = current;
     return t != null && role == NodeRole.LEADER_RUNNING
         ? Optional.ofNullable(t.executor)
         : Optional.empty();
   }
 
   synchronized Optional<LeaderContext> context() {
-    LeaderTerm t = current;
+    LeaderTerm<Env> t = current;
     return t == null ? Optional.empty() : Optional.of(new LeaderContext(node.nodeId(), t.term));
   }
 
@@ -121,8 +141,12 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       return;
     }
     long term = info.get().getCurrentTerm();
-    LeaderTerm next = new LeaderTerm(term, System.currentTimeMillis());
-    LeaderTerm previous;
+    LeaderTerm<Env> next =
+        new LeaderTerm<>(
+            term,
+            System.currentTimeMillis(),
+            new RelaunchStreak(relaunchBackoff, MAX_RELAUNCH_BACKOFF, relaunchGiveUp));
+    LeaderTerm<Env> previous;
     synchronized (this) {
       if (shutdown) {
         return;
@@ -136,7 +160,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
     LOG.info(
         "Node {} is the ready leader of term {}; rebuilding the executor", node.nodeId(), term);
-    lifecycle.execute(() -> recover(next));
+    lifecycle.execute(() -> launcher.launch(next));
   }
 
   @Override
@@ -148,39 +172,46 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   public void submitted(long index, StoreRecord record) {
     ProcedureExecutor<Env> adopter;
     synchronized (this) {
-      LeaderTerm t = current;
+      LeaderTerm<Env> t = current;
       if (t == null) {
         return;
       }
       if (t.executor == null || role != NodeRole.LEADER_RUNNING) {
-        t.pending.add(new Adoption(index, record));
+        t.pending.add(new LeaderTerm.Adoption(index, record));
         return;
       }
       adopter = t.executor;
     }
-    adopt(adopter, record);
+    adoptions.adoptLater(adopter, record);
   }
 
   @Override
   public CompletableFuture<Boolean> abortRequested(long procId) {
-    LeaderTerm t;
+    LeaderTerm<Env> t;
+    CompletableFuture<Void> running;
     synchronized (this) {
       t = current;
+      running = t == null ? null : t.running;
     }
     if (t == null) {
       return CompletableFuture.completedFuture(false);
     }
-    // while recovering, the abort waits for the executor; its answer goes to the requester
-    return t.running.thenApply(
-        v -> {
-          ProcedureExecutor<Env> e = t.executor;
+    // while recovering, the abort waits for the executor; its answer goes to the requester.
+    // After every submission applied before it was adopted
+    return adoptions.after(
+        running,
+        () -> {
+          ProcedureExecutor<Env> e;
+          synchronized (this) {
+            e = t.executor;
+          }
           return e != null && e.isRunning() && e.abort(procId);
         });
   }
 
   /** Stops any executor and refuses new terms; waits for the lifecycle thread. */
   void shutdown() {
-    LeaderTerm t;
+    LeaderTerm<Env> t;
     synchronized (this) {
       shutdown = true;
       t = current;
@@ -191,6 +222,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       abandon(t);
     }
     lifecycle.shutdown();
+    adoptions.shutdown();
     try {
       if (!lifecycle.awaitTermination(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
         LOG.warn(
@@ -202,7 +234,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   private void stepDown(String why) {
-    LeaderTerm t;
+    LeaderTerm<Env> t;
     synchronized (this) {
       t = current;
       current = null;
@@ -215,7 +247,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   /** Fails the term's store at once; its executor stops on the lifecycle thread. */
-  private void abandon(LeaderTerm t) {
+  private void abandon(LeaderTerm<Env> t) {
     RaftProcedureStore store;
     synchronized (this) {
       t.abandoned = true;
@@ -224,7 +256,11 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     if (store != null) {
       store.stop();
     }
-    t.running.completeExceptionally(
+    CompletableFuture<Void> running;
+    synchronized (this) {
+      running = t.running;
+    }
+    running.completeExceptionally(
         new NotLeaderException("leadership of term " + t.term + " ended"));
     try {
       lifecycle.execute(
@@ -237,7 +273,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
               e.stop();
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException closed) {
+    } catch (RejectedExecutionException closed) {
       ProcedureExecutor<Env> e = t.executor;
       if (e != null) {
         e.stop();
@@ -245,97 +281,24 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
   }
 
-  /** On the lifecycle thread: builds and starts the executor of a term, then adopts submissions. */
-  private void recover(LeaderTerm t) {
-    Optional<DivisionInfo> info = node.division().map(d -> d.getInfo());
-    if (info.isEmpty() || !info.get().isLeader() || info.get().getCurrentTerm() != t.term) {
-      stepDownIfCurrent(t, "not leader of term " + t.term + " any more");
-      return;
+  /**
+   * Detaches a failed incarnation from its term (role {@link NodeRole#LEADER_RECOVERING}); false if
+   * it is not the term's current one any more (already released, or leadership ended).
+   */
+  synchronized boolean release(LeaderTerm<Env> t, ProcedureExecutor<Env> executor) {
+    if (current != t || t.abandoned || t.executor != executor) {
+      return false;
     }
-    LocalSubmitter raft = node.localSubmitter();
-    RaftProcedureStore store =
-        new RaftProcedureStore(
-            node.stateMachine(),
-            raft,
-            t.term,
-            node.batchLimits(),
-            RaftProcedureStore.DEFAULT_WRITE_TIMEOUT,
-            node::isLeader,
-            "procedure store of " + node.nodeId());
-    ProcedureExecutor<Env> executor;
-    try {
-      Env env = node.environment().apply(new LeaderContext(node.nodeId(), t.term));
-      ProcedureExecutor.Builder<Env> b =
-          ProcedureExecutor.builder(env, store, node.registry()).term(t.term);
-      node.tune(b);
-      executor = b.build();
-    } catch (RuntimeException e) {
-      LOG.error("Node {} could not build its executor for term {}", node.nodeId(), t.term, e);
-      stepDownIfCurrent(t, "executor could not be built");
-      return;
+    t.executor = null;
+    t.store = null;
+    role = NodeRole.LEADER_RECOVERING;
+    if (t.running.isDone()) {
+      t.running = new CompletableFuture<>();
     }
-    synchronized (this) {
-      if (t.abandoned) {
-        return;
-      }
-      t.store = store;
-      t.executor = executor;
-    }
-    try {
-      executor.start();
-    } catch (Exception e) {
-      boolean abandoned;
-      synchronized (this) {
-        abandoned = t.abandoned;
-      }
-      if (!abandoned) {
-        LOG.error("Node {} could not start its executor for term {}", node.nodeId(), t.term, e);
-      }
-      executor.stop();
-      return;
-    }
-    List<Adoption> backlog;
-    synchronized (this) {
-      if (t.abandoned) {
-        executor.stop();
-        return;
-      }
-      backlog = new ArrayList<>(t.pending);
-      t.pending.clear();
-      role = NodeRole.LEADER_RUNNING;
-    }
-    long loadedIndex = store.loadedIndex();
-    for (Adoption a : backlog) {
-      if (a.index() > loadedIndex) {
-        adopt(executor, a.record());
-      }
-    }
-    Recovery r = new Recovery(t.term, executor.liveCount(), t.readyAt, System.currentTimeMillis());
-    lastRecovery = r;
-    t.running.complete(null);
-    LOG.info(
-        "Node {} runs the executor of term {}: {} live procedures rebuilt in {} ms",
-        node.nodeId(),
-        t.term,
-        r.procedures(),
-        r.rebuildTime().toMillis());
+    return true;
   }
 
-  private void adopt(ProcedureExecutor<Env> executor, StoreRecord record) {
-    try {
-      executor.adopt(record);
-    } catch (ProcedureCodecException e) {
-      LOG.error(
-          "Node {}: submitted procedure {} cannot run: {}",
-          node.nodeId(),
-          record.procId(),
-          e.getMessage());
-    } catch (IllegalStateException stopped) {
-      // the executor stopped meanwhile; the next leader finds the submission in the table
-    }
-  }
-
-  private void stepDownIfCurrent(LeaderTerm t, String why) {
+  void stepDownIfCurrent(LeaderTerm<Env> t, String why) {
     synchronized (this) {
       if (current != t) {
         return;

@@ -1,22 +1,12 @@
 package dev.baton.consensus;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
-import dev.baton.consensus.proto.MetadataWrite;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
-import dev.baton.consensus.proto.StoreWrite;
 import dev.baton.consensus.proto.StoredProcedure;
-import dev.baton.consensus.proto.SubmitReply;
-import dev.baton.consensus.proto.SubmitResult;
-import dev.baton.procedure.ProcedureCodec;
-import dev.baton.procedure.ProcedureCodecException;
-import dev.baton.procedure.proto.ProcedureEnvelope;
-import dev.baton.procedure.proto.StoreBatchProto;
-import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
@@ -26,12 +16,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -54,13 +42,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replicated procedure state machine: applies log entries to a {@link ProcedureTable},
- * deterministically, on Ratis' apply thread, and never blocks it. Store writes are fenced by term:
- * a batch whose executor term differs from its entry's term changes nothing. Snapshots are
- * checksummed files of the table; a corrupt one is a named error.
+ * The replicated procedure state machine, the Ratis side of it: hands each applied log entry to the
+ * {@link CommandApplier} (the deterministic part: table, fencing by term and executor epoch), on
+ * Ratis' apply thread, and never blocks it; answers read-only queries from the {@link
+ * ProcedureTable}; takes and loads snapshots (checksummed files of the table; a corrupt one is a
+ * named error).
  *
  * <p>Leadership callbacks and new submissions are passed to a {@link Listener} (the {@link
- * ProcedureNode}), which must return quickly.
+ * LeadershipManager}), which must return quickly.
  */
 public final class ProcedureStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureStateMachine.class);
@@ -85,9 +74,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   private final ProcedureTable table = new ProcedureTable();
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  private final AtomicLong rejectedWrites = new AtomicLong();
-  private final AtomicLong appliedBatches = new AtomicLong();
-  private final AtomicLong appliedWriteEntries = new AtomicLong();
+  private final CommandApplier applier = new CommandApplier(table);
   private volatile Listener listener;
 
   void setListener(Listener listener) {
@@ -98,25 +85,28 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return table;
   }
 
-  /** Store writes and id reservations refused because their executor term was stale. */
+  /**
+   * Store writes and id reservations refused because their executor term (or, for store writes,
+   * epoch) was stale.
+   */
   public long rejectedWriteCount() {
-    return rejectedWrites.get();
+    return applier.rejectedWriteCount();
   }
 
   /** Executor store batches applied (each one procedure-state update of the executor). */
   public long appliedBatchCount() {
-    return appliedBatches.get();
+    return applier.appliedBatchCount();
   }
 
-  /** Log entries that carried applied store batches (group commit: far fewer than batches). */
   /** The index of the last log entry applied here (or loaded from a snapshot); -1 if none. */
   public long appliedIndex() {
     TermIndex last = getLastAppliedTermIndex();
     return last == null ? -1 : last.getIndex();
   }
 
+  /** Log entries that carried applied store batches (group commit: far fewer than batches). */
   public long appliedWriteEntryCount() {
-    return appliedWriteEntries.get();
+    return applier.appliedWriteEntryCount();
   }
 
   /** A consistent copy of the table and the index of the last entry it includes. */
@@ -213,8 +203,8 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     org.apache.ratis.thirdparty.com.google.protobuf.ByteString data =
         entry.getStateMachineLogEntry().getLogData();
     CommandReply reply;
-    List<StoreRecord> submitted = new ArrayList<>();
-    long abortId = 0;
+    List<StoreRecord> submitted;
+    long abortId;
     synchronized (table) {
       Command command;
       try {
@@ -222,44 +212,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       } catch (InvalidProtocolBufferException e) {
         command = null;
       }
-      if (command == null) {
-        reply = rejected("entry " + index + " is not a procedure command");
-      } else {
-        switch (command.getKindCase()) {
-          case WRITE -> reply = applyWrite(command.getWrite(), term, index);
-          case SUBMIT -> {
-            SubmitReply.Builder results = SubmitReply.newBuilder();
-            for (ByteString envelope : command.getSubmit().getEnvelopesList()) {
-              Submission result = applySubmit(envelope.toByteArray(), index);
-              results.addResults(result.result());
-              if (result.created() != null) {
-                submitted.add(result.created());
-              }
-            }
-            reply = CommandReply.newBuilder().setSubmitted(results).build();
-          }
-          case RESERVE -> {
-            if (command.getReserve().getTerm() != term) {
-              reply = fenced("an id reservation", command.getReserve().getTerm(), term, index);
-            } else if (command.getReserve().getCount() < 1) {
-              reply =
-                  rejected(
-                      "entry " + index + " reserves " + command.getReserve().getCount() + " ids");
-            } else {
-              reply =
-                  CommandReply.newBuilder()
-                      .setFirstId(table.reserve(command.getReserve().getCount()))
-                      .build();
-            }
-          }
-          case METADATA -> reply = applyMetadata(command.getMetadata(), term, index);
-          case ABORT -> {
-            abortId = command.getAbort().getProcId();
-            reply = null;
-          }
-          default -> reply = rejected("entry " + index + " holds an unknown command");
-        }
-      }
+      CommandApplier.Outcome outcome = applier.apply(command, term, index);
+      reply = outcome.reply();
+      submitted = outcome.submitted();
+      abortId = outcome.abortId();
       updateLastAppliedTermIndex(term, index);
     }
     Listener l = listener;
@@ -274,73 +230,6 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       return aborted.thenApply(a -> toMessage(CommandReply.newBuilder().setAborted(a).build()));
     }
     return CompletableFuture.completedFuture(toMessage(reply));
-  }
-
-  /**
-   * Refuses an executor's write (store batches or an id reservation) stamped with another term than
-   * the entry carrying it: it comes from an executor of an earlier leadership.
-   */
-  private CommandReply fenced(String what, long executorTerm, long term, long index) {
-    rejectedWrites.incrementAndGet();
-    LOG.warn(
-        "Rejected {} of executor term {} carried by entry {} of term {}: stale executor",
-        what,
-        executorTerm,
-        index,
-        term);
-    return rejected(
-        "stale executor term " + executorTerm + ": the entry was committed in term " + term);
-  }
-
-  private CommandReply applyWrite(StoreWrite write, long term, long index) {
-    if (write.getTerm() != term) {
-      return fenced("a store write", write.getTerm(), term, index);
-    }
-    StoreBatch[] batches = new StoreBatch[write.getBatchesCount()];
-    try {
-      for (int i = 0; i < batches.length; i++) {
-        batches[i] = StoreBatch.fromProto(StoreBatchProto.parseFrom(write.getBatches(i)));
-      }
-    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-      return rejected("entry " + index + " holds an unreadable store batch: " + e.getMessage());
-    }
-    for (StoreBatch b : batches) {
-      table.apply(b);
-    }
-    appliedBatches.addAndGet(batches.length);
-    appliedWriteEntries.incrementAndGet();
-    return CommandReply.newBuilder().setWritten(true).build();
-  }
-
-  private CommandReply applyMetadata(MetadataWrite write, long term, long index) {
-    if (write.getTerm() != term) {
-      return fenced("a metadata write", write.getTerm(), term, index);
-    }
-    Map<String, byte[]> puts = new java.util.HashMap<>();
-    for (MetadataEntry e : write.getPutsList()) {
-      puts.put(e.getKey(), e.getValue().toByteArray());
-    }
-    table.applyMetadata(puts, write.getDeletesList());
-    return CommandReply.newBuilder().setWritten(true).build();
-  }
-
-  /** The result of one submission, and the record it created (null for a repeated nonce). */
-  private record Submission(SubmitResult result, StoreRecord created) {}
-
-  private Submission applySubmit(byte[] envelope, long index) {
-    try {
-      ProcedureEnvelope env = ProcedureCodec.parseEnvelope(0, envelope);
-      StoreRecord created = table.submit(env, envelope);
-      long procId =
-          created != null ? created.procId() : table.procIdOf(ProcedureTable.nonceOf(env));
-      return new Submission(SubmitResult.newBuilder().setProcId(procId).build(), created);
-    } catch (ProcedureCodecException e) {
-      return new Submission(
-          SubmitResult.newBuilder()
-              .setRejected("submission in entry " + index + " is not valid: " + e.getMessage())
-              .build(),
-          null);
-    }
   }
 
   @Override
@@ -418,9 +307,5 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   static Message toMessage(CommandReply reply) {
     return Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.toByteArray()));
-  }
-
-  private static CommandReply rejected(String why) {
-    return CommandReply.newBuilder().setRejected(why).build();
   }
 }

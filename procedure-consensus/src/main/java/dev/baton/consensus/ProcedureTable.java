@@ -40,8 +40,13 @@ final class ProcedureTable {
   /** First bytes of a snapshot file. */
   static final int SNAPSHOT_MAGIC = 0x4241544e; // "BATN"
 
-  /** Snapshot format version this code writes and reads. */
-  static final int SNAPSHOT_VERSION = 2;
+  /**
+   * Snapshot format version this code writes (it also reads {@link #SNAPSHOT_VERSION_NO_FENCE}).
+   */
+  static final int SNAPSHOT_VERSION = 3;
+
+  /** The previous format, without the executor fence (read as no fence). */
+  static final int SNAPSHOT_VERSION_NO_FENCE = 2;
 
   /** The largest record a snapshot may hold; a larger length is corruption. */
   static final int MAX_RECORD_BYTES = 64 << 20;
@@ -53,6 +58,8 @@ final class ProcedureTable {
   private final Map<Long, NonceKey> nonceOf = new HashMap<>();
   private final TreeMap<String, byte[]> metadata = new TreeMap<>();
   private long maxProcId;
+  private long fenceTerm;
+  private long fenceEpoch;
 
   /** The contents as of now, with the highest id ever allocated or reserved. */
   synchronized StoreContents contents() {
@@ -139,6 +146,29 @@ final class ProcedureTable {
     return out;
   }
 
+  /**
+   * Opens the next executor epoch of {@code term} (see the {@code Fence} command): 1 for the first
+   * fence of a term, then one more per fence; returns it.
+   */
+  synchronized long fence(long term) {
+    fenceEpoch = fenceTerm == term ? fenceEpoch + 1 : 1;
+    fenceTerm = term;
+    return fenceEpoch;
+  }
+
+  /**
+   * Whether a store write of executor incarnation {@code epoch} of {@code term} may apply: any
+   * epoch while no fence was opened in that term, else only the epoch of the latest fence.
+   */
+  synchronized boolean epochCurrent(long term, long epoch) {
+    return fenceTerm != term || epoch == fenceEpoch;
+  }
+
+  /** The epoch the latest fence opened in {@code term}; 0 if none. */
+  synchronized long epochOf(long term) {
+    return fenceTerm == term ? fenceEpoch : 0;
+  }
+
   /** Reserves {@code count} ids; returns the first. */
   synchronized long reserve(int count) {
     long first = maxProcId + 1;
@@ -153,8 +183,8 @@ final class ProcedureTable {
   }
 
   /**
-   * Writes the table: magic, version, max id, record count, then each record as id, length, bytes;
-   * last a CRC32C of everything before it.
+   * Writes the table: magic, version, max id, fence term and epoch, record count, then each record
+   * as id, length, bytes; then the metadata; last a CRC32C of everything before it.
    */
   synchronized void writeSnapshot(OutputStream target) throws IOException {
     CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
@@ -162,6 +192,8 @@ final class ProcedureTable {
     out.writeInt(SNAPSHOT_MAGIC);
     out.writeInt(SNAPSHOT_VERSION);
     out.writeLong(maxProcId);
+    out.writeLong(fenceTerm);
+    out.writeLong(fenceEpoch);
     out.writeInt(records.size());
     for (Map.Entry<Long, byte[]> e : records.entrySet()) {
       out.writeLong(e.getKey());
@@ -189,6 +221,8 @@ final class ProcedureTable {
     TreeMap<Long, byte[]> loaded = new TreeMap<>();
     TreeMap<String, byte[]> loadedMeta = new TreeMap<>();
     long loadedMax;
+    long loadedFenceTerm = 0;
+    long loadedFenceEpoch = 0;
     try (InputStream raw = Files.newInputStream(file)) {
       CheckedInputStream checked =
           new CheckedInputStream(new BufferedInputStream(raw, IO_BUFFER_BYTES), new CRC32C());
@@ -198,11 +232,21 @@ final class ProcedureTable {
         throw new CorruptSnapshotException(file, "not a Baton snapshot (magic " + magic + ")");
       }
       int version = in.readInt();
-      if (version != SNAPSHOT_VERSION) {
+      if (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_NO_FENCE) {
         throw new CorruptSnapshotException(
-            file, "snapshot format version " + version + ", this node reads " + SNAPSHOT_VERSION);
+            file,
+            "snapshot format version "
+                + version
+                + ", this node reads "
+                + SNAPSHOT_VERSION_NO_FENCE
+                + " and "
+                + SNAPSHOT_VERSION);
       }
       loadedMax = in.readLong();
+      if (version == SNAPSHOT_VERSION) {
+        loadedFenceTerm = in.readLong();
+        loadedFenceEpoch = in.readLong();
+      }
       int count = in.readInt();
       if (count < 0) {
         throw new CorruptSnapshotException(file, "negative record count " + count);
@@ -251,6 +295,8 @@ final class ProcedureTable {
     metadata.clear();
     metadata.putAll(loadedMeta);
     maxProcId = loadedMax;
+    fenceTerm = loadedFenceTerm;
+    fenceEpoch = loadedFenceEpoch;
     rebuildNonces();
     LOG.info(
         "Loaded procedure snapshot {}: {} procedures, max procId {}",
@@ -282,6 +328,8 @@ final class ProcedureTable {
     nonceOf.clear();
     metadata.clear();
     maxProcId = 0;
+    fenceTerm = 0;
+    fenceEpoch = 0;
   }
 
   /** A copy of the records by id, for tests. */

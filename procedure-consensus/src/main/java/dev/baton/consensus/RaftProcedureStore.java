@@ -28,9 +28,10 @@ import java.util.function.BooleanSupplier;
  * writes are causally independent (a procedure has at most one write in flight), so entries may
  * complete in any order.
  *
- * <p>Each entry carries the term this store was made for; the state machine rejects it if the entry
- * lands in another term. Once this node is no longer leader, or after {@link #stop}, writes fail at
- * once with {@link NotLeaderException}.
+ * <p>Each entry carries the term this store was made for and its executor epoch within the term;
+ * the state machine rejects it if the entry lands in another term, or after a fence of a later
+ * epoch. Once this node is no longer leader, or after {@link #stop}, writes fail at once with
+ * {@link NotLeaderException}.
  */
 final class RaftProcedureStore implements ProcedureStore {
 
@@ -40,6 +41,7 @@ final class RaftProcedureStore implements ProcedureStore {
   private final ProcedureStateMachine stateMachine;
   private final LocalSubmitter raft;
   private final long term;
+  private final long epoch;
   private final Duration writeTimeout;
   private final BooleanSupplier isLeader;
   private final String name;
@@ -51,6 +53,7 @@ final class RaftProcedureStore implements ProcedureStore {
       ProcedureStateMachine stateMachine,
       LocalSubmitter raft,
       long term,
+      long epoch,
       EntryBatcher.Limits limits,
       Duration writeTimeout,
       BooleanSupplier isLeader,
@@ -58,6 +61,7 @@ final class RaftProcedureStore implements ProcedureStore {
     this.stateMachine = stateMachine;
     this.raft = raft;
     this.term = term;
+    this.epoch = epoch;
     this.writeTimeout = writeTimeout;
     this.isLeader = isLeader;
     this.name = name;
@@ -141,7 +145,7 @@ final class RaftProcedureStore implements ProcedureStore {
   private CompletableFuture<List<Void>> sendEntry(List<ByteString> batches) {
     Command command =
         Command.newBuilder()
-            .setWrite(StoreWrite.newBuilder().setTerm(term).addAllBatches(batches))
+            .setWrite(StoreWrite.newBuilder().setTerm(term).setEpoch(epoch).addAllBatches(batches))
             .build();
     return raft.submit(command)
         .thenApply(
@@ -202,6 +206,6 @@ final class RaftProcedureStore implements ProcedureStore {
 
   @Override
   public String toString() {
-    return name + "{term " + term + "}";
+    return name + "{term " + term + ", epoch " + epoch + "}";
   }
 }

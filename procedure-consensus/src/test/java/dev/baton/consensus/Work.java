@@ -5,6 +5,8 @@ import dev.baton.procedure.StateMachineProcedure;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -23,6 +25,12 @@ public class Work extends StateMachineProcedure<Work.Env, Work.S> {
 
   /** What a leader executor gives its procedures. */
   record Env(World world, LeaderContext leader) {}
+
+  /**
+   * Gates on decoding a procedure by name: a decode of a procedure whose name has a gate waits
+   * until the gate opens (as a slow deserializer would).
+   */
+  static final Map<String, CountDownLatch> DECODE_GATES = new ConcurrentHashMap<>();
 
   String name = "";
 
@@ -99,6 +107,15 @@ public class Work extends StateMachineProcedure<Work.Env, Work.S> {
   @Override
   protected void deserializeStateData(DataInputStream in) throws IOException {
     name = in.readUTF();
+    CountDownLatch gate = DECODE_GATES.get(name);
+    if (gate != null) {
+      try {
+        gate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("decode of " + name + " interrupted");
+      }
+    }
     int f = in.readInt();
     failAt = f < 0 ? null : S.values()[f];
   }

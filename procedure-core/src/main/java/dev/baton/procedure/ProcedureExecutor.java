@@ -20,7 +20,9 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,9 +57,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private final Object lifecycle = new Object();
   private volatile Phase phase = Phase.NEW;
   private volatile Throwable failureCause;
+  private final Consumer<Throwable> failStopListener;
+  private final AtomicBoolean failStopNotified = new AtomicBoolean();
 
   private ProcedureExecutor(Builder<Env> b) {
     this.name = "baton-executor-" + INSTANCES.incrementAndGet();
+    this.failStopListener = b.failStopListener;
     ExecutorConfig config = b.config();
     this.ctx =
         new ExecutorContext<>(
@@ -165,9 +170,23 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
         "{} stops: {}. Procedures resume from the store when an executor starts again.",
         name,
         cause.toString());
-    Thread stopper = new Thread(this::stop, name + "-fail-stop");
+    Thread stopper = new Thread(() -> stopAndNotify(cause), name + "-fail-stop");
     stopper.setDaemon(true);
     stopper.start();
+  }
+
+  /** On the fail-stop thread: stops, then tells the listener (once the executor fully stopped). */
+  private void stopAndNotify(Throwable cause) {
+    boolean stoppedBefore = phase == Phase.STOPPED;
+    stop();
+    if (failStopListener == null || stoppedBefore || !failStopNotified.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      failStopListener.accept(cause);
+    } catch (RuntimeException e) {
+      LOG.error("{}: the fail-stop listener failed", name, e);
+    }
   }
 
   public long submit(Procedure<Env> proc) {
@@ -382,6 +401,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     private long term;
     private LongSupplier clock = System::currentTimeMillis;
     private LockManager lockManager;
+    private Consumer<Throwable> failStopListener;
     private final Map<String, Integer> limits = new LinkedHashMap<>();
 
     private Builder(Env env, ProcedureStore store, ProcedureRegistry registry) {
@@ -467,6 +487,20 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     /** The fencing term stamped on every record this executor writes. */
     public Builder<Env> term(long term) {
       this.term = term;
+      return this;
+    }
+
+    /**
+     * Called once if the executor stops by itself because it cannot go on (a store write or id
+     * reservation failed): after {@link ProcedureExecutor#stop()} has completed — workers
+     * interrupted and joined (up to the stop join timeout), the store stopped — on the executor's
+     * own fail-stop thread, with the cause ({@link ProcedureExecutor#failure()}). Not called for an
+     * explicit {@link ProcedureExecutor#stop()}. An embedding that keeps running (e.g. a Raft
+     * leader that is still leader) uses it to build a new executor; the listener must not block for
+     * long and must not throw (a thrown exception is logged).
+     */
+    public Builder<Env> onFailStop(Consumer<Throwable> listener) {
+      this.failStopListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

@@ -112,6 +112,34 @@ class PipelinedWritesTest {
         new ProcedureCodec(Steps.registry()).decode(p, storedRecord(p)).getState());
   }
 
+  @Test
+  void theFailStopListenerHearsTheCauseOnceTheExecutorHasStopped() throws Exception {
+    CompletableFuture<Throwable> heard = new CompletableFuture<>();
+    CompletableFuture<Boolean> runningWhenHeard = new CompletableFuture<>();
+    HeldWritesStore failing = new HeldWritesStore();
+    @SuppressWarnings("unchecked")
+    ProcedureExecutor<TestEnv>[] watched = new ProcedureExecutor[1];
+    watched[0] =
+        ProcedureExecutor.builder(env, failing, Steps.registry())
+            .coreWorkers(1)
+            .onFailStop(
+                cause -> {
+                  runningWhenHeard.complete(watched[0].isRunning());
+                  heard.complete(cause);
+                })
+            .build();
+    try {
+      watched[0].start();
+      watched[0].submit(new Steps("p"));
+      Harness.eventually("p:A held").until(() -> failing.heldCount() == 1);
+      failing.failOldest(new IOException("disk gone"));
+      assertTrue(heard.get().getMessage().contains("disk gone"), heard.get().toString());
+      assertEquals(false, runningWhenHeard.get(), "heard before the executor stopped");
+    } finally {
+      watched[0].stop();
+    }
+  }
+
   /** Makes held writes durable, oldest first, until the procedure finished. */
   private ProcedureInfo releaseUntilFinished(long procId) throws Exception {
     CompletableFuture<ProcedureInfo> finished = executor.whenFinished(procId);

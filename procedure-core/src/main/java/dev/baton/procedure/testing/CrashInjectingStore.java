@@ -115,6 +115,12 @@ public final class CrashInjectingStore implements ProcedureStore {
         ok -> CompletableFuture.failedFuture(new SimulatedCrashException(mode, n)));
   }
 
+  /** Id reservations are the wrapped store's (a replicated store reserves through its log). */
+  @Override
+  public long reserveProcIds(long highestKnown, int count) throws IOException {
+    return delegate.reserveProcIds(highestKnown, count);
+  }
+
   /** The mode of a crash due at this write, or null. */
   private synchronized Mode takeCrash() {
     if (armed != null && skip > 0) {

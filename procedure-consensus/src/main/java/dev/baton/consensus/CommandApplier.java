@@ -1,0 +1,214 @@
+package dev.baton.consensus;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.baton.consensus.proto.Command;
+import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.MetadataEntry;
+import dev.baton.consensus.proto.MetadataWrite;
+import dev.baton.consensus.proto.StoreWrite;
+import dev.baton.consensus.proto.SubmitReply;
+import dev.baton.consensus.proto.SubmitResult;
+import dev.baton.procedure.ProcedureCodec;
+import dev.baton.procedure.ProcedureCodecException;
+import dev.baton.procedure.proto.ProcedureEnvelope;
+import dev.baton.procedure.proto.StoreBatchProto;
+import dev.baton.procedure.store.StoreBatch;
+import dev.baton.procedure.store.StoreRecord;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The deterministic core of the {@link ProcedureStateMachine}: applies one log entry's command to
+ * the {@link ProcedureTable} and says what to answer, with no threads, clocks or Ratis types. Every
+ * node applies the same entries with the same outcome.
+ *
+ * <p>Fencing: a store write, metadata write, id reservation or fence counts only in the term its
+ * executor was built for (the term of the entry carrying it); a store write also only in the
+ * executor epoch the latest fence of its term opened. The caller holds the table's lock.
+ */
+final class CommandApplier {
+  private static final Logger LOG = LoggerFactory.getLogger(CommandApplier.class);
+
+  /**
+   * What applying one entry did.
+   *
+   * @param reply the answer to the entry's requester; null for an abort (the leader's executor
+   *     decides it)
+   * @param submitted procedures the entry created (new roots), in order
+   * @param abortId the procedure an abort entry names; 0 otherwise
+   */
+  record Outcome(CommandReply reply, List<StoreRecord> submitted, long abortId) {}
+
+  private final ProcedureTable table;
+  private final AtomicLong rejectedWrites = new AtomicLong();
+  private final AtomicLong appliedBatches = new AtomicLong();
+  private final AtomicLong appliedWriteEntries = new AtomicLong();
+
+  CommandApplier(ProcedureTable table) {
+    this.table = table;
+  }
+
+  long rejectedWriteCount() {
+    return rejectedWrites.get();
+  }
+
+  long appliedBatchCount() {
+    return appliedBatches.get();
+  }
+
+  long appliedWriteEntryCount() {
+    return appliedWriteEntries.get();
+  }
+
+  /** Applies a command ({@code null}: the entry did not parse) of entry {@code index}. */
+  Outcome apply(Command command, long term, long index) {
+    CommandReply reply;
+    List<StoreRecord> submitted = new ArrayList<>();
+    long abortId = 0;
+    if (command == null) {
+      reply = rejected("entry " + index + " is not a procedure command");
+    } else {
+      switch (command.getKindCase()) {
+        case WRITE -> reply = applyWrite(command.getWrite(), term, index);
+        case SUBMIT -> {
+          SubmitReply.Builder results = SubmitReply.newBuilder();
+          for (ByteString envelope : command.getSubmit().getEnvelopesList()) {
+            Submission result = applySubmit(envelope.toByteArray(), index);
+            results.addResults(result.result());
+            if (result.created() != null) {
+              submitted.add(result.created());
+            }
+          }
+          reply = CommandReply.newBuilder().setSubmitted(results).build();
+        }
+        case RESERVE -> {
+          if (command.getReserve().getTerm() != term) {
+            reply = fenced("an id reservation", command.getReserve().getTerm(), term, index);
+          } else if (command.getReserve().getCount() < 1) {
+            reply =
+                rejected(
+                    "entry " + index + " reserves " + command.getReserve().getCount() + " ids");
+          } else {
+            reply =
+                CommandReply.newBuilder()
+                    .setFirstId(table.reserve(command.getReserve().getCount()))
+                    .build();
+          }
+        }
+        case METADATA -> reply = applyMetadata(command.getMetadata(), term, index);
+        case FENCE -> reply = applyFence(command.getFence().getTerm(), term, index);
+        case ABORT -> {
+          abortId = command.getAbort().getProcId();
+          reply = null; // the leader's executor answers
+        }
+        default -> reply = rejected("entry " + index + " holds an unknown command");
+      }
+    }
+    return new Outcome(reply, submitted, abortId);
+  }
+
+  /**
+   * Refuses an executor's write (store batches or an id reservation) stamped with another term than
+   * the entry carrying it: it comes from an executor of an earlier leadership.
+   */
+  private CommandReply fenced(String what, long executorTerm, long term, long index) {
+    rejectedWrites.incrementAndGet();
+    LOG.warn(
+        "Rejected {} of executor term {} carried by entry {} of term {}: stale executor",
+        what,
+        executorTerm,
+        index,
+        term);
+    return rejected(
+        "stale executor term " + executorTerm + ": the entry was committed in term " + term);
+  }
+
+  private CommandReply applyWrite(StoreWrite write, long term, long index) {
+    if (write.getTerm() != term) {
+      return fenced("a store write", write.getTerm(), term, index);
+    }
+    if (!table.epochCurrent(term, write.getEpoch())) {
+      rejectedWrites.incrementAndGet();
+      long current = table.epochOf(term);
+      LOG.warn(
+          "Rejected a store write of executor epoch {} of term {} carried by entry {}: epoch {}"
+              + " replaced that executor",
+          write.getEpoch(),
+          term,
+          index,
+          current);
+      return rejected(
+          "executor epoch "
+              + write.getEpoch()
+              + " of term "
+              + term
+              + " was replaced by epoch "
+              + current);
+    }
+    StoreBatch[] batches = new StoreBatch[write.getBatchesCount()];
+    try {
+      for (int i = 0; i < batches.length; i++) {
+        batches[i] = StoreBatch.fromProto(StoreBatchProto.parseFrom(write.getBatches(i)));
+      }
+    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+      return rejected("entry " + index + " holds an unreadable store batch: " + e.getMessage());
+    }
+    for (StoreBatch b : batches) {
+      table.apply(b);
+    }
+    appliedBatches.addAndGet(batches.length);
+    appliedWriteEntries.incrementAndGet();
+    return CommandReply.newBuilder().setWritten(true).build();
+  }
+
+  /** Opens the next executor epoch of the term (see {@code Fence} in consensus.proto). */
+  private CommandReply applyFence(long fenceTerm, long term, long index) {
+    if (fenceTerm != term) {
+      return fenced("an executor fence", fenceTerm, term, index);
+    }
+    long epoch = table.fence(term);
+    LOG.info("Entry {} opened executor epoch {} of term {}", index, epoch, term);
+    return CommandReply.newBuilder().setEpoch(epoch).build();
+  }
+
+  private CommandReply applyMetadata(MetadataWrite write, long term, long index) {
+    if (write.getTerm() != term) {
+      return fenced("a metadata write", write.getTerm(), term, index);
+    }
+    Map<String, byte[]> puts = new HashMap<>();
+    for (MetadataEntry e : write.getPutsList()) {
+      puts.put(e.getKey(), e.getValue().toByteArray());
+    }
+    table.applyMetadata(puts, write.getDeletesList());
+    return CommandReply.newBuilder().setWritten(true).build();
+  }
+
+  /** The result of one submission, and the record it created (null for a repeated nonce). */
+  private record Submission(SubmitResult result, StoreRecord created) {}
+
+  private Submission applySubmit(byte[] envelope, long index) {
+    try {
+      ProcedureEnvelope env = ProcedureCodec.parseEnvelope(0, envelope);
+      StoreRecord created = table.submit(env, envelope);
+      long procId =
+          created != null ? created.procId() : table.procIdOf(ProcedureTable.nonceOf(env));
+      return new Submission(SubmitResult.newBuilder().setProcId(procId).build(), created);
+    } catch (ProcedureCodecException e) {
+      return new Submission(
+          SubmitResult.newBuilder()
+              .setRejected("submission in entry " + index + " is not valid: " + e.getMessage())
+              .build(),
+          null);
+    }
+  }
+
+  static CommandReply rejected(String why) {
+    return CommandReply.newBuilder().setRejected(why).build();
+  }
+}

@@ -1,0 +1,193 @@
+package dev.baton.consensus;
+
+import com.google.protobuf.ByteString;
+import dev.baton.consensus.proto.Abort;
+import dev.baton.consensus.proto.Command;
+import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.Submit;
+import dev.baton.consensus.proto.SubmitResult;
+import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.Procedure;
+import dev.baton.procedure.ProcedureCodec;
+import dev.baton.procedure.ProcedureInfo;
+import dev.baton.procedure.ProcedureRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * The calls a started {@link ProcedureNode} makes into its cluster, and what it makes them with:
+ * submissions and aborts become log entries — on the leader through its own Raft server
+ * (submissions group-committed by an {@link EntryBatcher}), elsewhere, or when leadership moved
+ * meanwhile, through the client to the leader; reads are linearizable queries answered by this node
+ * (or the leader). Every call is bounded by the request timeout ({@link #bounded}).
+ */
+final class NodeCalls {
+  private final ProcedureCodec codec;
+  private final LongSupplier clock;
+  private final Duration requestTimeout;
+  private final RaftPeerId self;
+  private final LocalSubmitter local;
+  private final ProcedureClient client;
+  private final BooleanSupplier isLeader;
+  private final EntryBatcher<SubmitResult> submissions;
+
+  NodeCalls(
+      String nodeId,
+      RaftServer server,
+      RaftGroup group,
+      ProcedureRegistry registry,
+      RaftSettings settings,
+      LongSupplier clock,
+      BooleanSupplier isLeader,
+      EntryBatcher.Limits limits) {
+    this.codec = new ProcedureCodec(registry);
+    this.clock = clock;
+    this.requestTimeout = settings.requestTimeout();
+    this.self = RaftPeerId.valueOf(nodeId);
+    this.local = new LocalSubmitter(server, group.getGroupId());
+    this.client = new ProcedureClient(group, registry, settings);
+    this.isLeader = isLeader;
+    this.submissions =
+        new EntryBatcher<>(
+            envelopes -> submitEntry(local, envelopes),
+            () -> new NotLeaderException("node " + nodeId + " stopped"),
+            limits);
+  }
+
+  LocalSubmitter local() {
+    return local;
+  }
+
+  ProcedureClient client() {
+    return client;
+  }
+
+  /** Fails queued and in-flight local submissions; their callers may retry elsewhere. */
+  void stopSubmissions() {
+    submissions.stop();
+  }
+
+  /** Stops submissions and closes the client. */
+  void close() {
+    submissions.stop();
+    client.close();
+  }
+
+  /** See {@link ProcedureNode#getInfo}. */
+  CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
+    return bounded(
+        client.getInfoAsync(procId, self), "read of procedure " + procId, requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#list}. */
+  CompletableFuture<List<ProcedureInfo>> list() {
+    return bounded(client.listAsync(self), "list", requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#submit}. */
+  CompletableFuture<Long> submit(Procedure<?> proc, NonceKey nonce) {
+    byte[] envelope;
+    try {
+      envelope = codec.encodeSubmission(proc, nonce, clock.getAsLong());
+    } catch (IOException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (envelope.length > ProcedureNode.MAX_SUBMISSION_BYTES) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(
+              "procedure "
+                  + proc.getType()
+                  + " serializes to "
+                  + envelope.length
+                  + " bytes; the limit is "
+                  + ProcedureNode.MAX_SUBMISSION_BYTES));
+    }
+    ByteString bytes = ByteString.copyFrom(envelope);
+    return bounded(
+        submitLocallyOrForward(bytes)
+            .thenApply(result -> ProcedureClient.procIdOf(result, proc.getType())),
+        "submission of " + proc.getType(),
+        requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#abort}. */
+  CompletableFuture<Boolean> abort(long procId) {
+    Command command = Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
+    return bounded(
+        send(command).thenApply(CommandReply::getAborted), "abort of " + procId, requestTimeout);
+  }
+
+  /**
+   * On the leader, the submission joins the next group-committed entry; elsewhere (or when the
+   * leader moved meanwhile) it goes to the leader through the client.
+   */
+  private CompletableFuture<SubmitResult> submitLocallyOrForward(ByteString envelope) {
+    if (!isLeader.getAsBoolean()) {
+      return client.submit(envelope);
+    }
+    return submissions
+        .add(envelope)
+        .exceptionallyCompose(
+            e ->
+                unwrap(e) instanceof NotLeaderException
+                    ? client.submit(envelope)
+                    : CompletableFuture.failedFuture(unwrap(e)));
+  }
+
+  private static CompletableFuture<List<SubmitResult>> submitEntry(
+      LocalSubmitter raft, List<ByteString> envelopes) {
+    Command command =
+        Command.newBuilder().setSubmit(Submit.newBuilder().addAllEnvelopes(envelopes)).build();
+    return raft.submit(command).thenApply(ProcedureClient::submitResults);
+  }
+
+  /**
+   * On the leader: append through the local server; elsewhere, through the client to the leader.
+   */
+  private CompletableFuture<CommandReply> send(Command command) {
+    if (isLeader.getAsBoolean()) {
+      return local
+          .submit(command)
+          .exceptionallyCompose(
+              e ->
+                  unwrap(e) instanceof NotLeaderException
+                      ? client.send(command)
+                      : CompletableFuture.failedFuture(unwrap(e)));
+    }
+    return client.send(command);
+  }
+
+  /**
+   * Every call of a node completes within the request timeout, and fails with an {@link
+   * IOException} that says why: no leader or no majority (a timeout), not leader, or refused. A
+   * local submission on a leader that lost its majority would otherwise wait until Ratis steps it
+   * down, then start the client's own timeout again; and a bare {@code TimeoutException} says
+   * nothing to the caller.
+   */
+  static <T> CompletableFuture<T> bounded(
+      CompletableFuture<T> call, String what, Duration timeout) {
+    return call.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .handle(
+            (value, error) -> {
+              if (error != null) {
+                throw new CompletionException(
+                    ProcedureClient.asIOException(unwrap(error), what, timeout));
+              }
+              return value;
+            });
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+}

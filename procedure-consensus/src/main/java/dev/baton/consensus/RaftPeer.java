@@ -1,0 +1,205 @@
+package dev.baton.consensus;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.ExitUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis server of a {@link ProcedureNode}: built on the node's storage directory (formatting a
+ * new one, recovering an existing one), started, asked for its division (role, term, leader), sent
+ * admin requests (a snapshot now, hand leadership away), closed. A failed start is a clear error
+ * and leaves nothing bound or locked behind.
+ */
+final class RaftPeer {
+  private static final Logger LOG = LoggerFactory.getLogger(RaftPeer.class);
+
+  /** The client id of admin requests nodes make of their own servers. */
+  private static final ClientId ADMIN_CLIENT = ClientId.randomId();
+
+  private static final AtomicLong ADMIN_CALL_IDS = new AtomicLong();
+
+  /**
+   * A requested snapshot is taken once one entry was applied since the last (Ratis' default gap,
+   * 1,024 entries, would make a request a no-op answered with the old index).
+   */
+  private static final long SNAPSHOT_CREATION_GAP = 1;
+
+  private final String nodeId;
+  private final Map<String, InetSocketAddress> peers;
+  private final RaftGroup group;
+  private final Path storageDir;
+  private final Duration requestTimeout;
+  private volatile RaftServer server;
+
+  RaftPeer(
+      String nodeId,
+      Map<String, InetSocketAddress> peers,
+      RaftGroup group,
+      Path storageDir,
+      Duration requestTimeout) {
+    this.nodeId = nodeId;
+    this.peers = peers;
+    this.group = group;
+    this.storageDir = storageDir;
+    this.requestTimeout = requestTimeout;
+  }
+
+  /**
+   * Builds and starts the server. The server is visible to {@link #division} before it starts:
+   * Ratis may call back at once (a single peer elects itself).
+   */
+  void start(RaftSettings settings, ProcedureStateMachine stateMachine) throws IOException {
+    // Ratis exits the JVM on some start failures (e.g. a port already taken). A library embedded
+    // in a ConfigNode must not: it throws instead, and start() reports a clear IOException.
+    ExitUtils.disableSystemExit();
+    Files.createDirectories(storageDir);
+    int port = ProcedureGroup.port(peers, nodeId);
+    boolean existing = ProcedureGroup.hasStorage(storageDir);
+    if (!existing) {
+      LostStorageCheck.check(nodeId, group, storageDir);
+    }
+    RaftServer s =
+        RaftServer.newBuilder()
+            .setServerId(RaftPeerId.valueOf(nodeId))
+            .setGroup(group)
+            .setProperties(settings.serverProperties(storageDir, port))
+            .setStateMachine(stateMachine)
+            .setOption(
+                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+            .build();
+    server = s;
+    try {
+      s.start();
+    } catch (IOException | RuntimeException e) {
+      server = null;
+      throw failedStart(s, e);
+    }
+    LOG.info(
+        "Procedure node {} started ({} storage in {})",
+        nodeId,
+        existing ? "existing" : "new",
+        storageDir);
+  }
+
+  /** The started server, or null. */
+  RaftServer server() {
+    return server;
+  }
+
+  Optional<RaftServer.Division> division() {
+    RaftServer s = server;
+    if (s == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(s.getDivision(group.getGroupId()));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Closes the server if started. Idempotent. */
+  void close() {
+    RaftServer s = server;
+    server = null;
+    if (s != null) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        LOG.warn("Error closing the Raft server of node {}", nodeId, e);
+      }
+    }
+  }
+
+  /** See {@link ProcedureNode#takeSnapshot}; not bounded by a timeout here. */
+  CompletableFuture<Long> takeSnapshot() {
+    RaftServer s = server;
+    if (s == null) {
+      return notStarted();
+    }
+    SnapshotManagementRequest request =
+        SnapshotManagementRequest.newCreate(
+            ADMIN_CLIENT,
+            RaftPeerId.valueOf(nodeId),
+            ProcedureGroup.GROUP_ID,
+            ADMIN_CALL_IDS.incrementAndGet(),
+            requestTimeout.toMillis(),
+            SNAPSHOT_CREATION_GAP);
+    return s.snapshotManagementAsync(request)
+        .thenApply(
+            reply -> {
+              if (!reply.isSuccess()) {
+                throw new CompletionException(
+                    new IOException(nodeId + ": snapshot refused: " + reply.getException()));
+              }
+              return reply.getLogIndex();
+            });
+  }
+
+  /**
+   * Asks the server to hand leadership to {@code target}, or, if null, to step down so that the
+   * next election picks a leader.
+   */
+  CompletableFuture<RaftClientReply> transferLeadership(RaftPeerId target, Duration timeout) {
+    RaftServer s = server;
+    if (s == null) {
+      return notStarted();
+    }
+    TransferLeadershipRequest request =
+        new TransferLeadershipRequest(
+            ADMIN_CLIENT,
+            RaftPeerId.valueOf(nodeId),
+            ProcedureGroup.GROUP_ID,
+            ADMIN_CALL_IDS.incrementAndGet(),
+            target,
+            timeout.toMillis());
+    try {
+      return s.transferLeadershipAsync(request);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private <T> CompletableFuture<T> notStarted() {
+    return CompletableFuture.failedFuture(new IllegalStateException(nodeId + " is not started"));
+  }
+
+  /**
+   * Closes a server that failed to start (freeing its ports and files, so the node can start again)
+   * and returns the error to report. Ratis starts the state machine on its own threads and reports
+   * what it threw (e.g. a {@link CorruptSnapshotException} naming the file) wrapped in an unchecked
+   * {@code CompletionException}; the caller gets the I/O error itself.
+   */
+  private IOException failedStart(RaftServer s, Exception e) {
+    try {
+      s.close();
+    } catch (IOException | RuntimeException closeError) {
+      LOG.warn("Node {}: error closing the Raft server after a failed start", nodeId, closeError);
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof CorruptSnapshotException corrupt) {
+        return corrupt;
+      }
+    }
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return new IOException("node " + nodeId + " could not start: " + cause.getMessage(), cause);
+  }
+}
