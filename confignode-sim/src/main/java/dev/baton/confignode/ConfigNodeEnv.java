@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.net.http.HttpClient;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What ConfigNode procedures act on, one per leader term: the leader context (its term is the
@@ -23,6 +24,7 @@ public final class ConfigNodeEnv implements LockEnvironment {
   private final HttpClient http = DataNodeClient.newHttpClient();
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
   private final LockManager locks = new LockManager();
+  private final AtomicLong commandSeq = new AtomicLong();
 
   public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata) {
     this.leader = leader;
@@ -43,9 +45,14 @@ public final class ConfigNodeEnv implements LockEnvironment {
     return metadata;
   }
 
-  /** The command context of one DataNode call of a step; {@code key} makes it unique per call. */
+  /**
+   * The command context of one DataNode call of a step; {@code key} makes it unique per call. Each
+   * call numbers the command after every command this term's leader made before, so a procedure's
+   * commands are ordered by (term, seq) and a DataNode refuses one the procedure has moved past
+   * (e.g. a step's command that timed out here and arrives after the step's undo).
+   */
   public CommandContext command(Procedure<?> proc, String key) {
-    return new CommandContext(leader.term(), proc.getProcId(), key);
+    return new CommandContext(leader.term(), proc.getProcId(), key, commandSeq.incrementAndGet());
   }
 
   /** A client of the DataNode at {@code address}. */
