@@ -59,6 +59,14 @@ public final class InvariantCheck {
       return violations.isEmpty();
     }
 
+    /** This result with one more violation, found by the caller (e.g. a bound a run exceeded). */
+    public Result withViolation(String violation) {
+      List<String> all = new ArrayList<>(violations);
+      all.add(violation);
+      return new Result(
+          List.copyOf(all), outcomes, procedures, duplicates, staleRejected, superseded);
+    }
+
     /** A few lines for a report. */
     public String describe() {
       StringBuilder b = new StringBuilder();

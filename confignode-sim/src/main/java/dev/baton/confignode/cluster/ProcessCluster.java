@@ -306,6 +306,12 @@ public final class ProcessCluster implements AutoCloseable {
     p.kill();
   }
 
+  /** Whether DataNode {@code id}'s process runs. */
+  public synchronized boolean isDataNodeRunning(int id) {
+    ChildJvm p = dataNodes.get(id);
+    return p != null && p.isAlive();
+  }
+
   /** Starts a killed DataNode again on its port and data dir, and waits until it answers. */
   public void restartDataNode(int id) throws IOException, InterruptedException {
     startDataNode(id);
