@@ -21,16 +21,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A local cluster of ConfigNode and DataNode processes on loopback ports chosen free at start, in a
- * temp dir, for failover drills and chaos: start, crash (SIGKILL), freeze (SIGSTOP), thaw and
- * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
- * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir.
+ * A local cluster of ConfigNode ({@code cn1..cnN}) and DataNode ({@code 1..M}) processes of this
+ * jar on loopback ports chosen free at start, their logs and data in one temp dir, for failover
+ * drills, chaos, the {@code drill} and the {@code bench}: start (all at once with {@link #start},
+ * or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and restart single
+ * nodes or all of them; find the leader; submit procedures with nonces and wait for them ({@link
+ * #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
   /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
   public static final Duration CLUSTER_WAIT = Duration.ofSeconds(90);
+
+  /** How often a leader is looked for: short, since drills time the failover by it. */
+  static final Duration LEADER_POLL = Duration.ofMillis(20);
 
   private final Path dir;
   private final boolean keepDir;
@@ -72,25 +77,10 @@ public final class ProcessCluster implements AutoCloseable {
               + ", "
               + dataNodes);
     }
-    ProcessCluster c =
-        new ProcessCluster(Files.createTempDirectory("baton-cluster"), keepDir, nodeFlags);
+    ProcessCluster c = create("baton-cluster", keepDir, nodeFlags);
     try {
-      for (int i = 1; i <= dataNodes; i++) {
-        c.dataNodeAddrs.put(i, "127.0.0.1:" + freePort());
-        c.startDataNode(i);
-      }
-      StringBuilder peers = new StringBuilder();
-      for (int i = 1; i <= nodes; i++) {
-        String id = "cn" + i;
-        peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
-        peers.append(freePort());
-        c.httpOf.put(id, "127.0.0.1:" + freePort());
-      }
-      c.peersArg = peers.toString();
-      c.anyNodeClient = new NodeApiClient(List.copyOf(c.httpOf.values()));
-      for (String id : c.httpOf.keySet()) {
-        c.startNode(id, true);
-      }
+      c.startDataNodes(dataNodes);
+      c.startConfigNodes(nodes);
       c.awaitLeader(Set.of(), -1);
       Poll.untilTrue(
           () -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes,
@@ -104,20 +94,54 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
+   * nodeFlags} are added to every node command. Start it with {@link #startDataNodes} and {@link
+   * #startConfigNodes}.
+   */
+  public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
+      throws IOException {
+    return new ProcessCluster(Files.createTempDirectory(prefix), keepDir, nodeFlags);
+  }
+
+  /** Starts {@code n} more DataNodes (ids following the last one) and waits until each answers. */
+  public void startDataNodes(int n) throws IOException, InterruptedException {
+    for (int i = 0; i < n; i++) {
+      int id = dataNodeAddrs.size() + 1;
+      dataNodeAddrs.put(id, "127.0.0.1:" + freePort());
+      startDataNode(id);
+    }
+  }
+
+  /**
+   * Starts {@code n} ConfigNodes, which register every DataNode started so far; does not wait for
+   * them (see {@link #awaitLeader}). Once per cluster.
+   */
+  public void startConfigNodes(int n) throws IOException {
+    if (peersArg != null) {
+      throw new IllegalStateException("the ConfigNodes of " + dir + " are already started");
+    }
+    StringBuilder peers = new StringBuilder();
+    for (int i = 1; i <= n; i++) {
+      String id = "cn" + i;
+      peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
+      peers.append(freePort());
+      httpOf.put(id, "127.0.0.1:" + freePort());
+    }
+    peersArg = peers.toString();
+    anyNodeClient = new NodeApiClient(List.copyOf(httpOf.values()));
+    for (String id : httpOf.keySet()) {
+      startNode(id, true);
+    }
+  }
+
   private void startDataNode(int id) throws IOException, InterruptedException {
     String addr = dataNodeAddrs.get(id);
     ChildJvm p =
         ChildJvm.start(
             "datanode-" + id + "-" + restarts++,
             dir,
-            List.of(
-                "datanode",
-                "--id",
-                Integer.toString(id),
-                "--port",
-                addr.substring(addr.indexOf(':') + 1),
-                "--data-dir",
-                dir.resolve("dn" + id).toString()));
+            ChildJvm.dataNodeArgs(id, addr, dir.resolve("dn" + id)));
     synchronized (this) {
       dataNodes.put(id, p);
     }
@@ -145,6 +169,11 @@ public final class ProcessCluster implements AutoCloseable {
 
   public List<String> nodeIds() {
     return List.copyOf(httpOf.keySet());
+  }
+
+  /** ConfigNode id to the host:port of its admin API. */
+  public Map<String, String> httpAddresses() {
+    return Map.copyOf(httpOf);
   }
 
   /** host:port of a node's admin API. */
@@ -203,6 +232,16 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public String awaitLeader(Set<String> exclude, long afterTerm)
       throws IOException, InterruptedException {
+    return awaitLeader(exclude, afterTerm, () -> {});
+  }
+
+  /**
+   * As {@link #awaitLeader(Set, long)}; {@code termSeen} runs each time a node reports a term above
+   * {@code afterTerm} with a leader not in {@code exclude} (the election, before the new executor
+   * runs), for a drill that times the failover.
+   */
+  public String awaitLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
+      throws IOException, InterruptedException {
     return Poll.until(
         () -> {
           for (String id : servingNodes()) {
@@ -211,8 +250,15 @@ public final class ProcessCluster implements AutoCloseable {
             }
             try {
               JsonNode c = cluster(id);
-              if ("LEADER_RUNNING".equals(c.path("role").asText())
-                  && c.path("term").asLong() > afterTerm) {
+              long term = c.path("term").asLong();
+              JsonNode leaderId = c.path("leaderId");
+              if (term > afterTerm
+                  && !leaderId.isNull()
+                  && !leaderId.isMissingNode()
+                  && !exclude.contains(leaderId.asText())) {
+                termSeen.run();
+              }
+              if ("LEADER_RUNNING".equals(c.path("role").asText()) && term > afterTerm) {
                 return id;
               }
             } catch (NodeApiClient.ApiException notUp) {
@@ -222,6 +268,7 @@ public final class ProcessCluster implements AutoCloseable {
           return null;
         },
         CLUSTER_WAIT,
+        LEADER_POLL,
         "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude));
   }
 
