@@ -42,8 +42,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final List<String> nodeFlags;
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
-  private final Map<Integer, ChildJvm> dataNodes = new LinkedHashMap<>();
-  private final Map<Integer, String> dataNodeAddrs = new LinkedHashMap<>();
+  private final DataNodeProcesses dataNodes;
   private final ClusterProcedures procedures = new ClusterProcedures(this::api);
   private String peersArg;
   private NodeApiClient anyNodeClient;
@@ -55,6 +54,7 @@ public final class ProcessCluster implements AutoCloseable {
     this.dir = dir;
     this.keepDir = keepDir;
     this.nodeFlags = List.copyOf(nodeFlags);
+    this.dataNodes = new DataNodeProcesses(dir);
   }
 
   /**
@@ -86,7 +86,8 @@ public final class ProcessCluster implements AutoCloseable {
           () -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes,
           CLUSTER_WAIT,
           "every DataNode registered");
-      LOG.info("cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodeAddrs);
+      LOG.info(
+          "cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodes.addresses());
       return c;
     } catch (IOException | InterruptedException | RuntimeException e) {
       c.close();
@@ -104,13 +105,12 @@ public final class ProcessCluster implements AutoCloseable {
     return new ProcessCluster(Files.createTempDirectory(prefix), keepDir, nodeFlags);
   }
 
-  /** Starts {@code n} more DataNodes (ids following the last one) and waits until each answers. */
+  /**
+   * Starts {@code n} more DataNodes (ids following the last one), all at once, and waits until each
+   * answers.
+   */
   public void startDataNodes(int n) throws IOException, InterruptedException {
-    for (int i = 0; i < n; i++) {
-      int id = dataNodeAddrs.size() + 1;
-      dataNodeAddrs.put(id, "127.0.0.1:" + freePort());
-      startDataNode(id);
-    }
+    dataNodes.startNew(n);
   }
 
   /**
@@ -135,27 +135,13 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
-  private void startDataNode(int id) throws IOException, InterruptedException {
-    String addr = dataNodeAddrs.get(id);
-    ChildJvm p =
-        ChildJvm.start(
-            "datanode-" + id + "-" + restarts++,
-            dir,
-            ChildJvm.dataNodeArgs(id, addr, dir.resolve("dn" + id)));
-    synchronized (this) {
-      dataNodes.put(id, p);
-    }
-    DataNodeClient client = new DataNodeClient(addr);
-    Poll.untilTrue(() -> client.state() != null, CLUSTER_WAIT, "DataNode " + id + " up");
-  }
-
   private void startNode(String id, boolean registerDataNodes) throws IOException {
     List<String> args =
         new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
     args.addAll(nodeFlags);
-    if (registerDataNodes && !dataNodeAddrs.isEmpty()) {
+    if (registerDataNodes && !dataNodes.ids().isEmpty()) {
       args.add("--datanodes");
-      args.add(String.join(",", dataNodeAddrs.values()));
+      args.add(String.join(",", dataNodes.addresses()));
     }
     ChildJvm p = ChildJvm.start(id + "-" + restarts++, dir, args);
     synchronized (this) {
@@ -182,16 +168,16 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   public List<Integer> dataNodeIds() {
-    return List.copyOf(dataNodeAddrs.keySet());
+    return dataNodes.ids();
   }
 
   public List<String> dataNodeAddresses() {
-    return List.copyOf(dataNodeAddrs.values());
+    return dataNodes.addresses();
   }
 
   /** A client of DataNode {@code id} (1-based). */
   public DataNodeClient dataNode(int id) {
-    return new DataNodeClient(require(dataNodeAddrs.get(id), "DataNode " + id));
+    return new DataNodeClient(dataNodes.address(id));
   }
 
   /** Whether the node's process runs and is not paused. */
@@ -345,23 +331,17 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** SIGKILL one DataNode. */
   public void killDataNode(int id) throws InterruptedException {
-    ChildJvm p;
-    synchronized (this) {
-      p = require(dataNodes.get(id), "DataNode " + id);
-    }
-    LOG.debug("SIGKILL DataNode {} (pid {})", id, p.pid());
-    p.kill();
+    dataNodes.kill(id);
   }
 
   /** Whether DataNode {@code id}'s process runs. */
-  public synchronized boolean isDataNodeRunning(int id) {
-    ChildJvm p = dataNodes.get(id);
-    return p != null && p.isAlive();
+  public boolean isDataNodeRunning(int id) {
+    return dataNodes.isRunning(id);
   }
 
   /** Starts a killed DataNode again on its port and data dir, and waits until it answers. */
   public void restartDataNode(int id) throws IOException, InterruptedException {
-    startDataNode(id);
+    dataNodes.restart(id);
   }
 
   /** Submissions with nonces and waits on procedures, through the serving nodes. */
@@ -374,7 +354,7 @@ public final class ProcessCluster implements AutoCloseable {
     List<ChildJvm> all;
     synchronized (this) {
       all = new ArrayList<>(nodes.values());
-      all.addAll(dataNodes.values());
+      all.addAll(dataNodes.all());
     }
     for (ChildJvm p : all) {
       try {
@@ -403,7 +383,7 @@ public final class ProcessCluster implements AutoCloseable {
     return value;
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
