@@ -176,9 +176,15 @@ public final class ChaosRun {
     }
     steps.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(b[2], a[2]));
     Map<Integer, String> hit = new HashMap<>();
+    Map<Integer, Long> appliedAt = new HashMap<>();
     long lag = 0; // how far behind the schedule slow restarts have put us: later steps shift
     for (long[] step : steps) {
       long due = start + lag + step[0];
+      if (step[2] == 1) { // a fault lasts its duration from when it was applied, not longer
+        due =
+            Math.min(
+                due, appliedAt.get((int) step[1]) + events.get((int) step[1]).durationMillis());
+      }
       long wait = due - System.currentTimeMillis();
       if (wait > 0) {
         Thread.sleep(wait);
@@ -186,6 +192,7 @@ public final class ChaosRun {
       FaultEvent e = events.get((int) step[1]);
       if (step[2] == 0) {
         hit.put((int) step[1], apply(cluster, e));
+        appliedAt.put((int) step[1], System.currentTimeMillis());
       } else {
         heal(cluster, e, hit.get((int) step[1]));
       }
