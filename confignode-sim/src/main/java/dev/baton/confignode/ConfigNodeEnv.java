@@ -24,11 +24,16 @@ public final class ConfigNodeEnv implements LockEnvironment {
   private final HttpClient http = DataNodeClient.newHttpClient();
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
   private final LockManager locks = new LockManager();
-  private final AtomicLong commandSeq = new AtomicLong();
+  private final AtomicLong commandSeq;
 
-  public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata) {
+  /**
+   * An environment whose DataNode commands take their sequence numbers from {@code commandSeq} (see
+   * {@link #command}); a node shares one counter among its terms' environments.
+   */
+  public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata, AtomicLong commandSeq) {
     this.leader = leader;
     this.metadata = metadata;
+    this.commandSeq = commandSeq;
   }
 
   /** The lock table of this term's executor: new per term, re-filled by recovery. */

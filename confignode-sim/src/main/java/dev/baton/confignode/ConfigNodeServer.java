@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +66,8 @@ public final class ConfigNodeServer implements AutoCloseable {
     ProcedureRegistry registry = ConfigNodeProcedures.registry();
     this.flowRuntime = FlowApi.runtime(registry);
     AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
+    // one counter for every term this process leads: commands stay ordered even across envs
+    AtomicLong commandSeq = new AtomicLong();
     this.node =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
@@ -74,7 +77,7 @@ public final class ConfigNodeServer implements AutoCloseable {
             .environment(
                 leader -> {
                   publish.get().becameLeader(leader);
-                  return new ConfigNodeEnv(leader, meta.get());
+                  return new ConfigNodeEnv(leader, meta.get(), commandSeq);
                 })
             .raft(config.raft())
             .build();
