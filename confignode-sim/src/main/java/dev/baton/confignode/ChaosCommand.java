@@ -1,13 +1,14 @@
 package dev.baton.confignode;
 
 import dev.baton.confignode.chaos.ChaosRun;
+import dev.baton.confignode.chaos.FaultSchedule;
 import java.io.PrintStream;
 import java.util.List;
 
 /**
- * {@code confignode-sim chaos [--seed S] [--seconds N] [--nodes 3|5] [--datanodes N] [--keep-dir
- * true]}: a seeded chaos run (see {@link ChaosRun}). Without {@code --seed} a random seed is drawn
- * and printed. Exit code 0 only if every invariant holds.
+ * {@code confignode-sim chaos [--seed S] [--seconds N] [--nodes 3|5] [--datanodes N]
+ * [--max-outage-ms N] [--keep-dir true]}: a seeded chaos run (see {@link ChaosRun}). Without {@code
+ * --seed} a random seed is drawn and printed. Exit code 0 only if every invariant holds.
  */
 final class ChaosCommand {
   static final String NAME = "chaos";
@@ -15,6 +16,9 @@ final class ChaosCommand {
   static final int EXIT_FAILED = 4;
   static final int MAX_SECONDS = 3_600;
   static final int MAX_DATANODES = 7;
+
+  /** Longest whole-cluster outage the flag accepts; longer ones are not chaos but an outage. */
+  static final int MAX_OUTAGE_MS = 60_000;
 
   static final List<CommandLineFlags.Flag> FLAGS =
       List.of(
@@ -26,6 +30,14 @@ final class ChaosCommand {
               false),
           new CommandLineFlags.Flag("nodes", "3|5", "ConfigNode processes (default 3)", false),
           new CommandLineFlags.Flag("datanodes", "N", "DataNode processes (default 3)", false),
+          new CommandLineFlags.Flag(
+              "max-outage-ms",
+              "N",
+              "longest time every ConfigNode stays killed, the bound on losing the majority; 0: no"
+                  + " whole-cluster outage (default "
+                  + FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS
+                  + ")",
+              false),
           new CommandLineFlags.Flag("keep-dir", "true", "keep logs and data afterwards", false));
 
   private ChaosCommand() {}
@@ -65,7 +77,10 @@ final class ChaosCommand {
               flags.string("datanodes") == null
                   ? ChaosRun.Settings.DEFAULT_DATANODES
                   : flags.intValue("datanodes", 1, MAX_DATANODES),
-              "true".equals(flags.string("keep-dir")));
+              "true".equals(flags.string("keep-dir")),
+              flags.string("max-outage-ms") == null
+                  ? FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS
+                  : flags.intValue("max-outage-ms", 0, MAX_OUTAGE_MS));
     } catch (UsageException e) {
       err.println(NAME + ": " + e.getMessage());
       err.println(usage());
@@ -82,7 +97,8 @@ final class ChaosCommand {
   static String usage() {
     return "usage: confignode-sim "
         + NAME
-        + " [--seed S] [--seconds N] [--nodes 3|5] [--datanodes N] [--keep-dir true]"
+        + " [--seed S] [--seconds N] [--nodes 3|5] [--datanodes N] [--max-outage-ms N]"
+        + " [--keep-dir true]"
         + System.lineSeparator()
         + CommandLineFlags.describe(FLAGS);
   }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.net.http.HttpClient;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What ConfigNode procedures act on, one per leader term: the leader context (its term is the
@@ -25,16 +26,21 @@ public final class ConfigNodeEnv implements LockEnvironment {
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
   private final LockManager locks = new LockManager();
   private final StateHolds holds;
+  private final AtomicLong commandSeq;
 
-  public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata) {
-    this(leader, metadata, StateHolds.disabled());
-  }
-
-  /** {@code holds} are the node's (they outlive a term): those set on this node hold here. */
-  public ConfigNodeEnv(LeaderContext leader, ClusterMetadata metadata, StateHolds holds) {
+  /**
+   * An environment for one leader term.
+   *
+   * @param holds the node's fault holds (they outlive a term): those set on this node hold here
+   * @param commandSeq the node's DataNode command counter (see {@link #command}), shared among its
+   *     terms' environments
+   */
+  public ConfigNodeEnv(
+      LeaderContext leader, ClusterMetadata metadata, StateHolds holds, AtomicLong commandSeq) {
     this.leader = leader;
     this.metadata = metadata;
     this.holds = holds;
+    this.commandSeq = commandSeq;
   }
 
   /** The fault holds of this node (disabled unless it runs with {@code --faults}). */
@@ -56,9 +62,14 @@ public final class ConfigNodeEnv implements LockEnvironment {
     return metadata;
   }
 
-  /** The command context of one DataNode call of a step; {@code key} makes it unique per call. */
+  /**
+   * The command context of one DataNode call of a step; {@code key} makes it unique per call. Each
+   * call numbers the command after every command this term's leader made before, so a procedure's
+   * commands are ordered by (term, seq) and a DataNode refuses one the procedure has moved past
+   * (e.g. a step's command that timed out here and arrives after the step's undo).
+   */
   public CommandContext command(Procedure<?> proc, String key) {
-    return new CommandContext(leader.term(), proc.getProcId(), key);
+    return new CommandContext(leader.term(), proc.getProcId(), key, commandSeq.incrementAndGet());
   }
 
   /** A client of the DataNode at {@code address}. */

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,6 +98,8 @@ public final class ConfigNodeServer implements AutoCloseable {
     ProcedureRegistry registry = ConfigNodeProcedures.registry();
     this.flowRuntime = FlowApi.runtime(registry);
     AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
+    // one counter for every term this process leads: commands stay ordered even across envs
+    AtomicLong commandSeq = new AtomicLong();
     this.node =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
@@ -106,7 +109,7 @@ public final class ConfigNodeServer implements AutoCloseable {
             .environment(
                 leader -> {
                   publish.get().becameLeader(leader);
-                  return new ConfigNodeEnv(leader, meta.get(), holds);
+                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq);
                 })
             .raft(config.raft())
             .build();

@@ -25,6 +25,7 @@ class ChaosCommandTest {
           no seconds        | chaos --seconds 0     | flag --seconds must be an integer in 1..3600
           no datanodes      | chaos --datanodes 0   | flag --datanodes must be an integer in 1..7
           unknown flag      | chaos --speed 5       | unknown flag '--speed'
+          negative outage   | chaos --max-outage-ms -1 | flag --max-outage-ms must be an integer in 0..60000
           """)
   void chaosUsageErrorsExitWith2BeforeStartingAnything(String name, String line, String expected) {
     CliRun r = CliRun.main(line.split(" "));
@@ -38,7 +39,8 @@ class ChaosCommandTest {
   void chaosHelpListsEveryFlagAndExitsWith0() {
     CliRun r = CliRun.main("chaos", "--help");
     assertEquals(0, r.code());
-    for (String flag : List.of("--seed S", "--seconds N", "--nodes 3|5", "--datanodes N")) {
+    for (String flag :
+        List.of("--seed S", "--seconds N", "--nodes 3|5", "--datanodes N", "--max-outage-ms N")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
     }
   }

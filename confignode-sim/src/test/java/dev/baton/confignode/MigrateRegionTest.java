@@ -195,6 +195,33 @@ class MigrateRegionTest {
     cluster.assertDataNodesMatchMetadata();
   }
 
+  /**
+   * The target stalls ADD_PEER past the ConfigNode's request timeout: the step fails, the rollback
+   * sends UNDO_ADD_PEER (same term), the procedure ends ROLLEDBACK. When the stalled ADD_PEER is
+   * finally released it must not create the replica the metadata no longer expects.
+   */
+  @Test
+  void addPeerReleasedAfterItsUndoIsRefused() throws Exception {
+    ClusterMetadata.Region r = regionOfNewDatabase("overtaken");
+    int to = spare(r);
+    cluster.dataNode(to).stallStep("ADD_PEER");
+
+    long id = migrate(r.id(), r.leader(), to);
+    cluster.awaitRolledBack(id);
+    cluster.dataNode(to).releaseStall();
+
+    SimCluster.waiting()
+        .until(
+            () ->
+                cluster.dataNodeServer(to).state().superseded().stream()
+                    .anyMatch(c -> c.procId() == id && c.step().equals("ADD_PEER")));
+    assertFalse(hosts(to, r.id()), "the overtaken ADD_PEER created a replica after its undo");
+    assertTrue(
+        cluster.ledger(Set.of(id)).stream().noneMatch(e -> e.step().equals("ADD_PEER")),
+        "ADD_PEER is not in any ledger");
+    cluster.assertDataNodesMatchMetadata();
+  }
+
   @Test
   void invalidMigrationsFailBeforeTouchingAnyDataNode() throws Exception {
     ClusterMetadata.Region r = regionOfNewDatabase("invalid");

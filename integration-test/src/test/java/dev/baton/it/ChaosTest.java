@@ -3,6 +3,8 @@ package dev.baton.it;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.confignode.chaos.ChaosRun;
+import dev.baton.confignode.chaos.FaultEvent;
+import dev.baton.confignode.chaos.FaultSchedule;
 import dev.baton.confignode.cluster.InvariantCheck;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -38,5 +40,9 @@ class ChaosTest {
     assertTrue(result.ok(), () -> "chaos seed " + seed + " broke invariants:\n" + report);
     assertTrue(report.contains("chaos seed " + seed), report);
     assertTrue(result.procedures() > 0, report);
+    // every scheduled fault, DataNode kills and whole-cluster outages included, ran and healed
+    for (FaultEvent e : FaultSchedule.generate(seed, SECONDS * 1000L, 3, 3).events()) {
+      assertTrue(report.contains("healed " + e.action()), () -> "not healed: " + e + "\n" + report);
+    }
   }
 }

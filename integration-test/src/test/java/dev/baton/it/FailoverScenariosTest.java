@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Failovers at awkward moments, on one 3-ConfigNode, 3-DataNode process cluster: while a procedure
  * waits on a timeout (the timeout fires at its original deadline), during a rollback (the new
- * leader carries it on), and of a new leader still rebuilding its executor (LEADER_RECOVERING).
+ * leader carries it on), and of a new leader still rebuilding its executor (LEADER_RECOVERING); and
+ * of a DataNode (SIGKILL and restart) in the middle of a step.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class FailoverScenariosTest extends SharedClusterTest {
@@ -174,6 +175,39 @@ class FailoverScenariosTest extends SharedClusterTest {
               return null;
             },
             java.util.Objects::nonNull);
+  }
+
+  /**
+   * A DataNode SIGKILLed while it holds a step's command: the step fails, the undo of the step
+   * before cannot reach the DataNode and is retried until the DataNode is back (restarted on its
+   * data dir with what it had applied), then the move ends ROLLEDBACK and everything agrees.
+   */
+  @Test
+  @Order(4)
+  void aKilledDataNodeComesBackWithItsStateAndTheMoveRollsBack() throws Exception {
+    Move m = Move.ofLeader(cluster, cluster.dataNodeIds());
+    List<Integer> before = Drills.replicas(Drills.region(cluster, m.regionId()));
+    DataNodeClient target = cluster.dataNode(m.to());
+    target.stallStep("CATCH_UP");
+    long id = cluster.procedures().submit("MigrateRegion", m.args());
+    Drills.awaitHeldAt(cluster, id, "CATCH_UP", target);
+    assertTrue(target.state().region(m.regionId()).isPresent(), "ADD_PEER was applied");
+
+    cluster.killDataNode(m.to());
+    assertFalse(cluster.isDataNodeRunning(m.to()));
+    await("the move fails while DataNode " + m.to() + " is down")
+        .atMost(Drills.REACH)
+        .pollInterval(Drills.POLL)
+        .ignoreExceptions()
+        .until(() -> cluster.procedures().get(id).hasNonNull("failure"));
+    assertFalse(cluster.procedures().get(id).get("finished").asBoolean(), "the undo is pending");
+    cluster.restartDataNode(m.to());
+
+    Drills.assertRolledBack(cluster, id, m, before);
+    assertTrue(
+        target.state().ledger().stream()
+            .anyMatch(e -> e.procId() == id && e.step().equals("ADD_PEER")),
+        "the restarted DataNode kept the ADD_PEER it had applied");
   }
 
   /**

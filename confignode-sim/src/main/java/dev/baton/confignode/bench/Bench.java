@@ -2,8 +2,8 @@ package dev.baton.confignode.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
-import dev.baton.confignode.local.LocalCluster;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,13 +73,13 @@ public final class Bench implements AutoCloseable {
   private final Settings settings;
   private final PrintStream out;
   private final Path dir;
-  private final LocalCluster cluster;
+  private final ProcessCluster cluster;
   private final AtomicInteger nonces = new AtomicInteger();
 
   public Bench(Settings settings, PrintStream out) throws IOException {
     this.settings = settings;
     this.out = out;
-    this.cluster = LocalCluster.inTempDir("baton-bench", settings.keepDir());
+    this.cluster = ProcessCluster.create("baton-bench", settings.keepDir(), List.of());
     this.dir = cluster.dir();
   }
 
@@ -86,7 +87,7 @@ public final class Bench implements AutoCloseable {
   public BenchResult run() throws IOException, InterruptedException {
     out.printf("[bench] starting %d ConfigNodes in %s%n", settings.nodes(), dir);
     cluster.startConfigNodes(settings.nodes());
-    String leader = cluster.awaitLeader(null, -1, () -> {});
+    String leader = cluster.awaitLeader(Set.of(), -1);
     String leaderHttp = cluster.httpAddresses().get(leader);
     // Clients list the leader first, as a well-configured client would: a follower answers reads
     // too, but each one waits for a read index from the leader (tens of ms on a loaded machine).

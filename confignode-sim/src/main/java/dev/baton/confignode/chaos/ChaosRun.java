@@ -17,11 +17,13 @@ import java.util.Map;
 /**
  * A seeded chaos run on a local process cluster: a steady mixed workload while a {@link
  * FaultSchedule} kills, pauses and restarts ConfigNodes (never more than a minority at once; a
- * killed node counts as faulted until its restarted process answers, so the majority is never lost,
- * and later faults wait for that) and makes DataNodes fail commands; then every fault is healed, a
- * quiet period lets every procedure finish, unacknowledged submissions are asked again with their
- * nonces, and {@link InvariantCheck} checks everything. Prints the seed first, a timeline as it
- * goes, and the result; the same seed replays the same schedule and workload choices.
+ * killed node counts as faulted until its restarted process answers, so the majority is kept, and
+ * later faults wait for that), kills every ConfigNode at once for at most {@link
+ * Settings#maxMajorityLossMillis()} before restarting them all, makes DataNodes fail commands, and
+ * kills and restarts DataNodes; then every fault is healed, a quiet period lets every procedure
+ * finish, unacknowledged submissions are asked again with their nonces, and {@link InvariantCheck}
+ * checks everything. Prints the seed first, a timeline as it goes, and the result; the same seed
+ * replays the same schedule and workload choices.
  */
 public final class ChaosRun {
   /** How long the quiet period may last at most. */
@@ -41,13 +43,32 @@ public final class ChaosRun {
    * @param nodes ConfigNode processes (3 or 5)
    * @param dataNodes DataNode processes
    * @param keepDir keep logs and data afterwards
+   * @param maxMajorityLossMillis how long every ConfigNode may stay killed before the restart (the
+   *     bound on losing the majority; the restart and election come on top); 0 for no whole-cluster
+   *     outage
    */
-  public record Settings(long seed, int seconds, int nodes, int dataNodes, boolean keepDir) {
+  public record Settings(
+      long seed,
+      int seconds,
+      int nodes,
+      int dataNodes,
+      boolean keepDir,
+      long maxMajorityLossMillis) {
     public static final int DEFAULT_SECONDS = 60;
     public static final int DEFAULT_NODES = 3;
     public static final int DEFAULT_DATANODES = 3;
 
+    /** With the schedule's default bound on losing the majority. */
+    public Settings(long seed, int seconds, int nodes, int dataNodes, boolean keepDir) {
+      this(
+          seed, seconds, nodes, dataNodes, keepDir, FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS);
+    }
+
     public Settings {
+      if (maxMajorityLossMillis < 0) {
+        throw new IllegalArgumentException(
+            "maxMajorityLossMillis must not be negative, got " + maxMajorityLossMillis);
+      }
       if (nodes != 3 && nodes != 5) {
         throw new IllegalArgumentException("nodes must be 3 or 5, got " + nodes);
       }
@@ -61,6 +82,9 @@ public final class ChaosRun {
   private final Settings settings;
   private final PrintStream out;
   private long start;
+  private long killedAllAt;
+  private long longestOutage; // every ConfigNode killed until their restart was issued
+  private long longestLeaderless; // every ConfigNode killed until a leader ran again
 
   public ChaosRun(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -71,14 +95,20 @@ public final class ChaosRun {
   public InvariantCheck.Result run() throws IOException, InterruptedException {
     FaultSchedule schedule =
         FaultSchedule.generate(
-            settings.seed(), settings.seconds() * 1000L, settings.nodes(), settings.dataNodes());
+            settings.seed(),
+            settings.seconds() * 1000L,
+            settings.nodes(),
+            settings.dataNodes(),
+            settings.maxMajorityLossMillis());
     out.printf(
         Locale.ROOT,
-        "chaos seed %d: %d s of faults on %d ConfigNodes and %d DataNodes; replay with --seed %d%n",
+        "chaos seed %d: %d s of faults on %d ConfigNodes and %d DataNodes, majority lost for %d ms"
+            + " at most; replay with --seed %d%n",
         settings.seed(),
         settings.seconds(),
         settings.nodes(),
         settings.dataNodes(),
+        settings.maxMajorityLossMillis(),
         settings.seed());
     out.println("fault schedule:");
     schedule.events().forEach(e -> out.println("  " + e));
@@ -114,6 +144,21 @@ public final class ChaosRun {
       }
       InvariantCheck.Result result =
           InvariantCheck.check(cluster.api(), dataNodes, cluster.procedures().acknowledged(), true);
+      out.printf(
+          Locale.ROOT,
+          "longest whole-cluster outage: %d ms killed (bound %d ms), %d ms until a leader ran%n",
+          longestOutage,
+          settings.maxMajorityLossMillis(),
+          longestLeaderless);
+      if (longestOutage > settings.maxMajorityLossMillis() + STEP_SLACK.toMillis()) {
+        result =
+            result.withViolation(
+                "every ConfigNode was down for "
+                    + longestOutage
+                    + " ms, above the bound of "
+                    + settings.maxMajorityLossMillis()
+                    + " ms");
+      }
       out.println(result.describe());
       out.printf(
           Locale.ROOT, "chaos seed %d: %s%n", settings.seed(), result.ok() ? "PASS" : "FAIL");
@@ -131,9 +176,15 @@ public final class ChaosRun {
     }
     steps.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(b[2], a[2]));
     Map<Integer, String> hit = new HashMap<>();
+    Map<Integer, Long> appliedAt = new HashMap<>();
     long lag = 0; // how far behind the schedule slow restarts have put us: later steps shift
     for (long[] step : steps) {
       long due = start + lag + step[0];
+      if (step[2] == 1) { // a fault lasts its duration from when it was applied, not longer
+        due =
+            Math.min(
+                due, appliedAt.get((int) step[1]) + events.get((int) step[1]).durationMillis());
+      }
       long wait = due - System.currentTimeMillis();
       if (wait > 0) {
         Thread.sleep(wait);
@@ -141,6 +192,7 @@ public final class ChaosRun {
       FaultEvent e = events.get((int) step[1]);
       if (step[2] == 0) {
         hit.put((int) step[1], apply(cluster, e));
+        appliedAt.put((int) step[1], System.currentTimeMillis());
       } else {
         heal(cluster, e, hit.get((int) step[1]));
       }
@@ -159,12 +211,18 @@ public final class ChaosRun {
         switch (e.action()) {
           case KILL_LEADER, PAUSE_LEADER -> cluster.leader();
           case KILL_NODE, PAUSE_NODE -> cluster.nodeIds().get(e.target());
-          case FAIL_DATANODE -> "DataNode " + e.target();
+          case FAIL_DATANODE, KILL_DATANODE -> "DataNode " + e.target();
+          case KILL_ALL_NODES -> "every ConfigNode";
         };
     switch (e.action()) {
       case KILL_LEADER, KILL_NODE -> cluster.kill(node);
       case PAUSE_LEADER, PAUSE_NODE -> cluster.pause(node);
       case FAIL_DATANODE -> cluster.dataNode(e.target()).failNext(FaultSchedule.DATANODE_FAILURES);
+      case KILL_DATANODE -> cluster.killDataNode(e.target());
+      case KILL_ALL_NODES -> {
+        cluster.killAllNodes();
+        killedAllAt = System.currentTimeMillis();
+      }
     }
     log("%s %s", e.action(), node);
     return node;
@@ -180,6 +238,18 @@ public final class ChaosRun {
       }
       case PAUSE_LEADER, PAUSE_NODE -> cluster.resume(node);
       case FAIL_DATANODE -> cluster.dataNode(e.target()).resetFaults();
+      case KILL_DATANODE -> cluster.restartDataNode(e.target());
+      case KILL_ALL_NODES -> {
+        long down = System.currentTimeMillis() - killedAllAt;
+        String leader = cluster.restartAllNodes();
+        long leaderless = System.currentTimeMillis() - killedAllAt;
+        longestOutage = Math.max(longestOutage, down);
+        longestLeaderless = Math.max(longestLeaderless, leaderless);
+        log(
+            "healed %s: restarted after %d ms down, leader %s running %d ms after the kill",
+            e.action(), down, leader, leaderless);
+        return;
+      }
     }
     log("healed %s %s", e.action(), node);
   }
@@ -196,6 +266,10 @@ public final class ChaosRun {
       }
     }
     for (int id : cluster.dataNodeIds()) {
+      if (!cluster.isDataNodeRunning(id)) {
+        cluster.restartDataNode(id);
+        log("healed: restarted DataNode %d", id);
+      }
       cluster.dataNode(id).resetFaults();
     }
   }

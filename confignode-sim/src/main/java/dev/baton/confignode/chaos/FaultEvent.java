@@ -7,8 +7,8 @@ import java.util.Locale;
  * for {@code durationMillis}, after which it is healed (a killed node restarts, a paused one
  * resumes, a failing DataNode is reset).
  *
- * @param target a ConfigNode index (0-based) for node faults, a DataNode id for {@link
- *     Action#FAIL_DATANODE}; ignored when the action aims at the leader
+ * @param target a ConfigNode index (0-based) for single-node faults, a DataNode id for DataNode
+ *     faults; ignored when the action aims at the leader or at every ConfigNode
  */
 public record FaultEvent(long atMillis, Action action, int target, long durationMillis) {
   /** What a fault does. */
@@ -22,11 +22,28 @@ public record FaultEvent(long atMillis, Action action, int target, long duration
     /** SIGSTOP a ConfigNode, SIGCONT it later. */
     PAUSE_NODE,
     /** The DataNode fails its next commands with 503 until reset. */
-    FAIL_DATANODE;
+    FAIL_DATANODE,
+    /** SIGKILL a DataNode, restart it later on its data dir. */
+    KILL_DATANODE,
+    /**
+     * SIGKILL every ConfigNode, restart them all later: the majority is lost for the fault's
+     * duration (bounded by the schedule's maximum majority loss) plus the restart.
+     */
+    KILL_ALL_NODES;
 
-    /** Whether it takes a ConfigNode out of the majority while it lasts. */
+    /** Whether it takes ConfigNodes out of the majority while it lasts. */
     public boolean hitsConfigNode() {
-      return this != FAIL_DATANODE;
+      return !hitsDataNode();
+    }
+
+    /** Whether it aims at a DataNode. */
+    public boolean hitsDataNode() {
+      return this == FAIL_DATANODE || this == KILL_DATANODE;
+    }
+
+    /** Whether it aims at a node chosen when it runs (the leader) or at every ConfigNode. */
+    boolean hitsAnyConfigNode() {
+      return this == KILL_LEADER || this == PAUSE_LEADER || this == KILL_ALL_NODES;
     }
   }
 
@@ -36,14 +53,14 @@ public record FaultEvent(long atMillis, Action action, int target, long duration
 
   @Override
   public String toString() {
+    String what =
+        switch (action) {
+          case KILL_LEADER, PAUSE_LEADER -> "leader";
+          case KILL_ALL_NODES -> "every ConfigNode";
+          case FAIL_DATANODE, KILL_DATANODE -> "DataNode " + target;
+          case KILL_NODE, PAUSE_NODE -> "node #" + target;
+        };
     return String.format(
-        Locale.ROOT,
-        "%6d ms %-13s %s for %d ms",
-        atMillis,
-        action,
-        action == Action.KILL_LEADER || action == Action.PAUSE_LEADER
-            ? "leader"
-            : (action == Action.FAIL_DATANODE ? "DataNode " : "node #") + target,
-        durationMillis);
+        Locale.ROOT, "%6d ms %-14s %s for %d ms", atMillis, action, what, durationMillis);
   }
 }

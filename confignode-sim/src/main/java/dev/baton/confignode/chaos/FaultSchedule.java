@@ -1,13 +1,18 @@
 package dev.baton.confignode.chaos;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 
 /**
  * The faults of a chaos run, all derived from a seed, so a failing seed replays the same schedule.
- * Pure: no clock, no threads. ConfigNode faults never overlap by more than a minority of the nodes,
- * so the cluster keeps a majority throughout.
+ * Pure: no clock, no threads. Single-node ConfigNode faults never overlap by more than a minority
+ * of the nodes, so the cluster keeps a majority through them; the one fault that takes the
+ * majority, {@link FaultEvent.Action#KILL_ALL_NODES}, lasts at most the run's maximum majority
+ * loss, overlaps no other ConfigNode fault, and comes at most once per {@link
+ * #MIN_OUTAGE_SPACING_MILLIS}. The first faults use every kind once, in a seeded order, so even a
+ * short run covers them all.
  */
 public final class FaultSchedule {
   /** Shortest and longest pause between two faults. */
@@ -20,6 +25,15 @@ public final class FaultSchedule {
 
   static final long MAX_FAULT_MILLIS = 5_000;
 
+  /**
+   * How long the ConfigNodes may be without a majority (every one killed) unless the run sets
+   * another bound: the scheduled outage, before the restart, never lasts longer.
+   */
+  public static final long DEFAULT_MAX_MAJORITY_LOSS_MILLIS = 3_000;
+
+  /** Least time from one whole-cluster outage to the next, so the run mostly has a majority. */
+  static final long MIN_OUTAGE_SPACING_MILLIS = 20_000;
+
   /** Commands a faulted DataNode fails before it is reset (or healed sooner). */
   public static final int DATANODE_FAILURES = 3;
 
@@ -29,45 +43,88 @@ public final class FaultSchedule {
     this.events = List.copyOf(events);
   }
 
+  /** {@link #generate(long, long, int, int, long)} with the default maximum majority loss. */
+  public static FaultSchedule generate(long seed, long millis, int nodes, int dataNodes) {
+    return generate(seed, millis, nodes, dataNodes, DEFAULT_MAX_MAJORITY_LOSS_MILLIS);
+  }
+
   /**
    * The schedule of {@code seed} for a run of {@code millis} with {@code nodes} ConfigNodes and
-   * {@code dataNodes} DataNodes (ids 1..dataNodes); every fault is healed by {@code millis}.
+   * {@code dataNodes} DataNodes (ids 1..dataNodes); every fault is healed by {@code millis}. A
+   * whole-cluster outage lasts at most {@code maxMajorityLossMillis}; 0 schedules none.
    */
-  public static FaultSchedule generate(long seed, long millis, int nodes, int dataNodes) {
-    if (nodes < 1 || dataNodes < 0 || millis < 0) {
+  public static FaultSchedule generate(
+      long seed, long millis, int nodes, int dataNodes, long maxMajorityLossMillis) {
+    if (nodes < 1 || dataNodes < 0 || millis < 0 || maxMajorityLossMillis < 0) {
       throw new IllegalArgumentException(
-          "need nodes >= 1, dataNodes >= 0, millis >= 0: "
+          "need nodes >= 1, dataNodes >= 0, millis >= 0, maxMajorityLossMillis >= 0: "
               + nodes
               + ", "
               + dataNodes
               + ", "
-              + millis);
+              + millis
+              + ", "
+              + maxMajorityLossMillis);
     }
     Random random = new Random(seed);
     int minority = (nodes - 1) / 2;
-    FaultEvent.Action[] actions = FaultEvent.Action.values();
+    List<FaultEvent.Action> possible = new ArrayList<>();
+    for (FaultEvent.Action a : FaultEvent.Action.values()) {
+      boolean usable =
+          a.hitsDataNode()
+              ? dataNodes > 0
+              : a != FaultEvent.Action.KILL_ALL_NODES || maxMajorityLossMillis > 0;
+      if (usable) {
+        possible.add(a);
+      }
+    }
+    List<FaultEvent.Action> unused = new ArrayList<>(possible);
+    Collections.shuffle(unused, random);
     List<FaultEvent> out = new ArrayList<>();
     long t = gap(random);
     while (t < millis) {
-      FaultEvent.Action action = actions[random.nextInt(actions.length)];
-      long duration =
-          MIN_FAULT_MILLIS + (long) (random.nextDouble() * (MAX_FAULT_MILLIS - MIN_FAULT_MILLIS));
-      duration = Math.min(duration, millis - t);
-      int target =
-          action == FaultEvent.Action.FAIL_DATANODE
-              ? 1 + random.nextInt(Math.max(1, dataNodes))
-              : random.nextInt(nodes);
-      FaultEvent e = new FaultEvent(t, action, target, duration);
-      boolean fits =
-          action.hitsConfigNode()
-              ? overlapping(out, t, true) < minority && !sameNodeBusy(out, e)
-              : dataNodes > 0 && !sameDataNodeBusy(out, e);
-      if (fits && duration > 0) {
-        out.add(e);
+      double length = random.nextDouble();
+      int nodeTarget = random.nextInt(nodes);
+      int dataNodeTarget = 1 + random.nextInt(Math.max(1, dataNodes));
+      List<FaultEvent.Action> candidates =
+          unused.isEmpty() ? List.of(possible.get(random.nextInt(possible.size()))) : unused;
+      for (FaultEvent.Action action : candidates) {
+        long duration = MIN_FAULT_MILLIS + (long) (length * (MAX_FAULT_MILLIS - MIN_FAULT_MILLIS));
+        if (action == FaultEvent.Action.KILL_ALL_NODES) {
+          duration = Math.min(duration, maxMajorityLossMillis);
+        }
+        duration = Math.min(duration, millis - t);
+        int target = action.hitsDataNode() ? dataNodeTarget : nodeTarget;
+        FaultEvent e = new FaultEvent(t, action, target, duration);
+        if (duration > 0 && fits(out, e, minority)) {
+          out.add(e);
+          unused.remove(action);
+          break;
+        }
       }
       t += gap(random);
     }
     return new FaultSchedule(out);
+  }
+
+  private static boolean fits(List<FaultEvent> out, FaultEvent e, int minority) {
+    if (e.action().hitsDataNode()) {
+      return !sameDataNodeBusy(out, e);
+    }
+    if (e.action() == FaultEvent.Action.KILL_ALL_NODES) {
+      return overlapping(out, e.atMillis(), true) == 0 && !outageWithinSpacing(out, e);
+    }
+    return overlapping(out, e.atMillis(), true) < minority && !sameNodeBusy(out, e);
+  }
+
+  private static boolean outageWithinSpacing(List<FaultEvent> events, FaultEvent next) {
+    for (FaultEvent e : events) {
+      if (e.action() == FaultEvent.Action.KILL_ALL_NODES
+          && next.atMillis() < e.healAtMillis() + MIN_OUTAGE_SPACING_MILLIS) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static long gap(Random random) {
@@ -87,12 +144,12 @@ public final class FaultSchedule {
 
   /**
    * A node fault while another is active would hit the same node if both name it, or if either aims
-   * at "the leader" (who that is is known only when it runs): keep them apart.
+   * at "the leader" (who that is is known only when it runs) or at every node: keep them apart.
    */
   private static boolean sameNodeBusy(List<FaultEvent> events, FaultEvent next) {
     for (FaultEvent e : events) {
       if (e.action().hitsConfigNode() && next.atMillis() < e.healAtMillis()) {
-        boolean leaderAimed = aimsAtLeader(e) || aimsAtLeader(next);
+        boolean leaderAimed = e.action().hitsAnyConfigNode() || next.action().hitsAnyConfigNode();
         if (leaderAimed || e.target() == next.target()) {
           return true;
         }
@@ -103,7 +160,7 @@ public final class FaultSchedule {
 
   private static boolean sameDataNodeBusy(List<FaultEvent> events, FaultEvent next) {
     for (FaultEvent e : events) {
-      if (!e.action().hitsConfigNode()
+      if (e.action().hitsDataNode()
           && e.target() == next.target()
           && next.atMillis() < e.healAtMillis()) {
         return true;
@@ -112,21 +169,27 @@ public final class FaultSchedule {
     return false;
   }
 
-  private static boolean aimsAtLeader(FaultEvent e) {
-    return e.action() == FaultEvent.Action.KILL_LEADER
-        || e.action() == FaultEvent.Action.PAUSE_LEADER;
-  }
-
   public List<FaultEvent> events() {
     return events;
   }
 
-  /** Most ConfigNodes faulted at one time. */
+  /** Most ConfigNodes faulted at one time by single-node faults (whole-cluster outages apart). */
   public int maxConcurrentNodeFaults() {
+    List<FaultEvent> single =
+        events.stream().filter(e -> e.action() != FaultEvent.Action.KILL_ALL_NODES).toList();
     int max = 0;
-    for (FaultEvent e : events) {
-      max = Math.max(max, overlapping(events, e.atMillis(), true));
+    for (FaultEvent e : single) {
+      max = Math.max(max, overlapping(single, e.atMillis(), true));
     }
     return max;
+  }
+
+  /** The longest scheduled whole-cluster outage, 0 if none. */
+  public long longestMajorityLossMillis() {
+    return events.stream()
+        .filter(e -> e.action() == FaultEvent.Action.KILL_ALL_NODES)
+        .mapToLong(FaultEvent::durationMillis)
+        .max()
+        .orElse(0);
   }
 }

@@ -48,6 +48,21 @@ public final class ChildJvm {
         httpAddress.substring(httpAddress.indexOf(':') + 1));
   }
 
+  /**
+   * The arguments of a {@code datanode} command: DataNode {@code id} on the port of {@code
+   * address}.
+   */
+  public static List<String> dataNodeArgs(int id, String address, Path dataDir) {
+    return List.of(
+        "datanode",
+        "--id",
+        Integer.toString(id),
+        "--port",
+        address.substring(address.indexOf(':') + 1),
+        "--data-dir",
+        dataDir.toString());
+  }
+
   /** Starts {@code confignode-sim <args>} in a child JVM. */
   public static ChildJvm start(String name, Path logDir, List<String> args) throws IOException {
     List<String> cmd = new ArrayList<>();

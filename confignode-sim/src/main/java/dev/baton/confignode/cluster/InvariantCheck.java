@@ -28,7 +28,10 @@ import java.util.TreeMap;
  *   <li>each DataNode hosts exactly the region replicas the metadata places on it;
  *   <li>no DataNode accepted a command of a term lower than one it had accepted before;
  *   <li>per procedure, the terms of its accepted commands never decrease over time (no step of an
- *       old term after a step of a newer one).
+ *       old term after a step of a newer one);
+ *   <li>per DataNode and procedure, commands were applied in the order the procedure sent them:
+ *       (term, seq) never goes back in the ledger (no command the ConfigNode had given up on, e.g.
+ *       a step's command applied after the step's undo).
  * </ul>
  */
 public final class InvariantCheck {
@@ -43,15 +46,25 @@ public final class InvariantCheck {
    * @param procedures procedures (roots and children) checked
    * @param duplicates commands the DataNodes answered from their ledgers (re-executed steps)
    * @param staleRejected commands the DataNodes refused for a stale term
+   * @param superseded commands the DataNodes refused as overtaken by a later one of their procedure
    */
   public record Result(
       List<String> violations,
       Map<String, Integer> outcomes,
       int procedures,
       long duplicates,
-      long staleRejected) {
+      long staleRejected,
+      long superseded) {
     public boolean ok() {
       return violations.isEmpty();
+    }
+
+    /** This result with one more violation, found by the caller (e.g. a bound a run exceeded). */
+    public Result withViolation(String violation) {
+      List<String> all = new ArrayList<>(violations);
+      all.add(violation);
+      return new Result(
+          List.copyOf(all), outcomes, procedures, duplicates, staleRejected, superseded);
     }
 
     /** A few lines for a report. */
@@ -63,6 +76,7 @@ public final class InvariantCheck {
           .append(duplicates)
           .append('\n');
       b.append("stale-term commands rejected by DataNodes: ").append(staleRejected).append('\n');
+      b.append("overtaken commands refused by DataNodes: ").append(superseded).append('\n');
       if (ok()) {
         b.append("RESULT: every invariant holds");
       } else {
@@ -157,6 +171,7 @@ public final class InvariantCheck {
     Map<Long, List<LedgerEntry>> byProc = new HashMap<>();
     long duplicates = 0;
     long stale = 0;
+    long superseded = 0;
     for (DataNodeState s : dataNodes) {
       checkRegions(s, placed.getOrDefault(s.id(), Map.of()), violations);
       long highest = 0;
@@ -170,11 +185,13 @@ public final class InvariantCheck {
         highest = Math.max(highest, e.term());
         byProc.computeIfAbsent(e.procId(), k -> new ArrayList<>()).add(e);
       }
+      checkSendOrder(s, violations);
       duplicates += s.counts().duplicates();
       stale += s.counts().staleRejected();
+      superseded += s.counts().superseded();
     }
     byProc.forEach((procId, entries) -> checkTermsOf(procId, entries, violations));
-    return new Result(List.copyOf(violations), outcomes, all.size(), duplicates, stale);
+    return new Result(List.copyOf(violations), outcomes, all.size(), duplicates, stale, superseded);
   }
 
   private static void checkRegions(
@@ -207,6 +224,31 @@ public final class InvariantCheck {
                 + " on DataNode "
                 + s.id()
                 + ", which does not host it");
+      }
+    }
+  }
+
+  /** The ledger lists commands in the order applied; per procedure their (term, seq) must grow. */
+  private static void checkSendOrder(DataNodeState s, List<String> violations) {
+    Map<Long, LedgerEntry> last = new HashMap<>();
+    for (LedgerEntry e : s.ledger()) {
+      LedgerEntry before = last.get(e.procId());
+      if (before != null
+          && (e.term() < before.term() || (e.term() == before.term() && e.seq() < before.seq()))) {
+        violations.add(
+            String.format(
+                "DataNode %d applied %s of procedure %d (term %d, seq %d) after %s (term %d, seq"
+                    + " %d), which the procedure sent later",
+                s.id(),
+                e.step(),
+                e.procId(),
+                e.term(),
+                e.seq(),
+                before.step(),
+                before.term(),
+                before.seq()));
+      } else {
+        last.put(e.procId(), e);
       }
     }
   }

@@ -21,10 +21,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A local cluster of ConfigNode and DataNode processes on loopback ports chosen free at start, in a
- * temp dir, for failover drills and chaos: start, crash (SIGKILL), freeze (SIGSTOP), thaw and
- * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
- * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir.
+ * A local cluster of ConfigNode ({@code cn1..cnN}) and DataNode ({@code 1..M}) processes of this
+ * jar on loopback ports chosen free at start, their logs and data in one temp dir, for failover
+ * drills, chaos, the {@code drill} and the {@code bench}: start (all at once with {@link #start},
+ * or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and restart single
+ * nodes or all of them; find the leader; submit procedures with nonces and wait for them ({@link
+ * #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
@@ -32,13 +34,15 @@ public final class ProcessCluster implements AutoCloseable {
   /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
   public static final Duration CLUSTER_WAIT = Duration.ofSeconds(90);
 
+  /** How often a leader is looked for: short, since drills time the failover by it. */
+  static final Duration LEADER_POLL = Duration.ofMillis(20);
+
   private final Path dir;
   private final boolean keepDir;
   private final List<String> nodeFlags;
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
-  private final Map<Integer, ChildJvm> dataNodes = new LinkedHashMap<>();
-  private final Map<Integer, String> dataNodeAddrs = new LinkedHashMap<>();
+  private final DataNodeProcesses dataNodes;
   private final ClusterProcedures procedures = new ClusterProcedures(this::api);
   private String peersArg;
   private NodeApiClient anyNodeClient;
@@ -50,6 +54,7 @@ public final class ProcessCluster implements AutoCloseable {
     this.dir = dir;
     this.keepDir = keepDir;
     this.nodeFlags = List.copyOf(nodeFlags);
+    this.dataNodes = new DataNodeProcesses(dir);
   }
 
   /**
@@ -72,31 +77,17 @@ public final class ProcessCluster implements AutoCloseable {
               + ", "
               + dataNodes);
     }
-    ProcessCluster c =
-        new ProcessCluster(Files.createTempDirectory("baton-cluster"), keepDir, nodeFlags);
+    ProcessCluster c = create("baton-cluster", keepDir, nodeFlags);
     try {
-      for (int i = 1; i <= dataNodes; i++) {
-        c.dataNodeAddrs.put(i, "127.0.0.1:" + freePort());
-        c.startDataNode(i);
-      }
-      StringBuilder peers = new StringBuilder();
-      for (int i = 1; i <= nodes; i++) {
-        String id = "cn" + i;
-        peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
-        peers.append(freePort());
-        c.httpOf.put(id, "127.0.0.1:" + freePort());
-      }
-      c.peersArg = peers.toString();
-      c.anyNodeClient = new NodeApiClient(List.copyOf(c.httpOf.values()));
-      for (String id : c.httpOf.keySet()) {
-        c.startNode(id, true);
-      }
+      c.startDataNodes(dataNodes);
+      c.startConfigNodes(nodes);
       c.awaitLeader(Set.of(), -1);
       Poll.untilTrue(
           () -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes,
           CLUSTER_WAIT,
           "every DataNode registered");
-      LOG.info("cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodeAddrs);
+      LOG.info(
+          "cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodes.addresses());
       return c;
     } catch (IOException | InterruptedException | RuntimeException e) {
       c.close();
@@ -104,25 +95,44 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
-  private void startDataNode(int id) throws IOException, InterruptedException {
-    String addr = dataNodeAddrs.get(id);
-    ChildJvm p =
-        ChildJvm.start(
-            "datanode-" + id + "-" + restarts++,
-            dir,
-            List.of(
-                "datanode",
-                "--id",
-                Integer.toString(id),
-                "--port",
-                addr.substring(addr.indexOf(':') + 1),
-                "--data-dir",
-                dir.resolve("dn" + id).toString()));
-    synchronized (this) {
-      dataNodes.put(id, p);
+  /**
+   * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
+   * nodeFlags} are added to every node command. Start it with {@link #startDataNodes} and {@link
+   * #startConfigNodes}.
+   */
+  public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
+      throws IOException {
+    return new ProcessCluster(Files.createTempDirectory(prefix), keepDir, nodeFlags);
+  }
+
+  /**
+   * Starts {@code n} more DataNodes (ids following the last one), all at once, and waits until each
+   * answers.
+   */
+  public void startDataNodes(int n) throws IOException, InterruptedException {
+    dataNodes.startNew(n);
+  }
+
+  /**
+   * Starts {@code n} ConfigNodes, which register every DataNode started so far; does not wait for
+   * them (see {@link #awaitLeader}). Once per cluster.
+   */
+  public void startConfigNodes(int n) throws IOException {
+    if (peersArg != null) {
+      throw new IllegalStateException("the ConfigNodes of " + dir + " are already started");
     }
-    DataNodeClient client = new DataNodeClient(addr);
-    Poll.untilTrue(() -> client.state() != null, CLUSTER_WAIT, "DataNode " + id + " up");
+    StringBuilder peers = new StringBuilder();
+    for (int i = 1; i <= n; i++) {
+      String id = "cn" + i;
+      peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
+      peers.append(freePort());
+      httpOf.put(id, "127.0.0.1:" + freePort());
+    }
+    peersArg = peers.toString();
+    anyNodeClient = new NodeApiClient(List.copyOf(httpOf.values()));
+    for (String id : httpOf.keySet()) {
+      startNode(id, true);
+    }
   }
 
   private void startNode(String id, boolean registerDataNodes) throws IOException {
@@ -135,9 +145,9 @@ public final class ProcessCluster implements AutoCloseable {
         new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
     args.addAll(nodeFlags);
     args.addAll(extraFlags);
-    if (registerDataNodes && !dataNodeAddrs.isEmpty()) {
+    if (registerDataNodes && !dataNodes.ids().isEmpty()) {
       args.add("--datanodes");
-      args.add(String.join(",", dataNodeAddrs.values()));
+      args.add(String.join(",", dataNodes.addresses()));
     }
     ChildJvm p = ChildJvm.start(id + "-" + restarts++, dir, args);
     synchronized (this) {
@@ -153,22 +163,27 @@ public final class ProcessCluster implements AutoCloseable {
     return List.copyOf(httpOf.keySet());
   }
 
+  /** ConfigNode id to the host:port of its admin API. */
+  public Map<String, String> httpAddresses() {
+    return Map.copyOf(httpOf);
+  }
+
   /** host:port of a node's admin API. */
   public String http(String nodeId) {
     return require(httpOf.get(nodeId), nodeId);
   }
 
   public List<Integer> dataNodeIds() {
-    return List.copyOf(dataNodeAddrs.keySet());
+    return dataNodes.ids();
   }
 
   public List<String> dataNodeAddresses() {
-    return List.copyOf(dataNodeAddrs.values());
+    return dataNodes.addresses();
   }
 
   /** A client of DataNode {@code id} (1-based). */
   public DataNodeClient dataNode(int id) {
-    return new DataNodeClient(require(dataNodeAddrs.get(id), "DataNode " + id));
+    return new DataNodeClient(dataNodes.address(id));
   }
 
   /** Whether the node's process runs and is not paused. */
@@ -209,6 +224,16 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public String awaitLeader(Set<String> exclude, long afterTerm)
       throws IOException, InterruptedException {
+    return awaitLeader(exclude, afterTerm, () -> {});
+  }
+
+  /**
+   * As {@link #awaitLeader(Set, long)}; {@code termSeen} runs each time a node reports a term above
+   * {@code afterTerm} with a leader not in {@code exclude} (the election, before the new executor
+   * runs), for a drill that times the failover.
+   */
+  public String awaitLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
+      throws IOException, InterruptedException {
     return Poll.until(
         () -> {
           for (String id : servingNodes()) {
@@ -217,8 +242,15 @@ public final class ProcessCluster implements AutoCloseable {
             }
             try {
               JsonNode c = cluster(id);
-              if ("LEADER_RUNNING".equals(c.path("role").asText())
-                  && c.path("term").asLong() > afterTerm) {
+              long term = c.path("term").asLong();
+              JsonNode leaderId = c.path("leaderId");
+              if (term > afterTerm
+                  && !leaderId.isNull()
+                  && !leaderId.isMissingNode()
+                  && !exclude.contains(leaderId.asText())) {
+                termSeen.run();
+              }
+              if ("LEADER_RUNNING".equals(c.path("role").asText()) && term > afterTerm) {
                 return id;
               }
             } catch (NodeApiClient.ApiException notUp) {
@@ -228,6 +260,7 @@ public final class ProcessCluster implements AutoCloseable {
           return null;
         },
         CLUSTER_WAIT,
+        LEADER_POLL,
         "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude));
   }
 
@@ -312,17 +345,17 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** SIGKILL one DataNode. */
   public void killDataNode(int id) throws InterruptedException {
-    ChildJvm p;
-    synchronized (this) {
-      p = require(dataNodes.get(id), "DataNode " + id);
-    }
-    LOG.debug("SIGKILL DataNode {} (pid {})", id, p.pid());
-    p.kill();
+    dataNodes.kill(id);
+  }
+
+  /** Whether DataNode {@code id}'s process runs. */
+  public boolean isDataNodeRunning(int id) {
+    return dataNodes.isRunning(id);
   }
 
   /** Starts a killed DataNode again on its port and data dir, and waits until it answers. */
   public void restartDataNode(int id) throws IOException, InterruptedException {
-    startDataNode(id);
+    dataNodes.restart(id);
   }
 
   /** Submissions with nonces and waits on procedures, through the serving nodes. */
@@ -335,7 +368,7 @@ public final class ProcessCluster implements AutoCloseable {
     List<ChildJvm> all;
     synchronized (this) {
       all = new ArrayList<>(nodes.values());
-      all.addAll(dataNodes.values());
+      all.addAll(dataNodes.all());
     }
     for (ChildJvm p : all) {
       try {
@@ -364,7 +397,7 @@ public final class ProcessCluster implements AutoCloseable {
     return value;
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }

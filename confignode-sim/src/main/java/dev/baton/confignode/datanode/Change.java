@@ -13,7 +13,8 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
   @JsonSubTypes.Type(value = Change.TermRaised.class, name = "term_raised"),
   @JsonSubTypes.Type(value = Change.Applied.class, name = "applied"),
   @JsonSubTypes.Type(value = Change.StaleRejected.class, name = "stale_rejected"),
-  @JsonSubTypes.Type(value = Change.DuplicateSeen.class, name = "duplicate_seen")
+  @JsonSubTypes.Type(value = Change.DuplicateSeen.class, name = "duplicate_seen"),
+  @JsonSubTypes.Type(value = Change.Superseded.class, name = "superseded")
 })
 sealed interface Change {
   /** A command carried a term above the highest seen; recorded before the command applies. */
@@ -30,4 +31,7 @@ sealed interface Change {
 
   /** A command was answered from the ledger. */
   record DuplicateSeen(DuplicateCommand duplicate) implements Change {}
+
+  /** A command was refused: a later command of its procedure had been applied. */
+  record Superseded(SupersededCommand superseded) implements Change {}
 }

@@ -66,7 +66,7 @@ public final class DataNodeClient {
   }
 
   public CommandReply ping(CommandContext ctx) throws DataNodeException, InterruptedException {
-    return command(new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step()));
+    return command(new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step(), ctx.seq()));
   }
 
   /** Creates a follower replica. */
@@ -81,32 +81,35 @@ public final class DataNodeClient {
       throws DataNodeException, InterruptedException {
     return command(
         new DataNodeRequest.CreateRegion(
-            ctx.term(), ctx.procId(), ctx.step(), regionId, database, kind, role));
+            ctx.term(), ctx.procId(), ctx.step(), regionId, database, kind, role, ctx.seq()));
   }
 
   public CommandReply deleteRegion(CommandContext ctx, int regionId)
       throws DataNodeException, InterruptedException {
     return command(
-        new DataNodeRequest.DeleteRegion(ctx.term(), ctx.procId(), ctx.step(), regionId));
+        new DataNodeRequest.DeleteRegion(
+            ctx.term(), ctx.procId(), ctx.step(), regionId, ctx.seq()));
   }
 
   public CommandReply setRegionRole(CommandContext ctx, int regionId, RegionRole role)
       throws DataNodeException, InterruptedException {
     return command(
-        new DataNodeRequest.SetRegionRole(ctx.term(), ctx.procId(), ctx.step(), regionId, role));
+        new DataNodeRequest.SetRegionRole(
+            ctx.term(), ctx.procId(), ctx.step(), regionId, role, ctx.seq()));
   }
 
   public CommandReply syncRegion(CommandContext ctx, int regionId, long dataVersion)
       throws DataNodeException, InterruptedException {
     return command(
         new DataNodeRequest.SyncRegion(
-            ctx.term(), ctx.procId(), ctx.step(), regionId, dataVersion));
+            ctx.term(), ctx.procId(), ctx.step(), regionId, dataVersion, ctx.seq()));
   }
 
   public CommandReply invalidateCache(CommandContext ctx, String database)
       throws DataNodeException, InterruptedException {
     return command(
-        new DataNodeRequest.InvalidateCache(ctx.term(), ctx.procId(), ctx.step(), database));
+        new DataNodeRequest.InvalidateCache(
+            ctx.term(), ctx.procId(), ctx.step(), database, ctx.seq()));
   }
 
   public DataNodeState state() throws DataNodeException, InterruptedException {

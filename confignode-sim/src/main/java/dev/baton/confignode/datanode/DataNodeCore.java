@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -20,9 +21,12 @@ import java.util.TreeMap;
  *
  * <p>Order of checks for a command: term fencing first (a stale term is refused and recorded, even
  * for a command already in the ledger: a deposed leader gets no positive answer), then the term is
- * raised if higher, then the ledger (a known key is answered from it), then the command itself.
- * Refusals other than a stale term change nothing but a raised term, and are not kept in the
- * ledger, so a retry is judged afresh.
+ * raised if higher, then the ledger (a known key is answered from it), then the command order (a
+ * command older than one of its procedure already applied is refused and recorded: {@link
+ * CommandOrder}), then the command itself. These checks run when the command is applied, under the
+ * server's command lock, not when it arrives: a command held by a stall is judged on release. Other
+ * refusals change nothing but a raised term, and are not kept in the ledger, so a retry is judged
+ * afresh.
  */
 final class DataNodeCore {
   /** What to persist and what to answer. {@code body} is a {@link CommandReply} or an error. */
@@ -41,12 +45,15 @@ final class DataNodeCore {
   private final Deque<RejectedCommand> rejected = new ArrayDeque<>();
   private final Deque<DuplicateCommand> duplicates = new ArrayDeque<>();
   private final Deque<CacheInvalidation> invalidations = new ArrayDeque<>();
+  private final Deque<SupersededCommand> superseded = new ArrayDeque<>();
+  private final CommandOrder order;
   private DataNodeCounts counts = DataNodeCounts.ZERO;
 
   DataNodeCore(int id, int ledgerCapacity, int historyCapacity) {
     this.id = id;
     this.ledgerCapacity = ledgerCapacity;
     this.historyCapacity = historyCapacity;
+    this.order = new CommandOrder(ledgerCapacity);
   }
 
   static DataNodeCore restore(DurableState state, int ledgerCapacity, int historyCapacity) {
@@ -62,6 +69,8 @@ final class DataNodeCore {
     state.rejected().forEach(r -> addBounded(core.rejected, r, historyCapacity));
     state.duplicates().forEach(d -> addBounded(core.duplicates, d, historyCapacity));
     state.invalidations().forEach(i -> addBounded(core.invalidations, i, historyCapacity));
+    state.superseded().forEach(s -> addBounded(core.superseded, s, historyCapacity));
+    core.order.restore(state.newest());
     core.counts = state.counts();
     return core;
   }
@@ -142,6 +151,10 @@ final class DataNodeCore {
                   request.procId(), request.step(), term, type.commandName(), now)));
       return new Decision(changes, HttpURLConnection.HTTP_OK, first.reply().asDuplicate());
     }
+    Optional<OrderMark> newer = order.overtaking(request.procId(), term, request.seq());
+    if (newer.isPresent()) {
+      return superseded(request, type, newer.get(), changes, now);
+    }
 
     Outcome outcome = evaluate(request, type, termAfter, now);
     if (outcome.error != null) {
@@ -151,9 +164,50 @@ final class DataNodeCore {
         new CommandReply(id, type.commandName(), false, outcome.changed, outcome.region, termAfter);
     LedgerEntry entry =
         new LedgerEntry(
-            request.procId(), request.step(), term, type.commandName(), args, reply, now);
+            request.procId(),
+            request.step(),
+            term,
+            request.seq(),
+            type.commandName(),
+            args,
+            reply,
+            now);
     changes.add(new Change.Applied(entry, outcome.effect));
     return new Decision(changes, HttpURLConnection.HTTP_OK, reply);
+  }
+
+  private Decision superseded(
+      DataNodeRequest request, CommandType type, OrderMark newer, List<Change> changes, long now) {
+    changes.add(
+        new Change.Superseded(
+            new SupersededCommand(
+                request.procId(),
+                request.step(),
+                request.term(),
+                request.seq(),
+                type.commandName(),
+                newer.step(),
+                newer.term(),
+                newer.seq(),
+                now)));
+    return new Decision(
+        changes,
+        HttpURLConnection.HTTP_CONFLICT,
+        new ErrorReply(
+            DataNodeErrors.SUPERSEDED,
+            String.format(
+                "DataNode %d refused %s of procedure %d step %s (term %d, seq %d): the procedure's"
+                    + " later command %s (term %d, seq %d) was already applied, so the sender had"
+                    + " moved on from this one. Nothing was applied",
+                id,
+                type.commandName(),
+                request.procId(),
+                request.step(),
+                request.term(),
+                request.seq(),
+                newer.step(),
+                newer.term(),
+                newer.seq())));
   }
 
   /** Applies one persisted change; lines must come in sequence. */
@@ -179,28 +233,17 @@ final class DataNodeCore {
     } else if (change instanceof Change.Applied applied) {
       applyEffect(applied.effect());
       addToLedger(applied.entry());
-      counts =
-          new DataNodeCounts(
-              counts.applied() + 1,
-              counts.duplicates(),
-              counts.staleRejected(),
-              counts.invalidations() + (applied.effect() instanceof Effect.Invalidate ? 1 : 0));
+      order.applied(OrderMark.of(applied.entry()));
+      counts = counts.plusApplied(applied.effect() instanceof Effect.Invalidate);
     } else if (change instanceof Change.StaleRejected stale) {
       addBounded(rejected, stale.rejected(), historyCapacity);
-      counts =
-          new DataNodeCounts(
-              counts.applied(),
-              counts.duplicates(),
-              counts.staleRejected() + 1,
-              counts.invalidations());
+      counts = counts.plusStaleRejected();
     } else if (change instanceof Change.DuplicateSeen dup) {
       addBounded(duplicates, dup.duplicate(), historyCapacity);
-      counts =
-          new DataNodeCounts(
-              counts.applied(),
-              counts.duplicates() + 1,
-              counts.staleRejected(),
-              counts.invalidations());
+      counts = counts.plusDuplicate();
+    } else if (change instanceof Change.Superseded refused) {
+      addBounded(superseded, refused.superseded(), historyCapacity);
+      counts = counts.plusSuperseded();
     } else {
       throw new IllegalStateException("unknown change " + change);
     }
@@ -218,6 +261,8 @@ final class DataNodeCore {
         List.copyOf(rejected),
         List.copyOf(duplicates),
         List.copyOf(invalidations),
+        List.copyOf(superseded),
+        order.marks(),
         counts);
   }
 
@@ -230,6 +275,7 @@ final class DataNodeCore {
         List.copyOf(rejected),
         List.copyOf(duplicates),
         List.copyOf(invalidations),
+        List.copyOf(superseded),
         counts,
         faults);
   }

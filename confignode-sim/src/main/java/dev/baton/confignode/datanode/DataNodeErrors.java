@@ -8,6 +8,12 @@ public final class DataNodeErrors {
   /** 409: the command's term is below the highest term seen; it was recorded, not applied. */
   public static final String STALE_TERM = "stale_term";
 
+  /**
+   * 409: a later command of the same procedure was already applied here (see {@link
+   * CommandContext#seq()}); this one was overtaken, recorded and not applied.
+   */
+  public static final String SUPERSEDED = "superseded";
+
   /** 409: a region with this id exists here for another database or kind. */
   public static final String REGION_CONFLICT = "region_conflict";
 

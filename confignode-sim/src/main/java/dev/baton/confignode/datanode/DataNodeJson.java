@@ -11,7 +11,7 @@ import java.util.List;
 /** How the DataNode compares command arguments (its idempotency ledger). */
 final class DataNodeJson {
   /** Fields of the command context, which are not part of a command's arguments. */
-  private static final List<String> CONTEXT_FIELDS = List.of("term", "procId", "step");
+  private static final List<String> CONTEXT_FIELDS = List.of("term", "procId", "step", "seq");
 
   /** Integral numbers compare by value, whatever node type holds them (int or long). */
   private static final Comparator<JsonNode> BY_VALUE =
@@ -25,9 +25,9 @@ final class DataNodeJson {
   private DataNodeJson() {}
 
   /**
-   * A command's arguments: its body without term, procId and step, as a tree read from JSON text,
-   * so that it equals the same arguments read back from a file or an answer (a tree built from a
-   * {@code long} field holds a long node; one read from {@code 17} an int node).
+   * A command's arguments: its body without term, procId, step and seq, as a tree read from JSON
+   * text, so that it equals the same arguments read back from a file or an answer (a tree built
+   * from a {@code long} field holds a long node; one read from {@code 17} an int node).
    */
   static JsonNode argsOf(DataNodeRequest request) {
     ObjectNode tree = STRICT.valueToTree(request);

@@ -16,6 +16,8 @@ import java.util.Optional;
  * @param rejected commands refused for a stale term, oldest first
  * @param duplicates commands answered from the ledger, oldest first
  * @param invalidations schema cache invalidations, oldest first
+ * @param superseded commands refused because a later one of their procedure was applied, oldest
+ *     first
  * @param counts totals since the data directory was created
  * @param faults injected faults (in memory only)
  */
@@ -27,6 +29,7 @@ public record DataNodeState(
     List<RejectedCommand> rejected,
     List<DuplicateCommand> duplicates,
     List<CacheInvalidation> invalidations,
+    List<SupersededCommand> superseded,
     DataNodeCounts counts,
     FaultState faults) {
 
@@ -36,6 +39,7 @@ public record DataNodeState(
     rejected = List.copyOf(rejected);
     duplicates = List.copyOf(duplicates);
     invalidations = List.copyOf(invalidations);
+    superseded = List.copyOf(superseded);
   }
 
   /** The replica of {@code regionId} hosted here, if any. */

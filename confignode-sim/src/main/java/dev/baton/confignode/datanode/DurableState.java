@@ -7,6 +7,7 @@ import java.util.List;
  *
  * @param format version of this layout, {@link #FORMAT}
  * @param seq the sequence number of the last journal line this snapshot contains
+ * @param newest per procedure, the newest command applied ({@link CommandOrder})
  */
 record DurableState(
     int format,
@@ -18,7 +19,10 @@ record DurableState(
     List<RejectedCommand> rejected,
     List<DuplicateCommand> duplicates,
     List<CacheInvalidation> invalidations,
+    List<SupersededCommand> superseded,
+    List<OrderMark> newest,
     DataNodeCounts counts) {
 
-  static final int FORMAT = 1;
+  /** 2: ledger entries carry a seq; the superseded log and the per-procedure order marks. */
+  static final int FORMAT = 2;
 }

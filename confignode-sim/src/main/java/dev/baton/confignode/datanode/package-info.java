@@ -30,8 +30,11 @@
  * <p>Every command: a term below the highest seen is refused with 409 {@code stale_term} and
  * recorded; a higher one is recorded first. A (procId, step) already in the ledger returns the
  * first answer with {@code duplicate: true} (409 {@code idempotency_conflict} if the arguments
- * differ). Errors are {@code {error, message}} with the codes of {@link
- * dev.baton.confignode.datanode.DataNodeErrors}. Every accepted change is fsynced before the
- * answer.
+ * differ). A command may carry {@code seq}, its number in the order the sender's term sent commands
+ * (see {@link dev.baton.confignode.datanode.CommandContext#seq()}); one that comes before a command
+ * of the same procedure already applied here is refused with 409 {@code superseded} and recorded
+ * (checked when the command is applied, after any stall, not when it arrives). Errors are {@code
+ * {error, message}} with the codes of {@link dev.baton.confignode.datanode.DataNodeErrors}. Every
+ * accepted change is fsynced before the answer.
  */
 package dev.baton.confignode.datanode;

@@ -4,13 +4,15 @@ import static dev.baton.confignode.drill.DrillWorkload.args;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.cluster.Poll;
+import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
-import dev.baton.confignode.local.LocalCluster;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The drill: a local cluster of ConfigNode and DataNode processes, a mixed workload, a SIGKILL of
@@ -53,14 +55,14 @@ public final class Drill implements AutoCloseable {
   private final Settings settings;
   private final PrintStream out;
   private final Path dir;
-  private final LocalCluster cluster;
+  private final ProcessCluster cluster;
   private final DrillReport report;
   private DrillWorkload workload;
 
   public Drill(Settings settings, PrintStream out) throws IOException {
     this.settings = settings;
     this.out = out;
-    this.cluster = LocalCluster.inTempDir("baton-drill", settings.keepDir());
+    this.cluster = ProcessCluster.create("baton-drill", settings.keepDir(), List.of());
     this.dir = cluster.dir();
     this.report = new DrillReport(out);
   }
@@ -74,10 +76,11 @@ public final class Drill implements AutoCloseable {
     report.progress("%d ConfigNodes started: %s", settings.nodes(), cluster.httpAddresses());
     NodeApiClient api = cluster.api();
     workload = new DrillWorkload(api, report);
-    String leader = cluster.awaitLeader(null, -1, report::electionSeen);
+    String leader = cluster.awaitLeader(Set.of(), -1, report::electionSeen);
     report.progress("leader is %s; waiting for the DataNodes to register", leader);
-    LocalCluster.awaitTrue(
+    Poll.untilTrue(
         () -> api.get("/api/metadata").get("dataNodes").size() == settings.dataNodes(),
+        ProcessCluster.CLUSTER_WAIT,
         "DataNodes registered");
 
     long workloadStart = System.currentTimeMillis();
@@ -149,10 +152,11 @@ public final class Drill implements AutoCloseable {
   }
 
   private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
-    LocalCluster.awaitTrue(
+    Poll.untilTrue(
         () ->
             workload.finishedCount()
                 >= phaseStart + (workload.size() - phaseStart) / KILL_AFTER_FRACTION,
+        ProcessCluster.CLUSTER_WAIT,
         "a quarter of phase 2 done");
     NodeApiClient api = cluster.api();
     long term = api.cluster(cluster.httpAddresses().get(leader)).get("term").asLong();
@@ -162,7 +166,7 @@ public final class Drill implements AutoCloseable {
     report.killAt = System.currentTimeMillis();
     report.oldTerm = term;
     cluster.kill(leader);
-    String next = cluster.awaitLeader(leader, term, report::electionSeen);
+    String next = cluster.awaitLeader(Set.of(leader), term, report::electionSeen);
     JsonNode c = api.cluster(cluster.httpAddresses().get(next));
     report.newLeader = next;
     report.newTerm = c.get("term").asLong();

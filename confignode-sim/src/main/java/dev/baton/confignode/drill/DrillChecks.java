@@ -61,6 +61,7 @@ final class DrillChecks {
       checkDuplicates(s);
       report.duplicates += s.counts().duplicates();
       report.staleRejected += s.counts().staleRejected();
+      report.superseded += s.counts().superseded();
     }
     report.firstStepAt = firstNewStep == Long.MAX_VALUE ? 0 : firstNewStep;
     return violations;

@@ -21,6 +21,7 @@ final class DrillReport {
   long newTerm;
   long rebuilt;
   long staleRejected;
+  long superseded;
   long duplicates;
   long wallMillis;
   int procedures;
@@ -79,6 +80,7 @@ final class DrillReport {
     out.printf(
         Locale.ROOT, "re-executed DataNode commands (answered from the ledger): %d%n", duplicates);
     out.printf(Locale.ROOT, "stale-term commands rejected by DataNodes: %d%n", staleRejected);
+    out.printf(Locale.ROOT, "overtaken commands refused by DataNodes: %d%n", superseded);
     out.printf(
         Locale.ROOT,
         "throughput: %d procedures in %.1f s of workload (phases 1-3) = %.1f procedures/s%n",

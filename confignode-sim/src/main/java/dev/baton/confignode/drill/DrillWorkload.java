@@ -3,8 +3,8 @@ package dev.baton.confignode.drill;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
-import dev.baton.confignode.local.LocalCluster;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +21,9 @@ import java.util.Set;
 final class DrillWorkload {
   /** How long the whole workload may take to reach terminal states. */
   static final Duration FINISH_WAIT = Duration.ofMinutes(5);
+
+  /** How often submissions are retried and states looked at. */
+  static final Duration POLL = Duration.ofMillis(20);
 
   /** Nonce group of the drill's submissions. */
   static final long NONCE_GROUP = 77;
@@ -45,7 +48,7 @@ final class DrillWorkload {
 
   void submit(String what, String type, JsonNode args) throws IOException, InterruptedException {
     long n = ++nonce;
-    long deadline = System.nanoTime() + LocalCluster.CLUSTER_WAIT.toNanos();
+    long deadline = System.nanoTime() + ProcessCluster.CLUSTER_WAIT.toNanos();
     while (true) {
       try {
         submitted.put(what, api.submit(type, args, NONCE_GROUP, n));
@@ -54,7 +57,7 @@ final class DrillWorkload {
         if (!e.retryable() || System.nanoTime() > deadline) {
           throw e;
         }
-        Thread.sleep(LocalCluster.POLL.toMillis());
+        Thread.sleep(POLL.toMillis());
       }
     }
   }
@@ -79,7 +82,7 @@ final class DrillWorkload {
       try {
         all = api.get("/api/procedures");
       } catch (NodeApiClient.ApiException e) {
-        Thread.sleep(LocalCluster.POLL.toMillis());
+        Thread.sleep(POLL.toMillis());
         continue;
       }
       long done = 0;
@@ -98,7 +101,7 @@ final class DrillWorkload {
       if (System.nanoTime() > deadline) {
         throw new IOException("procedures still running after " + FINISH_WAIT);
       }
-      Thread.sleep(LocalCluster.POLL.toMillis() * LIST_POLL_FACTOR);
+      Thread.sleep(POLL.toMillis() * LIST_POLL_FACTOR);
     }
   }
 

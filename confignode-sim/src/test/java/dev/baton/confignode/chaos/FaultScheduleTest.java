@@ -11,7 +11,10 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The chaos schedule: replayable from its seed, and never faulting a majority. */
+/**
+ * The chaos schedule: replayable from its seed, never faulting a majority but for bounded, isolated
+ * whole-cluster outages, and using every kind of fault.
+ */
 @Timeout(10)
 class FaultScheduleTest {
   static final long MILLIS = 120_000;
@@ -48,8 +51,52 @@ class FaultScheduleTest {
   }
 
   @Test
+  void aWholeClusterOutageKeepsItsBoundStandsAloneAndIsSpaced() {
+    long bound = 2_500;
+    int outages = 0;
+    for (long seed = 0; seed < 50; seed++) {
+      FaultSchedule s = FaultSchedule.generate(seed, MILLIS, 3, 3, bound);
+      assertTrue(s.longestMajorityLossMillis() <= bound, "seed " + seed);
+      long lastHeal = Long.MIN_VALUE / 2;
+      for (FaultEvent e : s.events()) {
+        if (e.action() != FaultEvent.Action.KILL_ALL_NODES) {
+          continue;
+        }
+        outages++;
+        assertTrue(
+            e.atMillis() >= lastHeal + FaultSchedule.MIN_OUTAGE_SPACING_MILLIS,
+            "seed " + seed + ": outages too close at " + e);
+        lastHeal = e.healAtMillis();
+        for (FaultEvent other : s.events()) {
+          boolean overlaps =
+              other != e
+                  && other.action().hitsConfigNode()
+                  && other.atMillis() < e.healAtMillis()
+                  && e.atMillis() < other.healAtMillis();
+          assertFalse(overlaps, "seed " + seed + ": " + other + " overlaps " + e);
+        }
+      }
+    }
+    assertTrue(outages > 50, "outages scheduled in 50 runs: " + outages);
+    assertTrue(
+        FaultSchedule.generate(1, MILLIS, 3, 3, 0).events().stream()
+            .noneMatch(e -> e.action() == FaultEvent.Action.KILL_ALL_NODES),
+        "a bound of 0 schedules no outage");
+  }
+
+  @Test
+  void aShortRunStillUsesEveryKindOfFault() {
+    for (long seed = 0; seed < 20; seed++) {
+      Set<FaultEvent.Action> seen = EnumSet.noneOf(FaultEvent.Action.class);
+      FaultSchedule.generate(seed, 30_000, 3, 3).events().forEach(e -> seen.add(e.action()));
+      assertEquals(EnumSet.allOf(FaultEvent.Action.class), seen, "seed " + seed);
+    }
+  }
+
+  @Test
   void badSettingsAreRefused() {
     assertThrows(IllegalArgumentException.class, () -> FaultSchedule.generate(1, MILLIS, 0, 3));
     assertThrows(IllegalArgumentException.class, () -> FaultSchedule.generate(1, -1, 3, 3));
+    assertThrows(IllegalArgumentException.class, () -> FaultSchedule.generate(1, MILLIS, 3, 3, -1));
   }
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class InvariantCheckTest {
   private static final FaultState NO_FAULTS = new FaultState(0, 0, false, 0, 0);
-  private static final DataNodeCounts COUNTS = new DataNodeCounts(0, 0, 0, 0);
+  private static final DataNodeCounts COUNTS = new DataNodeCounts(0, 0, 0, 0, 0);
 
   private static JsonNode json(String text) throws Exception {
     return Json.LENIENT.readTree(text.replace('\'', '"'));
@@ -54,13 +54,26 @@ class InvariantCheckTest {
   }
 
   private static LedgerEntry entry(long procId, String step, long term, long time) {
-    return new LedgerEntry(procId, step, term, "create", null, null, time);
+    return entry(procId, step, term, 0, time);
+  }
+
+  private static LedgerEntry entry(long procId, String step, long term, long seq, long time) {
+    return new LedgerEntry(procId, step, term, seq, "create", null, null, time);
   }
 
   private static DataNodeState dataNode(
       int id, List<RegionReplica> regions, LedgerEntry... ledger) {
     return new DataNodeState(
-        id, 0, regions, List.of(ledger), List.of(), List.of(), List.of(), COUNTS, NO_FAULTS);
+        id,
+        0,
+        regions,
+        List.of(ledger),
+        List.of(),
+        List.of(),
+        List.of(),
+        List.of(),
+        COUNTS,
+        NO_FAULTS);
   }
 
   private static InvariantCheck.Result check(
@@ -113,5 +126,29 @@ class InvariantCheckTest {
       assertTrue(all.contains(expected), () -> "missing: " + expected + "\nin:\n" + all);
     }
     assertEquals(7, r.violations().size(), all);
+  }
+
+  @Test
+  void aCommandAppliedAfterALaterOneOfItsProcedureIsReported() throws Exception {
+    // DataNode 3 (no region in the metadata) applied ADD_PEER (seq 4) after UNDO_ADD_PEER (seq 5)
+    // of the same term; another procedure's older command in between is no violation
+    InvariantCheck.Result r =
+        check(
+            list(procedure(1, -1, "MigrateRegion", "ROLLEDBACK")),
+            List.of(
+                dataNode(1, List.of(region7())),
+                dataNode(2, List.of(region7())),
+                dataNode(
+                    3,
+                    List.of(),
+                    entry(1, "UNDO_ADD_PEER", 2, 5, 10),
+                    entry(4, "PING", 2, 1, 15),
+                    entry(1, "ADD_PEER", 2, 4, 20))),
+            Map.of(100L, 1L));
+    assertEquals(
+        List.of(
+            "DataNode 3 applied ADD_PEER of procedure 1 (term 2, seq 4) after UNDO_ADD_PEER"
+                + " (term 2, seq 5), which the procedure sent later"),
+        r.violations());
   }
 }

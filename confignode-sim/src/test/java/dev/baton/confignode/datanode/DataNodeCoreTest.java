@@ -222,10 +222,17 @@ class DataNodeCoreTest {
     run(new InvalidateCache(3, 3, "C", DB));
     run(create(1, 4, "D", 11));
     run(create(3, 1, "A", 10));
+    run(new DeleteRegion(3, 5, "UNDO_E", 12, 9L));
+    run(new CreateRegion(3, 5, "E", 12, DB, RegionKind.DATA, null, 8L));
 
     DataNodeCore restored = DataNodeCore.restore(core.durable(), 100, 100);
     assertEquals(core.durable(), restored.durable());
     assertEquals(state(), restored.view(new FaultState(0, 0, false, 0, 0)));
+    assertEquals(1, state().superseded().size());
+    // the restored order still refuses what came before procedure 5's newest command
+    DataNodeCore.Decision again =
+        restored.decide(new CreateRegion(3, 5, "E2", 12, DB, RegionKind.DATA, null, 7L), NOW);
+    assertEquals(DataNodeErrors.SUPERSEDED, ((ErrorReply) again.body()).error());
   }
 
   @Test

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.HttpURLConnection;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -21,11 +22,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Injected faults: failures, latency, stalls, and reset. */
+/**
+ * Injected faults: failures, latency, stalls, and reset; a stalled command overtaken by a later one
+ * of its procedure is refused when released, also after a restart.
+ */
 @Timeout(60)
 class DataNodeFaultsTest {
   private static final String DB = "root.faults";
   private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final Duration IMPATIENT = Duration.ofMillis(300);
+  private static final long ORDER_TERM = 3;
+  private static final long PROC = 41;
+  private static final int REGION = 5;
 
   @TempDir Path dir;
 
@@ -50,10 +58,15 @@ class DataNodeFaultsTest {
   }
 
   private CompletableFuture<CommandReply> createInBackground(int regionId, DataNodeClient via) {
+    return createInBackground(ctx(regionId, "C#" + regionId), regionId, via);
+  }
+
+  private CompletableFuture<CommandReply> createInBackground(
+      CommandContext ctx, int regionId, DataNodeClient via) {
     return CompletableFuture.supplyAsync(
         () -> {
           try {
-            return via.createRegion(ctx(regionId, "C#" + regionId), regionId, DB, RegionKind.DATA);
+            return via.createRegion(ctx, regionId, DB, RegionKind.DATA);
           } catch (DataNodeException e) {
             throw new CompletionException(e);
           } catch (InterruptedException e) {
@@ -155,8 +168,7 @@ class DataNodeFaultsTest {
   @Test
   void answerLostToATimeoutIsRecoveredByARetryFromTheLedger() throws Exception {
     DataNodeClient impatient =
-        new DataNodeClient(
-            DataNodeClient.newHttpClient(), server.address(), Duration.ofMillis(300));
+        new DataNodeClient(DataNodeClient.newHttpClient(), server.address(), IMPATIENT);
     client.stall();
     CompletableFuture<CommandReply> pending = createInBackground(12, impatient);
 
@@ -205,5 +217,87 @@ class DataNodeFaultsTest {
     assertThrows(
         IllegalArgumentException.class,
         () -> FaultSettings.addLatency(FaultSettings.MAX_LATENCY_MS + 1));
+  }
+
+  private static CommandContext ordered(String step, long seq) {
+    return new CommandContext(ORDER_TERM, PROC, step, seq);
+  }
+
+  // A command the ConfigNode gave up on (its call timed out while the DataNode held it) must not
+  // land after a later command of its procedure, e.g. the undo of its step in the same term.
+
+  /** ADD_PEER sent with a short timeout while the DataNode stalls that step; it times out. */
+  private void addPeerTimesOutWhileStalled() throws Exception {
+    client.stallStep("ADD_PEER");
+    DataNodeClient impatient =
+        new DataNodeClient(DataNodeClient.newHttpClient(), server.address(), IMPATIENT);
+    CompletableFuture<CommandReply> pending =
+        createInBackground(ordered("ADD_PEER", 1), REGION, impatient);
+    ExecutionException timedOut =
+        assertThrows(
+            ExecutionException.class, () -> pending.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+    assertEquals(DataNodeErrors.TIMEOUT, ((DataNodeException) timedOut.getCause()).error());
+    assertEquals(1, client.state().faults().waiting(), "ADD_PEER is held by the stall");
+  }
+
+  @Test
+  void addPeerReleasedAfterItsUndoIsRefusedAndRecorded() throws Exception {
+    addPeerTimesOutWhileStalled();
+    CommandReply undo = client.deleteRegion(ordered("UNDO_ADD_PEER", 2), REGION);
+    assertFalse(undo.changed(), "nothing to undo yet");
+
+    client.releaseStall();
+    await().atMost(WAIT).until(() -> client.state().counts().superseded() == 1);
+
+    DataNodeState s = client.state();
+    assertTrue(s.region(REGION).isEmpty(), "the overtaken ADD_PEER must not create the replica");
+    assertEquals(
+        List.of("UNDO_ADD_PEER"), s.ledger().stream().map(LedgerEntry::step).toList(), "ledger");
+    SupersededCommand refused = s.superseded().get(0);
+    assertEquals(PROC, refused.procId());
+    assertEquals("ADD_PEER", refused.step());
+    assertEquals(1, refused.seq());
+    assertEquals("UNDO_ADD_PEER", refused.newerStep());
+    assertEquals(2, refused.newerSeq());
+    assertEquals(1, s.counts().applied());
+  }
+
+  @Test
+  void theOrderSurvivesARestartAndOtherProceduresAreNotAffected() throws Exception {
+    client.deleteRegion(ordered("UNDO_ADD_PEER", 2), REGION);
+    server.close();
+    server = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    client = new DataNodeClient(server.address());
+
+    DataNodeException e =
+        assertThrows(
+            DataNodeException.class,
+            () -> client.createRegion(ordered("ADD_PEER", 1), REGION, DB, RegionKind.DATA));
+    assertEquals(HttpURLConnection.HTTP_CONFLICT, e.status());
+    assertEquals(DataNodeErrors.SUPERSEDED, e.error());
+    assertFalse(e.retryable());
+    assertTrue(e.getMessage().contains("UNDO_ADD_PEER"), e.getMessage());
+    assertTrue(client.state().region(REGION).isEmpty());
+
+    // another procedure's command with a lower seq, and this one's next command, apply
+    assertTrue(
+        client
+            .createRegion(
+                new CommandContext(ORDER_TERM, PROC + 1, "ADD_PEER", 1), 6, DB, RegionKind.DATA)
+            .changed());
+    assertTrue(client.createRegion(ordered("RETRY", 3), REGION, DB, RegionKind.DATA).changed());
+  }
+
+  @Test
+  void aRepeatIsAnsweredFromTheLedgerAndANewerTermComesAfterAnySeq() throws Exception {
+    client.ping(ordered("A", 1));
+    client.ping(ordered("B", 2));
+    assertTrue(client.ping(ordered("A", 1)).duplicate(), "an applied command is answered again");
+
+    CommandReply next = client.ping(new CommandContext(ORDER_TERM + 1, PROC, "C", 1));
+    assertFalse(next.duplicate());
+    assertEquals(ORDER_TERM + 1, next.highestTerm());
+    assertEquals(0, client.state().counts().superseded());
+    assertEquals(3, client.state().counts().applied());
   }
 }
