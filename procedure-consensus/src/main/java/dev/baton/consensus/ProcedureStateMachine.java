@@ -88,6 +88,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final AtomicLong rejectedWrites = new AtomicLong();
   private final AtomicLong appliedBatches = new AtomicLong();
   private final AtomicLong appliedWriteEntries = new AtomicLong();
+  private final WriteTimings writeTimings = new WriteTimings();
   private volatile Listener listener;
 
   void setListener(Listener listener) {
@@ -117,6 +118,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   public long appliedWriteEntryCount() {
     return appliedWriteEntries.get();
+  }
+
+  /** Where the store writes of this node (while it leads) spend their time. */
+  public WriteTimings writeTimings() {
+    return writeTimings;
   }
 
   /** A consistent copy of the table and the index of the last entry it includes. */
@@ -226,7 +232,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
         reply = rejected("entry " + index + " is not a procedure command");
       } else {
         switch (command.getKindCase()) {
-          case WRITE -> reply = applyWrite(command.getWrite(), term, index);
+          case WRITE -> {
+            long start = System.nanoTime();
+            reply = applyWrite(command.getWrite(), term, index);
+            writeTimings.applied().recordNanos(System.nanoTime() - start);
+          }
           case SUBMIT -> {
             SubmitReply.Builder results = SubmitReply.newBuilder();
             for (ByteString envelope : command.getSubmit().getEnvelopesList()) {

@@ -3,6 +3,7 @@ package dev.baton.consensus.bench;
 import dev.baton.consensus.LeadershipManager;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.consensus.RaftPeek;
 import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -107,7 +108,12 @@ public final class ConsensusBenchmark {
     results.put("updatesPerLogEntry", entries == 0 ? 0 : (double) batches / entries);
     results.put("updatesToRawRatio", updates / raw);
 
-    LoadRun half = openLoop(seconds, peak.perSecond() / 2);
+    LatencyBreakdown breakdown = new LatencyBreakdown(leader.stateMachine().writeTimings());
+    LoadRun half = openLoop(seconds, peak.perSecond() / 2, breakdown);
+    log("where submit-to-done time goes at half peak:");
+    for (String line : breakdown.report()) {
+      log("  %s", line);
+    }
     results.put("halfLoadRate", half.perSecond());
     results.put("latencyP50Ms", half.percentile(0.50));
     results.put("latencyP99Ms", half.percentile(0.99));
@@ -129,7 +135,7 @@ public final class ConsensusBenchmark {
     long end = System.nanoTime() + (long) (secs * 1e9);
     while (System.nanoTime() < end) {
       permits.acquire();
-      submitNoop(run, permits::release);
+      submitNoop(run, permits::release, null);
     }
     permits.acquire(window);
     run.finish();
@@ -137,7 +143,7 @@ public final class ConsensusBenchmark {
   }
 
   /** Submits at a fixed rate for {@code secs}; records submit-to-done latency. */
-  private LoadRun openLoop(double secs, double rate) throws Exception {
+  private LoadRun openLoop(double secs, double rate, LatencyBreakdown breakdown) throws Exception {
     LoadRun run = new LoadRun();
     long interval = (long) (1e9 / rate);
     long next = System.nanoTime();
@@ -146,7 +152,7 @@ public final class ConsensusBenchmark {
     while (next < end) {
       LockSupport.parkNanos(next - System.nanoTime());
       outstanding.incrementAndGet();
-      submitNoop(run, outstanding::decrementAndGet);
+      submitNoop(run, outstanding::decrementAndGet, breakdown);
       next += interval;
     }
     awaitTrue("open loop: " + outstanding + " outstanding", () -> outstanding.get() == 0);
@@ -154,16 +160,27 @@ public final class ConsensusBenchmark {
     return run;
   }
 
-  private void submitNoop(LoadRun run, Runnable done) {
+  /** Submits one Noop3 and records its latency (and its breakdown, if given) once it is done. */
+  private void submitNoop(LoadRun run, Runnable done, LatencyBreakdown breakdown) {
     ProcedureNode<Object> leader = currentLeader();
     long start = System.nanoTime();
+    long[] idAt = new long[2];
     leader
         .submit(new BenchProcedures.Noop3(), null)
-        .thenCompose(id -> executorOf(leader).whenFinished(id))
+        .thenCompose(
+            id -> {
+              idAt[0] = id;
+              idAt[1] = System.nanoTime();
+              return executorOf(leader).whenFinished(id);
+            })
         .whenComplete(
             (info, e) -> {
               if (e == null) {
-                run.record(System.nanoTime() - start);
+                long now = System.nanoTime();
+                run.record(now - start);
+                if (breakdown != null) {
+                  breakdown.record(idAt[0], start, idAt[1], now);
+                }
               } else {
                 run.errors.incrementAndGet();
               }
@@ -215,10 +232,24 @@ public final class ConsensusBenchmark {
       ProcedureNode<Object> old = awaitLeader();
       String victim = old.nodeId();
       long t0 = System.nanoTime();
-      Thread killer = new Thread(() -> closeNode(victim), "bench-kill");
+      long t0Wall = System.currentTimeMillis();
+      long[] closedAt = new long[1];
+      Thread killer =
+          new Thread(
+              () -> {
+                closeNode(victim);
+                closedAt[0] = ms(t0);
+              },
+              "bench-kill");
       killer.start();
+      long[] lastHeard = {t0Wall};
       ProcedureNode<Object> first =
-          awaitValue(kill + ": a leader other than " + victim, () -> otherLeader(victim, false));
+          awaitValue(
+              kill + ": a leader other than " + victim,
+              () -> {
+                lastHeard[0] = Math.max(lastHeard[0], lastHeardFrom(victim));
+                return otherLeader(victim, false);
+              });
       elected.add(ms(t0));
       // whichever node leads once one runs: under load the first elected may lose leadership
       // before it runs its executor, and then another node carries on
@@ -243,14 +274,18 @@ public final class ConsensusBenchmark {
         path += " -> " + ran.nodeId() + " (leadership moved again during the failover)";
       }
       log(
-          "%s: %s, elected %d ms, running %d ms, probe done %d ms, rebuild of %d procedures %d ms",
+          "%s: %s, victim silent %d ms, elected %d ms, ready %d ms, running %d ms, probe done %d"
+              + " ms, rebuild of %d procedures %d ms; the victim's close() returned after %d ms",
           kill,
           path,
+          lastHeard[0] - t0Wall,
           elected.get(k),
+          recovery.readyAtMillis() - t0Wall,
           running.get(k),
           firstStep.get(k),
           recovery.procedures(),
-          rebuildMs.get(k));
+          rebuildMs.get(k),
+          closedAt[0]);
     }
     results.put("failoverExtraLeaderChanges", moves);
     results.put("failoverElectedMedianMs", median(elected));
@@ -327,6 +362,19 @@ public final class ConsensusBenchmark {
     for (String id : new ArrayList<>(nodes.keySet())) {
       closeNode(id);
     }
+  }
+
+  /** The latest time a remaining node heard from {@code leader} (epoch millis), or 0. */
+  private long lastHeardFrom(String leader) {
+    long last = 0;
+    synchronized (nodes) {
+      for (ProcedureNode<Object> n : nodes.values()) {
+        if (!n.nodeId().equals(leader)) {
+          last = Math.max(last, RaftPeek.lastHeardFrom(n, leader).orElse(0));
+        }
+      }
+    }
+    return last;
   }
 
   private ProcedureNode<Object> currentLeader() {
