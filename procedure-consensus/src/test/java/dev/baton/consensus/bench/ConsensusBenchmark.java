@@ -3,6 +3,7 @@ package dev.baton.consensus.bench;
 import dev.baton.consensus.LeadershipManager;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -107,11 +108,15 @@ public final class ConsensusBenchmark {
     results.put("updatesPerLogEntry", entries == 0 ? 0 : (double) batches / entries);
     results.put("updatesToRawRatio", updates / raw);
 
-    LatencyBreakdown breakdown = new LatencyBreakdown(leader.stateMachine().writeTimings());
-    LoadRun half = openLoop(seconds, peak.perSecond() / 2, breakdown);
-    log("where submit-to-done time goes at half peak:");
-    for (String line : breakdown.report()) {
-      log("  %s", line);
+    LoadRun half;
+    try (StallWatch stalls = new StallWatch(this::stateMachines)) {
+      LatencyBreakdown breakdown =
+          new LatencyBreakdown(leader.stateMachine().writeTimings(), stalls);
+      half = openLoop(seconds, peak.perSecond() / 2, breakdown);
+      log("where submit-to-done time goes at half peak:");
+      for (String line : breakdown.report()) {
+        log("  %s", line);
+      }
     }
     results.put("halfLoadRate", half.perSecond());
     results.put("latencyP50Ms", half.percentile(0.50));
@@ -370,6 +375,12 @@ public final class ConsensusBenchmark {
   private void closeAll() {
     for (String id : new ArrayList<>(nodes.keySet())) {
       closeNode(id);
+    }
+  }
+
+  private List<ProcedureStateMachine> stateMachines() {
+    synchronized (nodes) {
+      return nodes.values().stream().map(ProcedureNode::stateMachine).toList();
     }
   }
 

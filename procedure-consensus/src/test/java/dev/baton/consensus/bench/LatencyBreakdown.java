@@ -30,6 +30,8 @@ final class LatencyBreakdown {
   };
 
   private static final int TOTAL = SEGMENTS.length - 1;
+  private static final int STARTED = SEGMENTS.length;
+  private static final int DONE = SEGMENTS.length + 1;
   private static final double TAIL = 0.99;
   private static final double NANOS_PER_MILLI = 1e6;
 
@@ -41,8 +43,11 @@ final class LatencyBreakdown {
   private final long cpu0 = processCpuNanos();
   private final long start = System.nanoTime();
 
-  LatencyBreakdown(WriteTimings leaderTimings) {
+  private final StallWatch stalls;
+
+  LatencyBreakdown(WriteTimings leaderTimings, StallWatch stalls) {
     this.timings = leaderTimings;
+    this.stalls = stalls;
     timings.reset();
   }
 
@@ -62,7 +67,9 @@ final class LatencyBreakdown {
           steps[1] - steps[0],
           steps[2] - steps[1],
           tDone - steps[2],
-          tDone - t0
+          tDone - t0,
+          t0,
+          tDone
         });
   }
 
@@ -108,6 +115,17 @@ final class LatencyBreakdown {
               v[(int) Math.min(v.length - 1, TAIL * v.length)] / NANOS_PER_MILLI,
               tailMean / NANOS_PER_MILLI));
     }
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "overlapping a GC pause: %.1f %% of all, %.1f %% of the tail (%d pauses); overlapping a"
+                + " snapshot of any node: %.1f %% of all, %.1f %% of the tail (%d snapshots)",
+            share(all, true),
+            share(tail, true),
+            stalls.gcPauseCount(),
+            share(all, false),
+            share(tail, false),
+            stalls.snapshotCount()));
     lines.add(histogramLine("leader: write waits in group commit", timings.queued()));
     lines.add(histogramLine("leader: entry sent -> applied reply", timings.committed()));
     lines.add(histogramLine("leader: apply of one write entry", timings.applied()));
@@ -123,6 +141,19 @@ final class LatencyBreakdown {
             (processCpuNanos() - cpu0) / 1e9 / secs,
             secs));
     return lines;
+  }
+
+  /** Percent of the samples whose lifetime overlaps a GC pause ({@code gc}) or a snapshot. */
+  private double share(List<long[]> samples, boolean gc) {
+    long n = 0;
+    for (long[] s : samples) {
+      if (gc
+          ? stalls.overlapsGc(s[STARTED], s[DONE])
+          : stalls.overlapsSnapshot(s[STARTED], s[DONE])) {
+        n++;
+      }
+    }
+    return 100.0 * n / samples.size();
   }
 
   private static String histogramLine(String name, LatencyHistogram h) {
