@@ -104,6 +104,7 @@ public final class ConsensusBenchmark {
     long entries = leader.stateMachine().appliedWriteEntryCount() - entries0;
     double updates = batches / peak.seconds;
     results.put("proceduresPerSecond", peak.perSecond());
+    results.put("peakErrors", peak.errors.get());
     results.put("storeUpdatesPerSecond", updates);
     results.put("updatesPerLogEntry", entries == 0 ? 0 : (double) batches / entries);
     results.put("updatesToRawRatio", updates / raw);
@@ -119,6 +120,7 @@ public final class ConsensusBenchmark {
       }
     }
     results.put("halfLoadRate", half.perSecond());
+    results.put("halfLoadErrors", half.errors.get());
     results.put("latencyP50Ms", half.percentile(0.50));
     results.put("latencyP99Ms", half.percentile(0.99));
     results.put("latencyP999Ms", half.percentile(0.999));
@@ -175,7 +177,10 @@ public final class ConsensusBenchmark {
             id -> {
               idAt[0] = id;
               idAt[1] = System.nanoTime();
-              return executorOf(leader).whenFinished(id);
+              // bounded: an executor that stopped under it must not hang the load loop
+              return executorOf(leader)
+                  .whenFinished(id)
+                  .orTimeout(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             })
         .whenComplete(
             (info, e) -> {
