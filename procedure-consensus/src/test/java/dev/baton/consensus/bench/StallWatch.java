@@ -54,9 +54,14 @@ final class StallWatch implements AutoCloseable {
     if (info.getGcAction().contains("concurrent") || info.getGcName().contains("Concurrent")) {
       return; // not a pause
     }
-    long end = System.nanoTime();
+    // the notification may arrive late; the pause's own start and end (JVM uptime, ms) do not
+    long nowNanos = System.nanoTime();
+    long nowUptime = ManagementFactory.getRuntimeMXBean().getUptime();
     gcPauses.add(
-        new long[] {end - TimeUnit.MILLISECONDS.toNanos(info.getGcInfo().getDuration()), end});
+        new long[] {
+          nowNanos - TimeUnit.MILLISECONDS.toNanos(nowUptime - info.getGcInfo().getStartTime()),
+          nowNanos - TimeUnit.MILLISECONDS.toNanos(nowUptime - info.getGcInfo().getEndTime())
+        });
   }
 
   private void pollSnapshots(Supplier<List<ProcedureStateMachine>> machines) {
