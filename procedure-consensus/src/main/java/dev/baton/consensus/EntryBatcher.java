@@ -32,11 +32,13 @@ final class EntryBatcher<R> {
     }
   }
 
-  private record Item<R>(ByteString bytes, CompletableFuture<R> result) {}
+  private record Item<R>(ByteString bytes, CompletableFuture<R> result, long addedAt) {}
 
   private final Function<List<ByteString>, CompletableFuture<List<R>>> sender;
   private final Supplier<? extends Throwable> stoppedError;
   private final Limits limits;
+  private final LatencyHistogram queued;
+  private final LatencyHistogram committed;
   private final ArrayDeque<Item<R>> queue = new ArrayDeque<>();
   private final Set<List<Item<R>>> inFlight = new HashSet<>();
   private boolean stopped;
@@ -50,14 +52,29 @@ final class EntryBatcher<R> {
       Function<List<ByteString>, CompletableFuture<List<R>>> sender,
       Supplier<? extends Throwable> stoppedError,
       Limits limits) {
+    this(sender, stoppedError, limits, new LatencyHistogram(), new LatencyHistogram());
+  }
+
+  /**
+   * @param queued records, per item, the time from {@link #add} until its entry was sent
+   * @param committed records, per entry, the time from sent until the sender's reply
+   */
+  EntryBatcher(
+      Function<List<ByteString>, CompletableFuture<List<R>>> sender,
+      Supplier<? extends Throwable> stoppedError,
+      Limits limits,
+      LatencyHistogram queued,
+      LatencyHistogram committed) {
     this.sender = sender;
     this.stoppedError = stoppedError;
     this.limits = limits;
+    this.queued = queued;
+    this.committed = committed;
   }
 
   /** Queues an item; the future completes with its result once its entry is applied. */
   CompletableFuture<R> add(ByteString bytes) {
-    Item<R> item = new Item<>(bytes, new CompletableFuture<>());
+    Item<R> item = new Item<>(bytes, new CompletableFuture<>(), System.nanoTime());
     List<Item<R>> entry;
     synchronized (this) {
       if (stopped) {
@@ -113,8 +130,10 @@ final class EntryBatcher<R> {
 
   private void send(List<Item<R>> entry) {
     List<ByteString> bytes = new ArrayList<>(entry.size());
+    long sentAt = System.nanoTime();
     for (Item<R> item : entry) {
       bytes.add(item.bytes());
+      queued.recordNanos(sentAt - item.addedAt());
     }
     CompletableFuture<List<R>> sent;
     try {
@@ -122,7 +141,11 @@ final class EntryBatcher<R> {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    sent.whenComplete((results, error) -> completed(entry, results, error));
+    sent.whenComplete(
+        (results, error) -> {
+          committed.recordNanos(System.nanoTime() - sentAt);
+          completed(entry, results, error);
+        });
   }
 
   private void completed(List<Item<R>> entry, List<R> results, Throwable error) {

@@ -75,6 +75,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final ProcedureTable table = new ProcedureTable();
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final CommandApplier applier = new CommandApplier(table);
+  private final WriteTimings writeTimings = new WriteTimings();
   private volatile Listener listener;
 
   void setListener(Listener listener) {
@@ -107,6 +108,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   /** Log entries that carried applied store batches (group commit: far fewer than batches). */
   public long appliedWriteEntryCount() {
     return applier.appliedWriteEntryCount();
+  }
+
+  /** Where the store writes of this node (while it leads) spend their time. */
+  public WriteTimings writeTimings() {
+    return writeTimings;
   }
 
   /** A consistent copy of the table and the index of the last entry it includes. */
@@ -212,7 +218,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       } catch (InvalidProtocolBufferException e) {
         command = null;
       }
+      long applyStart = System.nanoTime();
       CommandApplier.Outcome outcome = applier.apply(command, term, index);
+      if (command != null && command.getKindCase() == Command.KindCase.WRITE) {
+        writeTimings.applied().recordNanos(System.nanoTime() - applyStart);
+      }
       reply = outcome.reply();
       submitted = outcome.submitted();
       abortId = outcome.abortId();

@@ -65,7 +65,10 @@ final class RaftProcedureStore implements ProcedureStore {
     this.writeTimeout = writeTimeout;
     this.isLeader = isLeader;
     this.name = name;
-    this.batcher = new EntryBatcher<>(this::sendEntry, this::notLeader, limits);
+    WriteTimings timings = stateMachine.writeTimings();
+    this.batcher =
+        new EntryBatcher<>(
+            this::sendEntry, this::notLeader, limits, timings.queued(), timings.committed());
   }
 
   @Override

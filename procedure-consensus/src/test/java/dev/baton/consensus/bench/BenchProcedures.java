@@ -4,13 +4,32 @@ import dev.baton.procedure.EnumStateMachineProcedure;
 import dev.baton.procedure.ProcedureRegistry;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** The procedures the consensus benchmark runs. */
 final class BenchProcedures {
   /** Parked procedures wait this long: far beyond any benchmark. */
   static final long PARK_MILLIS = 3_600_000;
 
+  /**
+   * While not null, each {@link Noop3} step stores its start time ({@code System.nanoTime()}) here,
+   * under its procId, at the index of its state (the latency breakdown).
+   */
+  static volatile Map<Long, long[]> stepStarts;
+
   private BenchProcedures() {}
+
+  /** Starts recording step start times into a fresh map, which is returned. */
+  static Map<Long, long[]> traceSteps() {
+    Map<Long, long[]> m = new ConcurrentHashMap<>();
+    stepStarts = m;
+    return m;
+  }
+
+  static void stopTracing() {
+    stepStarts = null;
+  }
 
   static ProcedureRegistry registry() {
     return new ProcedureRegistry()
@@ -32,6 +51,11 @@ final class BenchProcedures {
 
     @Override
     protected Flow executeFromState(Object env, Three state) {
+      Map<Long, long[]> trace = stepStarts;
+      if (trace != null) {
+        trace.computeIfAbsent(getProcId(), id -> new long[Three.values().length])[state.ordinal()] =
+            System.nanoTime();
+      }
       return state == Three.THREE ? Flow.NO_MORE_STATE : next(state);
     }
 

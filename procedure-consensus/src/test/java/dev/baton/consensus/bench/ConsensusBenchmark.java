@@ -3,6 +3,7 @@ package dev.baton.consensus.bench;
 import dev.baton.consensus.LeadershipManager;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -103,12 +104,23 @@ public final class ConsensusBenchmark {
     long entries = leader.stateMachine().appliedWriteEntryCount() - entries0;
     double updates = batches / peak.seconds;
     results.put("proceduresPerSecond", peak.perSecond());
+    results.put("peakErrors", peak.errors.get());
     results.put("storeUpdatesPerSecond", updates);
     results.put("updatesPerLogEntry", entries == 0 ? 0 : (double) batches / entries);
     results.put("updatesToRawRatio", updates / raw);
 
-    LoadRun half = openLoop(seconds, peak.perSecond() / 2);
+    LoadRun half;
+    try (StallWatch stalls = new StallWatch(this::stateMachines)) {
+      LatencyBreakdown breakdown =
+          new LatencyBreakdown(leader.stateMachine().writeTimings(), stalls);
+      half = openLoop(seconds, peak.perSecond() / 2, breakdown);
+      log("where submit-to-done time goes at half peak:");
+      for (String line : breakdown.report()) {
+        log("  %s", line);
+      }
+    }
     results.put("halfLoadRate", half.perSecond());
+    results.put("halfLoadErrors", half.errors.get());
     results.put("latencyP50Ms", half.percentile(0.50));
     results.put("latencyP99Ms", half.percentile(0.99));
     results.put("latencyP999Ms", half.percentile(0.999));
@@ -129,7 +141,7 @@ public final class ConsensusBenchmark {
     long end = System.nanoTime() + (long) (secs * 1e9);
     while (System.nanoTime() < end) {
       permits.acquire();
-      submitNoop(run, permits::release);
+      submitNoop(run, permits::release, null);
     }
     permits.acquire(window);
     run.finish();
@@ -137,7 +149,7 @@ public final class ConsensusBenchmark {
   }
 
   /** Submits at a fixed rate for {@code secs}; records submit-to-done latency. */
-  private LoadRun openLoop(double secs, double rate) throws Exception {
+  private LoadRun openLoop(double secs, double rate, LatencyBreakdown breakdown) throws Exception {
     LoadRun run = new LoadRun();
     long interval = (long) (1e9 / rate);
     long next = System.nanoTime();
@@ -146,7 +158,7 @@ public final class ConsensusBenchmark {
     while (next < end) {
       LockSupport.parkNanos(next - System.nanoTime());
       outstanding.incrementAndGet();
-      submitNoop(run, outstanding::decrementAndGet);
+      submitNoop(run, outstanding::decrementAndGet, breakdown);
       next += interval;
     }
     awaitTrue("open loop: " + outstanding + " outstanding", () -> outstanding.get() == 0);
@@ -154,16 +166,30 @@ public final class ConsensusBenchmark {
     return run;
   }
 
-  private void submitNoop(LoadRun run, Runnable done) {
+  /** Submits one Noop3 and records its latency (and its breakdown, if given) once it is done. */
+  private void submitNoop(LoadRun run, Runnable done, LatencyBreakdown breakdown) {
     ProcedureNode<Object> leader = currentLeader();
     long start = System.nanoTime();
+    long[] idAt = new long[2];
     leader
         .submit(new BenchProcedures.Noop3(), null)
-        .thenCompose(id -> executorOf(leader).whenFinished(id))
+        .thenCompose(
+            id -> {
+              idAt[0] = id;
+              idAt[1] = System.nanoTime();
+              // bounded: an executor that stopped under it must not hang the load loop
+              return executorOf(leader)
+                  .whenFinished(id)
+                  .orTimeout(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            })
         .whenComplete(
             (info, e) -> {
               if (e == null) {
-                run.record(System.nanoTime() - start);
+                long now = System.nanoTime();
+                run.record(now - start);
+                if (breakdown != null) {
+                  breakdown.record(idAt[0], start, idAt[1], now);
+                }
               } else {
                 run.errors.incrementAndGet();
               }
@@ -171,20 +197,37 @@ public final class ConsensusBenchmark {
             });
   }
 
+  /**
+   * Submits {@code count} procedures that park, on whichever node runs the executor (under load a
+   * leader change may happen meanwhile), and waits until the running leader holds them all.
+   */
   private void fillParked(int count) throws Exception {
     log("parking %d live procedures", count);
-    ProcedureNode<Object> leader = awaitLeader();
     Semaphore permits = new Semaphore(window);
-    int base = executorOf(leader).liveCount();
+    int base = liveOnLeader();
+    AtomicLong failed = new AtomicLong();
     for (int i = 0; i < count; i++) {
       permits.acquire();
-      leader.submit(new BenchProcedures.Parked(), null).whenComplete((id, e) -> permits.release());
+      currentLeader()
+          .submit(new BenchProcedures.Parked(), null)
+          .whenComplete(
+              (id, e) -> {
+                if (e != null) {
+                  failed.incrementAndGet();
+                }
+                permits.release();
+              });
     }
     permits.acquire(window);
     awaitTrue(
-        count + " parked procedures live on " + leader.nodeId(),
-        () -> executorOf(leader).liveCount() >= base + count);
-    results.put("liveProcedures", executorOf(leader).liveCount());
+        count + " parked procedures live on the running leader (" + failed + " submissions failed)",
+        () -> liveOnLeader() >= base + count - failed.get());
+    results.put("liveProcedures", liveOnLeader());
+  }
+
+  /** Live procedures of the running leader's executor (0 if it stopped just now). */
+  private int liveOnLeader() {
+    return awaitLeader().executor().map(ProcedureExecutor::liveCount).orElse(0);
   }
 
   /**
@@ -215,7 +258,15 @@ public final class ConsensusBenchmark {
       ProcedureNode<Object> old = awaitLeader();
       String victim = old.nodeId();
       long t0 = System.nanoTime();
-      Thread killer = new Thread(() -> closeNode(victim), "bench-kill");
+      long t0Wall = System.currentTimeMillis();
+      long[] closedAt = new long[1];
+      Thread killer =
+          new Thread(
+              () -> {
+                closeNode(victim);
+                closedAt[0] = ms(t0);
+              },
+              "bench-kill");
       killer.start();
       ProcedureNode<Object> first =
           awaitValue(kill + ": a leader other than " + victim, () -> otherLeader(victim, false));
@@ -243,14 +294,17 @@ public final class ConsensusBenchmark {
         path += " -> " + ran.nodeId() + " (leadership moved again during the failover)";
       }
       log(
-          "%s: %s, elected %d ms, running %d ms, probe done %d ms, rebuild of %d procedures %d ms",
+          "%s: %s, elected %d ms, ready %d ms, running %d ms, probe done %d ms, rebuild of %d"
+              + " procedures %d ms; the victim's close() returned after %d ms",
           kill,
           path,
           elected.get(k),
+          recovery.readyAtMillis() - t0Wall,
           running.get(k),
           firstStep.get(k),
           recovery.procedures(),
-          rebuildMs.get(k));
+          rebuildMs.get(k),
+          closedAt[0]);
     }
     results.put("failoverExtraLeaderChanges", moves);
     results.put("failoverElectedMedianMs", median(elected));
@@ -326,6 +380,12 @@ public final class ConsensusBenchmark {
   private void closeAll() {
     for (String id : new ArrayList<>(nodes.keySet())) {
       closeNode(id);
+    }
+  }
+
+  private List<ProcedureStateMachine> stateMachines() {
+    synchronized (nodes) {
+      return nodes.values().stream().map(ProcedureNode::stateMachine).toList();
     }
   }
 

@@ -3,9 +3,12 @@ package dev.baton.consensus.bench;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.stream.Stream;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.function.Predicate;
 
 /** What live procedures cost: heap of this JVM after a full GC, bytes of a node's storage. */
 final class Footprint {
@@ -27,31 +30,40 @@ final class Footprint {
 
   /** Bytes of every file below {@code dir}. */
   static long bytes(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      return files.filter(Files::isRegularFile).mapToLong(Footprint::size).sum();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return sum(dir, p -> true);
   }
 
   /** Bytes of the snapshot files below a node's storage {@code dir}. */
   static long snapshotBytes(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(p -> p.getParent().getFileName().toString().equals(SNAPSHOT_DIR_NAME))
-          .mapToLong(Footprint::size)
-          .sum();
+    return sum(dir, p -> p.getParent().getFileName().toString().equals(SNAPSHOT_DIR_NAME));
+  }
+
+  /**
+   * Bytes of the regular files below {@code dir} that {@code which} accepts; a file Ratis removes
+   * during the walk (a purged segment, an old snapshot) counts as nothing.
+   */
+  private static long sum(Path dir, Predicate<Path> which) {
+    long[] total = {0};
+    try {
+      Files.walkFileTree(
+          dir,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+              if (attrs.isRegularFile() && which.test(file)) {
+                total[0] += attrs.size();
+              }
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) {
+              return FileVisitResult.CONTINUE;
+            }
+          });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static long size(Path p) {
-    try {
-      return Files.size(p);
-    } catch (IOException e) {
-      return 0; // removed meanwhile (a purged segment, an old snapshot)
-    }
+    return total[0];
   }
 }

@@ -1,0 +1,79 @@
+package dev.baton.consensus;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.protobuf.ByteString;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class EntryBatcherTest {
+  /** Entries the sender was given, each with the future that completes it. */
+  private final List<List<ByteString>> sent = new CopyOnWriteArrayList<>();
+
+  private final List<CompletableFuture<List<Integer>>> replies = new CopyOnWriteArrayList<>();
+  private final LatencyHistogram queued = new LatencyHistogram();
+  private final LatencyHistogram committed = new LatencyHistogram();
+
+  private EntryBatcher<Integer> batcher(int maxEntriesInFlight) {
+    return new EntryBatcher<>(
+        items -> {
+          sent.add(items);
+          CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
+          replies.add(reply);
+          return reply;
+        },
+        () -> new NotLeaderException("stopped"),
+        new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, maxEntriesInFlight),
+        queued,
+        committed);
+  }
+
+  private static ByteString item(int i) {
+    return ByteString.copyFromUtf8("item-" + i);
+  }
+
+  @Test
+  void itemsQueuedBehindAFullPipelineShareTheNextEntryAndTheTimingsCountThem() throws Exception {
+    EntryBatcher<Integer> b = batcher(1);
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      results.add(b.add(item(i)));
+    }
+    // the first item went out alone; the other four wait for the pipeline
+    assertEquals(1, sent.size());
+    assertEquals(List.of(item(0)), sent.get(0));
+    replies.get(0).complete(List.of(10));
+    assertEquals(10, results.get(0).get());
+    assertEquals(2, sent.size());
+    assertEquals(List.of(item(1), item(2), item(3), item(4)), sent.get(1));
+    replies.get(1).complete(List.of(11, 12, 13, 14));
+    assertEquals(14, results.get(4).get());
+
+    assertEquals(5, queued.count());
+    assertEquals(2, committed.count());
+  }
+
+  @Test
+  void aFailedEntryFailsItsItemsAndStopFailsQueuedOnes() {
+    EntryBatcher<Integer> b = batcher(1);
+    CompletableFuture<Integer> first = b.add(item(1));
+    CompletableFuture<Integer> second = b.add(item(2));
+    replies.get(0).completeExceptionally(new IllegalStateException("refused"));
+    assertTrue(first.isCompletedExceptionally());
+    // the second went out after the first failed; stop cuts it off
+    assertEquals(2, sent.size());
+    b.stop();
+    assertTrue(second.isCompletedExceptionally());
+    assertTrue(b.add(item(3)).isCompletedExceptionally());
+    assertEquals(1, committed.count());
+    assertEquals(0, Collections.frequency(sent, List.of(item(3))));
+  }
+}

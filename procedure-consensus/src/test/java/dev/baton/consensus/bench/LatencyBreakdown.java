@@ -1,0 +1,192 @@
+package dev.baton.consensus.bench;
+
+import dev.baton.consensus.LatencyHistogram;
+import dev.baton.consensus.WriteTimings;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Where a procedure's submit-to-done time goes during one load phase: per procedure, the submission
+ * commit, the wait for its first step, each step-to-step gap (the step's store write, its group
+ * commit and Raft commit, and the executor re-queueing the procedure), the last write; beside them
+ * the leader's group-commit timings, garbage collection and CPU.
+ */
+final class LatencyBreakdown {
+  /** Segments of one procedure's life, by their index in a sample. */
+  static final String[] SEGMENTS = {
+    "submit -> procId (submission committed)",
+    "submit -> step 1 starts",
+    "step 1 -> step 2 (write + re-queue)",
+    "step 2 -> step 3 (write + re-queue)",
+    "step 3 -> done (final write)",
+    "total submit -> done"
+  };
+
+  private static final int TOTAL = SEGMENTS.length - 1;
+  private static final int STARTED = SEGMENTS.length;
+  private static final int DONE = SEGMENTS.length + 1;
+  private static final double TAIL = 0.99;
+  private static final double NANOS_PER_MILLI = 1e6;
+
+  private final ConcurrentLinkedQueue<long[]> samples = new ConcurrentLinkedQueue<>();
+  private final Map<Long, long[]> stepStarts = BenchProcedures.traceSteps();
+  private final WriteTimings timings;
+  private final long gcCount0 = gcCount();
+  private final long gcMillis0 = gcMillis();
+  private final long cpu0 = processCpuNanos();
+  private final long start = System.nanoTime();
+
+  private final StallWatch stalls;
+
+  LatencyBreakdown(WriteTimings leaderTimings, StallWatch stalls) {
+    this.timings = leaderTimings;
+    this.stalls = stalls;
+    timings.reset();
+  }
+
+  /**
+   * One finished procedure: submitted at {@code t0}, id known at {@code tId}, done at {@code
+   * tDone}.
+   */
+  void record(long procId, long t0, long tId, long tDone) {
+    long[] steps = stepStarts.get(procId);
+    if (steps == null || steps[0] == 0 || steps[1] == 0 || steps[2] == 0) {
+      return;
+    }
+    samples.add(
+        new long[] {
+          tId - t0,
+          steps[0] - t0,
+          steps[1] - steps[0],
+          steps[2] - steps[1],
+          tDone - steps[2],
+          tDone - t0,
+          t0,
+          tDone
+        });
+  }
+
+  /** Prints the breakdown; stops tracing steps. */
+  List<String> report() {
+    BenchProcedures.stopTracing();
+    double secs = (System.nanoTime() - start) / 1e9;
+    List<long[]> all = new ArrayList<>(samples);
+    List<String> lines = new ArrayList<>();
+    if (all.isEmpty()) {
+      lines.add("no traced procedure finished");
+      return lines;
+    }
+    all.sort(Comparator.comparingLong(s -> s[TOTAL]));
+    List<long[]> tail = all.subList((int) Math.min(all.size() - 1, TAIL * all.size()), all.size());
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "%-42s %9s %9s %9s   (%d procedures; tail = the slowest %d)",
+            "segment",
+            "p50 ms",
+            "p99 ms",
+            "tail ms",
+            all.size(),
+            tail.size()));
+    for (int seg = 0; seg < SEGMENTS.length; seg++) {
+      long[] v = new long[all.size()];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = all.get(i)[seg];
+      }
+      Arrays.sort(v);
+      double tailMean = 0;
+      for (long[] s : tail) {
+        tailMean += s[seg];
+      }
+      tailMean /= tail.size();
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "%-42s %9.2f %9.2f %9.2f",
+              SEGMENTS[seg],
+              v[v.length / 2] / NANOS_PER_MILLI,
+              v[(int) Math.min(v.length - 1, TAIL * v.length)] / NANOS_PER_MILLI,
+              tailMean / NANOS_PER_MILLI));
+    }
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "overlapping a GC pause: %.1f %% of all, %.1f %% of the tail (%d pauses); overlapping a"
+                + " snapshot of any node: %.1f %% of all, %.1f %% of the tail (%d snapshots)",
+            share(all, true),
+            share(tail, true),
+            stalls.gcPauseCount(),
+            share(all, false),
+            share(tail, false),
+            stalls.snapshotCount()));
+    lines.add(histogramLine("leader: write waits in group commit", timings.queued()));
+    lines.add(histogramLine("leader: entry sent -> applied reply", timings.committed()));
+    lines.add(histogramLine("leader: apply of one write entry", timings.applied()));
+    long gcs = gcCount() - gcCount0;
+    long gcMillis = gcMillis() - gcMillis0;
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "GC: %d collections, %d ms in all (%.1f ms/s); process CPU %.2f cores over %.1f s",
+            gcs,
+            gcMillis,
+            gcMillis / secs,
+            (processCpuNanos() - cpu0) / 1e9 / secs,
+            secs));
+    return lines;
+  }
+
+  /** Percent of the samples whose lifetime overlaps a GC pause ({@code gc}) or a snapshot. */
+  private double share(List<long[]> samples, boolean gc) {
+    long n = 0;
+    for (long[] s : samples) {
+      if (gc
+          ? stalls.overlapsGc(s[STARTED], s[DONE])
+          : stalls.overlapsSnapshot(s[STARTED], s[DONE])) {
+        n++;
+      }
+    }
+    return 100.0 * n / samples.size();
+  }
+
+  private static String histogramLine(String name, LatencyHistogram h) {
+    return String.format(
+        Locale.ROOT,
+        "%-42s %9.2f %9.2f   (%d; p99.9 %.2f ms)",
+        name,
+        h.percentileMillis(0.5),
+        h.percentileMillis(TAIL),
+        h.count(),
+        h.percentileMillis(0.999));
+  }
+
+  private static long gcCount() {
+    long n = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      n += Math.max(0, gc.getCollectionCount());
+    }
+    return n;
+  }
+
+  private static long gcMillis() {
+    long n = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      n += Math.max(0, gc.getCollectionTime());
+    }
+    return n;
+  }
+
+  private static long processCpuNanos() {
+    return ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os
+        ? os.getProcessCpuTime()
+        : 0;
+  }
+}

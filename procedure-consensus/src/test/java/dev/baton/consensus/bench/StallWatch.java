@@ -1,0 +1,127 @@
+package dev.baton.consensus.bench;
+
+import com.sun.management.GarbageCollectionNotificationInfo;
+import dev.baton.consensus.ProcedureStateMachine;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import javax.management.ListenerNotFoundException;
+import javax.management.Notification;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
+
+/**
+ * Whole-JVM stalls during a load phase, to attribute slow procedures: garbage-collection pauses
+ * (from the collectors' notifications) and state-machine snapshots of any node (seen by polling
+ * each node's latest snapshot index).
+ */
+final class StallWatch implements AutoCloseable {
+  /** How often the snapshot poller looks. */
+  static final long POLL_MILLIS = 2;
+
+  /** [start, end] System.nanoTime() of each pause or snapshot seen. */
+  private final ConcurrentLinkedQueue<long[]> gcPauses = new ConcurrentLinkedQueue<>();
+
+  private final ConcurrentLinkedQueue<long[]> snapshots = new ConcurrentLinkedQueue<>();
+  private final List<NotificationEmitter> emitters = new ArrayList<>();
+  private final NotificationListener listener = this::onGc;
+  private final Thread poller;
+  private volatile boolean running = true;
+
+  StallWatch(Supplier<List<ProcedureStateMachine>> machines) {
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      if (gc instanceof NotificationEmitter emitter) {
+        emitter.addNotificationListener(listener, null, null);
+        emitters.add(emitter);
+      }
+    }
+    poller = new Thread(() -> pollSnapshots(machines), "bench-stall-watch");
+    poller.setDaemon(true);
+    poller.start();
+  }
+
+  private void onGc(Notification n, Object handback) {
+    if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+      return;
+    }
+    GarbageCollectionNotificationInfo info =
+        GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+    if (info.getGcAction().contains("concurrent") || info.getGcName().contains("Concurrent")) {
+      return; // not a pause
+    }
+    // the notification may arrive late; the pause's own start and end (JVM uptime, ms) do not
+    long nowNanos = System.nanoTime();
+    long nowUptime = ManagementFactory.getRuntimeMXBean().getUptime();
+    gcPauses.add(
+        new long[] {
+          nowNanos - TimeUnit.MILLISECONDS.toNanos(nowUptime - info.getGcInfo().getStartTime()),
+          nowNanos - TimeUnit.MILLISECONDS.toNanos(nowUptime - info.getGcInfo().getEndTime())
+        });
+  }
+
+  private void pollSnapshots(Supplier<List<ProcedureStateMachine>> machines) {
+    List<Long> last = new ArrayList<>();
+    while (running) {
+      List<ProcedureStateMachine> now = machines.get();
+      for (int i = 0; i < now.size(); i++) {
+        var latest = now.get(i).getLatestSnapshot();
+        long index = latest == null ? -1 : latest.getIndex();
+        if (i >= last.size()) {
+          last.add(index);
+        } else if (last.get(i) != index) {
+          last.set(i, index);
+          long t = System.nanoTime();
+          snapshots.add(new long[] {t - TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS), t});
+        }
+      }
+      try {
+        Thread.sleep(POLL_MILLIS);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  int gcPauseCount() {
+    return gcPauses.size();
+  }
+
+  int snapshotCount() {
+    return snapshots.size();
+  }
+
+  boolean overlapsGc(long from, long to) {
+    return overlaps(gcPauses, from, to);
+  }
+
+  boolean overlapsSnapshot(long from, long to) {
+    return overlaps(snapshots, from, to);
+  }
+
+  private static boolean overlaps(ConcurrentLinkedQueue<long[]> intervals, long from, long to) {
+    for (long[] i : intervals) {
+      if (i[0] <= to && i[1] >= from) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    poller.interrupt();
+    for (NotificationEmitter e : emitters) {
+      try {
+        e.removeNotificationListener(listener);
+      } catch (ListenerNotFoundException ignored) {
+        // never added
+      }
+    }
+  }
+}
