@@ -4,6 +4,7 @@ import dev.baton.consensus.LeadershipManager;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.ProcedureStateMachine;
+import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -54,6 +55,19 @@ public final class ConsensusBenchmark {
   private final int kills = Integer.getInteger("bench.kills", DEFAULT_KILLS);
   private final int workers = Integer.getInteger("bench.workers", DEFAULT_WORKERS);
   private final int window = Integer.getInteger("bench.window", DEFAULT_WINDOW);
+
+  /** Election timeouts of the nodes; the product defaults unless set (e.g. Ratis' 150/300 ms). */
+  private final RaftSettings raft =
+      RaftSettings.defaults()
+          .withElectionTimeouts(
+              Duration.ofMillis(
+                  Long.getLong(
+                      "bench.electionMinMs", RaftSettings.DEFAULT_ELECTION_TIMEOUT_MIN.toMillis())),
+              Duration.ofMillis(
+                  Long.getLong(
+                      "bench.electionMaxMs",
+                      RaftSettings.DEFAULT_ELECTION_TIMEOUT_MAX.toMillis())));
+
   private final Path dir;
   private final Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
   private final Map<String, ProcedureNode<Object>> nodes = new LinkedHashMap<>();
@@ -79,6 +93,8 @@ public final class ConsensusBenchmark {
   }
 
   private void run() throws Exception {
+    results.put("electionTimeoutMinMs", raft.electionTimeoutMin().toMillis());
+    results.put("electionTimeoutMaxMs", raft.electionTimeoutMax().toMillis());
     for (String id : peers.keySet()) {
       startNode(id);
     }
@@ -360,6 +376,7 @@ public final class ConsensusBenchmark {
             .coreWorkers(workers)
             .maxWorkers(workers)
             .completedRetention(Duration.ZERO)
+            .raft(raft)
             .build();
     node.start();
     synchronized (nodes) {
