@@ -9,6 +9,7 @@ final class BenchReport {
   static final double TARGET_PROCS_PER_SECOND = 2000;
   static final double TARGET_P99_MS = 50;
   static final double TARGET_FAILOVER_MS = 1000;
+  static final double TARGET_REBUILD_MS = 500;
 
   private BenchReport() {}
 
@@ -55,6 +56,10 @@ final class BenchReport {
         "rebuild procedures/s (" + results.get("liveProcedures") + " live)",
         (double) results.get("rebuildProceduresPerSecond"),
         "");
+    row(
+        "rebuild ms of " + results.get("rebuildAtScaleProcedures") + " live",
+        ((Number) results.get("rebuildAtScaleMs")).doubleValue(),
+        target("<=", TARGET_REBUILD_MS, ((Number) results.get("rebuildAtScaleMs")).doubleValue()));
     row(
         "heap bytes per live procedure (3 nodes in this JVM)",
         (double) results.get("heapBytesPerLiveProcedure"),

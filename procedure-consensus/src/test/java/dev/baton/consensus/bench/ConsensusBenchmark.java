@@ -44,6 +44,10 @@ public final class ConsensusBenchmark {
   static final int DEFAULT_MEASURE_SECONDS = 20;
   static final int DEFAULT_LIVE = 10_000;
   static final int DEFAULT_KILLS = 5;
+
+  /** Live procedures for the rebuild measurement after the failovers (issue 4: 100,000). */
+  static final int DEFAULT_REBUILD_LIVE = 100_000;
+
   static final int DEFAULT_WORKERS = 32;
   static final int DEFAULT_WINDOW = 512;
   static final int NODES = 3;
@@ -53,6 +57,7 @@ public final class ConsensusBenchmark {
   private final int seconds = Integer.getInteger("bench.seconds", DEFAULT_MEASURE_SECONDS);
   private final int live = Integer.getInteger("bench.live", DEFAULT_LIVE);
   private final int kills = Integer.getInteger("bench.kills", DEFAULT_KILLS);
+  private final int rebuildLive = Integer.getInteger("bench.rebuildLive", DEFAULT_REBUILD_LIVE);
   private final int workers = Integer.getInteger("bench.workers", DEFAULT_WORKERS);
   private final int window = Integer.getInteger("bench.window", DEFAULT_WINDOW);
 
@@ -142,11 +147,12 @@ public final class ConsensusBenchmark {
     results.put("latencyP999Ms", half.percentile(0.999));
 
     long heapBefore = Footprint.usedHeapAfterGc();
-    fillParked(live);
+    results.put("liveProcedures", fillParked(live));
     long heapAfter = Footprint.usedHeapAfterGc();
     results.put("heapBytesPerLiveProcedure", (heapAfter - heapBefore) / (double) live);
     measureDisk();
     failovers();
+    rebuildAtScale();
     BenchReport.print(results);
   }
 
@@ -217,7 +223,8 @@ public final class ConsensusBenchmark {
    * Submits {@code count} procedures that park, on whichever node runs the executor (under load a
    * leader change may happen meanwhile), and waits until the running leader holds them all.
    */
-  private void fillParked(int count) throws Exception {
+  /** Parks {@code count} more procedures; returns the running leader's live count after. */
+  private int fillParked(int count) throws Exception {
     log("parking %d live procedures", count);
     Semaphore permits = new Semaphore(window);
     int base = liveOnLeader();
@@ -238,7 +245,31 @@ public final class ConsensusBenchmark {
     awaitTrue(
         count + " parked procedures live on the running leader (" + failed + " submissions failed)",
         () -> liveOnLeader() >= base + count - failed.get());
-    results.put("liveProcedures", liveOnLeader());
+    return liveOnLeader();
+  }
+
+  /**
+   * Parks procedures up to {@link #rebuildLive}, closes the leader once, and reports how long the
+   * next running leader took from ready to {@code LEADER_RUNNING} (its rebuild from the table).
+   */
+  private void rebuildAtScale() throws Exception {
+    int more = rebuildLive - liveOnLeader();
+    if (more > 0) {
+      fillParked(more);
+    }
+    String victim = awaitLeader().nodeId();
+    closeNode(victim);
+    ProcedureNode<Object> next =
+        awaitValue(
+            "a LEADER_RUNNING leader other than " + victim + " (rebuild at scale)",
+            () -> otherLeader(victim, true));
+    LeadershipManager.Recovery r = next.lastRecovery().orElseThrow();
+    startNode(victim);
+    long ms = r.rebuildTime().toMillis();
+    log("rebuild of %d live procedures on %s: %d ms", r.procedures(), next.nodeId(), ms);
+    results.put("rebuildAtScaleProcedures", r.procedures());
+    results.put("rebuildAtScaleMs", ms);
+    results.put("rebuildAtScaleProceduresPerSecond", ms == 0 ? 0 : r.procedures() * 1000.0 / ms);
   }
 
   /** Live procedures of the running leader's executor (0 if it stopped just now). */
