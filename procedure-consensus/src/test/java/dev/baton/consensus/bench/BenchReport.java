@@ -63,7 +63,9 @@ final class BenchReport {
     row(
         "heap bytes per live procedure (3 nodes in this JVM)",
         (double) results.get("heapBytesPerLiveProcedure"),
-        "");
+        (double) results.get("heapBytesPerLiveProcedure") < 0
+            ? "not measurable in this run: the rest of the heap shrank more than the parked grew"
+            : "");
     row(
         "disk bytes per live procedure after a snapshot",
         (double) results.get("diskBytesPerLiveProcedure"),
