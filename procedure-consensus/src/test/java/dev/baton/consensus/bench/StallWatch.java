@@ -7,6 +7,8 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import javax.management.ListenerNotFoundException;
@@ -30,8 +32,16 @@ final class StallWatch implements AutoCloseable {
   private final ConcurrentLinkedQueue<long[]> snapshots = new ConcurrentLinkedQueue<>();
   private final List<NotificationEmitter> emitters = new ArrayList<>();
   private final NotificationListener listener = this::onGc;
-  private final Thread poller;
-  private volatile boolean running = true;
+  private final ScheduledExecutorService poller =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "bench-stall-watch");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /** Latest snapshot index of each node at the previous poll (poller thread only). */
+  private final List<Long> lastSnapshot = new ArrayList<>();
 
   StallWatch(Supplier<List<ProcedureStateMachine>> machines) {
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -40,9 +50,8 @@ final class StallWatch implements AutoCloseable {
         emitters.add(emitter);
       }
     }
-    poller = new Thread(() -> pollSnapshots(machines), "bench-stall-watch");
-    poller.setDaemon(true);
-    poller.start();
+    poller.scheduleAtFixedRate(
+        () -> pollSnapshots(machines), 0, POLL_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   private void onGc(Notification n, Object handback) {
@@ -65,24 +74,16 @@ final class StallWatch implements AutoCloseable {
   }
 
   private void pollSnapshots(Supplier<List<ProcedureStateMachine>> machines) {
-    List<Long> last = new ArrayList<>();
-    while (running) {
-      List<ProcedureStateMachine> now = machines.get();
-      for (int i = 0; i < now.size(); i++) {
-        var latest = now.get(i).getLatestSnapshot();
-        long index = latest == null ? -1 : latest.getIndex();
-        if (i >= last.size()) {
-          last.add(index);
-        } else if (last.get(i) != index) {
-          last.set(i, index);
-          long t = System.nanoTime();
-          snapshots.add(new long[] {t - TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS), t});
-        }
-      }
-      try {
-        Thread.sleep(POLL_MILLIS);
-      } catch (InterruptedException e) {
-        return;
+    List<ProcedureStateMachine> now = machines.get();
+    for (int i = 0; i < now.size(); i++) {
+      var latest = now.get(i).getLatestSnapshot();
+      long index = latest == null ? -1 : latest.getIndex();
+      if (i >= lastSnapshot.size()) {
+        lastSnapshot.add(index);
+      } else if (lastSnapshot.get(i) != index) {
+        lastSnapshot.set(i, index);
+        long t = System.nanoTime();
+        snapshots.add(new long[] {t - TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS), t});
       }
     }
   }
@@ -114,8 +115,7 @@ final class StallWatch implements AutoCloseable {
 
   @Override
   public void close() {
-    running = false;
-    poller.interrupt();
+    poller.shutdownNow();
     for (NotificationEmitter e : emitters) {
       try {
         e.removeNotificationListener(listener);
