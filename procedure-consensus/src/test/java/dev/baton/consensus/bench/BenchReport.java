@@ -14,63 +14,57 @@ final class BenchReport {
   private BenchReport() {}
 
   static void print(Map<String, Object> results) {
-    double raw = (double) results.get("rawRatisEntriesPerSecond");
+    double raw = value(results, "rawRatisEntriesPerSecond");
     System.out.println();
     System.out.println(
         "Baton procedure-consensus benchmark (3 nodes in one JVM, gRPC on loopback)");
     row("raw Ratis entries/s (async client, window 64)", raw, "baseline");
-    row(
+    checked(
         "3-state no-op procedures/s",
-        (double) results.get("proceduresPerSecond"),
-        target(">=", TARGET_PROCS_PER_SECOND, (double) results.get("proceduresPerSecond")));
-    row("store updates/s", (double) results.get("storeUpdatesPerSecond"), "");
-    row("store updates per log entry", (double) results.get("updatesPerLogEntry"), "");
-    row(
-        "store updates / raw entries",
-        (double) results.get("updatesToRawRatio"),
-        target(">=", TARGET_UPDATE_RATIO, (double) results.get("updatesToRawRatio")));
-    row("latency p50 ms at half peak", (double) results.get("latencyP50Ms"), "");
-    row(
-        "latency p99 ms at half peak",
-        (double) results.get("latencyP99Ms"),
-        target("<=", TARGET_P99_MS, (double) results.get("latencyP99Ms")));
-    row("latency p99.9 ms at half peak", (double) results.get("latencyP999Ms"), "");
-    row("failover kill->elected median ms", (double) results.get("failoverElectedMedianMs"), "");
-    row(
-        "failover kill->LEADER_RUNNING median ms",
-        (double) results.get("failoverRunningMedianMs"),
-        "");
-    row(
+        results,
+        "proceduresPerSecond",
+        ">=",
+        TARGET_PROCS_PER_SECOND);
+    row("store updates/s", value(results, "storeUpdatesPerSecond"), "");
+    row("store updates per log entry", value(results, "updatesPerLogEntry"), "");
+    checked("store updates / raw entries", results, "updatesToRawRatio", ">=", TARGET_UPDATE_RATIO);
+    row("latency p50 ms at half peak", value(results, "latencyP50Ms"), "");
+    checked("latency p99 ms at half peak", results, "latencyP99Ms", "<=", TARGET_P99_MS);
+    row("latency p99.9 ms at half peak", value(results, "latencyP999Ms"), "");
+    row("failover kill->elected median ms", value(results, "failoverElectedMedianMs"), "");
+    row("failover kill->LEADER_RUNNING median ms", value(results, "failoverRunningMedianMs"), "");
+    checked(
         "failover kill->probe procedure done median ms",
-        (double) results.get("failoverProbeDoneMedianMs"),
-        target("<=", TARGET_FAILOVER_MS, (double) results.get("failoverProbeDoneMedianMs")));
-    row(
-        "failover kill->probe procedure done max ms",
-        (double) results.get("failoverProbeDoneMaxMs"),
-        "");
+        results,
+        "failoverProbeDoneMedianMs",
+        "<=",
+        TARGET_FAILOVER_MS);
+    row("failover kill->probe procedure done max ms", value(results, "failoverProbeDoneMaxMs"), "");
     row(
         "leader changes beyond the kills, during failovers",
-        ((Number) results.get("failoverExtraLeaderChanges")).doubleValue(),
+        value(results, "failoverExtraLeaderChanges"),
         "");
     row(
         "rebuild procedures/s (" + results.get("liveProcedures") + " live)",
-        (double) results.get("rebuildProceduresPerSecond"),
+        value(results, "rebuildProceduresPerSecond"),
         "");
-    row(
+    checked(
         "rebuild ms of " + results.get("rebuildAtScaleProcedures") + " live",
-        ((Number) results.get("rebuildAtScaleMs")).doubleValue(),
-        target("<=", TARGET_REBUILD_MS, ((Number) results.get("rebuildAtScaleMs")).doubleValue()));
+        results,
+        "rebuildAtScaleMs",
+        "<=",
+        TARGET_REBUILD_MS);
     row(
         "heap bytes per live procedure (3 nodes in this JVM)",
-        ((Number) results.getOrDefault("heapBytesPerLiveProcedure", Double.NaN)).doubleValue(),
+        value(results, "heapBytesPerLiveProcedure"),
         "measured parking up to the rebuild's live count");
     row(
         "disk bytes per live procedure after a snapshot",
-        (double) results.get("diskBytesPerLiveProcedure"),
+        value(results, "diskBytesPerLiveProcedure"),
         "largest node: log + snapshots");
     row(
         "  of which snapshot bytes per live procedure",
-        (double) results.get("snapshotBytesPerLiveProcedure"),
+        value(results, "snapshotBytesPerLiveProcedure"),
         "");
     StringBuilder json = new StringBuilder("{");
     results.forEach(
@@ -81,6 +75,18 @@ final class BenchReport {
                 .append("\":")
                 .append(v instanceof Double d ? String.format(Locale.ROOT, "%.2f", d) : v));
     System.out.println("JSON " + json.append('}'));
+  }
+
+  /** A result as a number; NaN if the run did not produce it. */
+  static double value(Map<String, Object> results, String key) {
+    return ((Number) results.getOrDefault(key, Double.NaN)).doubleValue();
+  }
+
+  /** A row whose note says whether the result meets its target. */
+  static void checked(
+      String name, Map<String, Object> results, String key, String op, double target) {
+    double v = value(results, key);
+    row(name, v, target(op, target, v));
   }
 
   static String target(String op, double target, double value) {
