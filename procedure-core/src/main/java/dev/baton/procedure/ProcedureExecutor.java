@@ -1,6 +1,5 @@
 package dev.baton.procedure;
 
-import dev.baton.procedure.scheduler.FifoScheduler;
 import dev.baton.procedure.scheduler.LimitInfo;
 import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockInfo;
@@ -11,78 +10,60 @@ import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs procedures: accepts submissions, persists every step through a {@link ProcedureStore}, rolls
  * failed trees back, and rebuilds everything from the store on {@link #start()}.
  *
- * <p>A coordinator of small parts: {@link WorkerPool} (workers and stuck monitor), {@link
- * StepRunner} (one step), {@link RollbackRunner} (unwinding root stacks), {@link
- * ProcedureCompletion}, {@link ProcedureRecovery}, {@link TimeoutQueue} and {@link
- * CompletedProcedureRetainer}. An instance runs once: after {@link #stop()}, build a new one on the
- * same store to restart.
+ * <p>A coordinator of small parts: {@link ExecutorLifecycle} (start, stop, fail-stop), {@link
+ * WorkerPool} (workers and stuck monitor), {@link StepRunner} (one step), {@link RollbackRunner}
+ * (unwinding root stacks), {@link ProcedureCompletion}, {@link ProcedureRecovery}, {@link
+ * TimeoutQueue} and {@link CompletedProcedureRetainer}; its {@link Builder} fills an {@link
+ * ExecutorSettings}. An instance runs once: after {@link #stop()}, build a new one on the same
+ * store to restart.
  */
 public final class ProcedureExecutor<Env> implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(ProcedureExecutor.class);
   private static final AtomicInteger INSTANCES = new AtomicInteger();
-
-  private enum Phase {
-    NEW,
-    RUNNING,
-    STOPPED
-  }
 
   private final ExecutorContext<Env> ctx;
   private final WorkerPool workers;
-  private final TimeoutExecutorThread timeoutThread;
-  private final ProcedureCompletion<Env> completion;
   private final Submissions<Env> submissions;
   private final ExpiredDeadlines<Env> deadlines;
+  private final ExecutorLifecycle<Env> lifecycle;
   private final String name;
-  private final Object lifecycle = new Object();
-  private volatile Phase phase = Phase.NEW;
-  private volatile Throwable failureCause;
-  private final Consumer<Throwable> failStopListener;
-  private final AtomicBoolean failStopNotified = new AtomicBoolean();
 
-  private ProcedureExecutor(Builder<Env> b) {
+  private ProcedureExecutor(ExecutorSettings<Env> s) {
     this.name = "baton-executor-" + INSTANCES.incrementAndGet();
-    this.failStopListener = b.failStopListener;
-    ExecutorConfig config = b.config();
+    ExecutorConfig config = s.config();
     this.ctx =
         new ExecutorContext<>(
-            b.env,
-            b.store,
-            new ProcedureCodec(b.registry),
-            b.scheduler,
+            s.env,
+            s.store,
+            new ProcedureCodec(s.registry),
+            s.scheduler,
             config,
-            b.clock,
+            s.clock,
             this::failStop,
-            b.lockManager(),
-            new ProcedureLimiter(b.limits));
-    this.completion = new ProcedureCompletion<>(ctx);
+            s.lockManager(),
+            new ProcedureLimiter(s.limits));
+    ProcedureCompletion<Env> completion = new ProcedureCompletion<>(ctx);
     this.submissions = new Submissions<>(ctx);
     this.deadlines = new ExpiredDeadlines<>(ctx);
     StepRunner<Env> runner =
         new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
-    this.workers = new WorkerPool(name, b.scheduler, runner, config);
-    this.timeoutThread =
+    this.workers = new WorkerPool(name, s.scheduler, runner, config);
+    TimeoutExecutorThread timeoutThread =
         new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, deadlines::onTimeout);
+    this.lifecycle = new ExecutorLifecycle<>(name, ctx, workers, timeoutThread, s.failStopListener);
   }
 
   public static <Env> Builder<Env> builder(
@@ -92,59 +73,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Recovers from the store, then starts the workers. */
   public void start() throws IOException {
-    synchronized (lifecycle) {
-      if (phase != Phase.NEW) {
-        throw new IllegalStateException(name + " was already started; build a new executor");
-      }
-      ctx.store.start();
-      ctx.scheduler.clear();
-      ctx.running = true;
-      ctx.admission.attach();
-      try {
-        new ProcedureRecovery<>(ctx).recover();
-      } catch (IOException | RuntimeException e) {
-        ctx.running = false;
-        ctx.admission.detach();
-        phase = Phase.STOPPED;
-        // release the store (a file store's directory lock) so a new executor can start on it
-        ctx.store.stop();
-        throw e;
-      }
-      ctx.scheduler.start();
-      ctx.timeouts.add(
-          ctx.now() + ctx.config.cleanerInterval().toMillis(),
-          TimeoutQueue.Kind.CLEAN_COMPLETED,
-          null);
-      phase = Phase.RUNNING;
-      workers.start();
-      timeoutThread.start();
-      LOG.info(
-          "{} started with {} workers (max {})",
-          name,
-          ctx.config.coreWorkers(),
-          ctx.config.maxWorkers());
-    }
+    lifecycle.start();
   }
 
   /** Stops at once: workers interrupted, no further step starts, the store is stopped. */
   public void stop() {
-    synchronized (lifecycle) {
-      if (phase == Phase.STOPPED) {
-        return;
-      }
-      boolean wasRunning = phase == Phase.RUNNING;
-      phase = Phase.STOPPED;
-      ctx.running = false;
-      ctx.scheduler.stop();
-      if (wasRunning) {
-        timeoutThread.shutdown();
-        workers.stop();
-      }
-      ctx.admission.detach();
-      ctx.store.stop();
-      ctx.failWaiters(new CancellationException(name + " stopped"));
-      LOG.info("{} stopped", name);
-    }
+    lifecycle.stop();
   }
 
   @Override
@@ -154,39 +88,16 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Whether the executor runs (started, not stopped, not failed). */
   public boolean isRunning() {
-    return phase == Phase.RUNNING;
+    return lifecycle.isRunning();
   }
 
   /** Why the executor stopped by itself (a store write failed), or empty. */
   public Optional<Throwable> failure() {
-    return Optional.ofNullable(failureCause);
+    return lifecycle.failure();
   }
 
   private void failStop(Throwable cause) {
-    if (failureCause == null) {
-      failureCause = cause;
-    }
-    LOG.error(
-        "{} stops: {}. Procedures resume from the store when an executor starts again.",
-        name,
-        cause.toString());
-    Thread stopper = new Thread(() -> stopAndNotify(cause), name + "-fail-stop");
-    stopper.setDaemon(true);
-    stopper.start();
-  }
-
-  /** On the fail-stop thread: stops, then tells the listener (once the executor fully stopped). */
-  private void stopAndNotify(Throwable cause) {
-    boolean stoppedBefore = phase == Phase.STOPPED;
-    stop();
-    if (failStopListener == null || stoppedBefore || !failStopNotified.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      failStopListener.accept(cause);
-    } catch (RuntimeException e) {
-      LOG.error("{}: the fail-stop listener failed", name, e);
-    }
+    lifecycle.failStop(cause);
   }
 
   public long submit(Procedure<Env> proc) {
@@ -324,9 +235,9 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       throw new IllegalArgumentException("unknown procedure " + procId);
     }
     var future = ctx.finishFuture(procId);
-    if (phase == Phase.STOPPED && !future.isDone()) {
+    if (lifecycle.isStopped() && !future.isDone()) {
       throw new IllegalStateException(
-          name + " stopped before procedure " + procId + " finished", failureCause);
+          name + " stopped before procedure " + procId + " finished", lifecycle.failureCause());
     }
     try {
       return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -371,9 +282,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   }
 
   private void ensureRunning() {
-    if (phase != Phase.RUNNING) {
-      throw new IllegalStateException(name + " is not running (" + phase + ")");
-    }
+    lifecycle.ensureRunning();
   }
 
   /** Deletes completed roots past their retention (see {@link ExpiredDeadlines#cleanCompleted}). */
@@ -383,76 +292,55 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Builds a {@link ProcedureExecutor}. */
   public static final class Builder<Env> {
-    private final Env env;
-    private final ProcedureStore store;
-    private final ProcedureRegistry registry;
-    private ProcedureScheduler scheduler = new FifoScheduler();
-    private int coreWorkers = ExecutorConfig.DEFAULT_CORE_WORKERS;
-    private Integer maxWorkers;
-    private Duration stuckThreshold = ExecutorConfig.DEFAULT_STUCK_THRESHOLD;
-    private Duration stuckCheckInterval = ExecutorConfig.DEFAULT_STUCK_CHECK_INTERVAL;
-    private Duration keepAlive = ExecutorConfig.DEFAULT_KEEP_ALIVE;
-    private Duration pollInterval = ExecutorConfig.DEFAULT_POLL_INTERVAL;
-    private Duration completedRetention = ExecutorConfig.DEFAULT_COMPLETED_RETENTION;
-    private Duration cleanerInterval = ExecutorConfig.DEFAULT_CLEANER_INTERVAL;
-    private Duration retryBackoffInitial = ExecutorConfig.DEFAULT_RETRY_BACKOFF_INITIAL;
-    private Duration retryBackoffMax = ExecutorConfig.DEFAULT_RETRY_BACKOFF_MAX;
-    private Duration stopJoinTimeout = ExecutorConfig.DEFAULT_STOP_JOIN_TIMEOUT;
-    private long term;
-    private LongSupplier clock = System::currentTimeMillis;
-    private LockManager lockManager;
-    private Consumer<Throwable> failStopListener;
-    private final Map<String, Integer> limits = new LinkedHashMap<>();
+    private final ExecutorSettings<Env> s;
 
     private Builder(Env env, ProcedureStore store, ProcedureRegistry registry) {
-      this.env = env;
-      this.store = Objects.requireNonNull(store, "store");
-      this.registry = Objects.requireNonNull(registry, "registry");
+      this.s = new ExecutorSettings<>(env, store, registry);
     }
 
     public Builder<Env> scheduler(ProcedureScheduler scheduler) {
-      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      s.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 
     public Builder<Env> coreWorkers(int n) {
-      this.coreWorkers = n;
+      s.coreWorkers = n;
       return this;
     }
 
     public Builder<Env> maxWorkers(int n) {
-      this.maxWorkers = n;
+      s.maxWorkers = n;
       return this;
     }
 
     public Builder<Env> stuckThreshold(Duration d) {
-      this.stuckThreshold = d;
+      s.stuckThreshold = d;
       return this;
     }
 
     public Builder<Env> stuckCheckInterval(Duration d) {
-      this.stuckCheckInterval = d;
+      s.stuckCheckInterval = d;
       return this;
     }
 
     public Builder<Env> keepAlive(Duration d) {
-      this.keepAlive = d;
+      s.keepAlive = d;
       return this;
     }
 
     public Builder<Env> completedRetention(Duration d) {
-      this.completedRetention = d;
+      s.completedRetention = d;
       return this;
     }
 
     public Builder<Env> cleanerInterval(Duration d) {
-      this.cleanerInterval = d;
+      s.cleanerInterval = d;
       return this;
     }
 
     public Builder<Env> retryBackoff(Duration initial, Duration max) {
-      this.retryBackoffInitial = initial;
-      this.retryBackoffMax = max;
+      s.retryBackoffInitial = initial;
+      s.retryBackoffMax = max;
       return this;
     }
 
@@ -463,7 +351,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * LockEnvironment}, else a new one (see {@link ProcedureExecutor#lockManager()}).
      */
     public Builder<Env> lockManager(LockManager locks) {
-      this.lockManager = Objects.requireNonNull(locks, "lockManager");
+      s.lockManager = Objects.requireNonNull(locks, "lockManager");
       return this;
     }
 
@@ -475,18 +363,13 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * @throws IllegalArgumentException if {@code type} is not registered or {@code max < 1}
      */
     public Builder<Env> limit(String type, int max) {
-      ProcedureLimiter.checkLimit(type, max);
-      if (!registry.isRegistered(type)) {
-        throw new IllegalArgumentException(
-            "limit for procedure type '" + type + "', which is not registered in the registry");
-      }
-      limits.put(type, max);
+      s.limit(type, max);
       return this;
     }
 
     /** The fencing term stamped on every record this executor writes. */
     public Builder<Env> term(long term) {
-      this.term = term;
+      s.term = term;
       return this;
     }
 
@@ -500,45 +383,23 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * long and must not throw (a thrown exception is logged).
      */
     public Builder<Env> onFailStop(Consumer<Throwable> listener) {
-      this.failStopListener = Objects.requireNonNull(listener, "listener");
+      s.failStopListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
     /** Wall clock in epoch milliseconds (submission times, deadlines); for tests. */
     public Builder<Env> clock(LongSupplier clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
+      s.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    private LockManager lockManager() {
-      if (lockManager != null) {
-        return lockManager;
-      }
-      return env instanceof LockEnvironment le && le.lockManager() != null
-          ? le.lockManager()
-          : new LockManager();
-    }
-
+    /** The typed settings as set so far (for tests); throws for an invalid one. */
     ExecutorConfig config() {
-      return new ExecutorConfig(
-          coreWorkers,
-          maxWorkers != null
-              ? maxWorkers
-              : Math.max(coreWorkers, coreWorkers * ExecutorConfig.DEFAULT_MAX_WORKERS_FACTOR),
-          stuckThreshold,
-          stuckCheckInterval,
-          keepAlive,
-          pollInterval,
-          completedRetention,
-          cleanerInterval,
-          retryBackoffInitial,
-          retryBackoffMax,
-          stopJoinTimeout,
-          term);
+      return s.config();
     }
 
     public ProcedureExecutor<Env> build() {
-      return new ProcedureExecutor<>(this);
+      return new ProcedureExecutor<>(s);
     }
   }
 }
