@@ -132,7 +132,7 @@ final class AdmissionControl<Env> implements LockHost {
    * rollback.
    */
   void failed(Procedure<Env> proc) {
-    if (!proc.isLockHeld()) {
+    if (!proc.exec.isLockHeld()) {
       locks.release(proc);
     }
     giveBackSlot(proc);
@@ -167,7 +167,7 @@ final class AdmissionControl<Env> implements LockHost {
   void rollbackStarting(RootProcedureStack<Env> stack) {
     Procedure<Env> next = stack.newestEntry();
     for (Procedure<Env> m : stack.members()) {
-      if (m != next && !m.isLockHeld()) {
+      if (m != next && !m.exec.isLockHeld()) {
         locks.release(m);
       }
       giveBackSlot(m);
@@ -177,12 +177,12 @@ final class AdmissionControl<Env> implements LockHost {
 
   /** Takes the lock of {@code proc} for one rollback step, unless it is held across steps. */
   LockState lockForRollback(Procedure<Env> proc) {
-    if (proc.isLockHeld()) {
+    if (proc.exec.isLockHeld()) {
       return LockState.LOCK_ACQUIRED;
     }
     LockState state = proc.acquireLock(ctx.env);
     if (state == LockState.LOCK_ACQUIRED) {
-      proc.setLockHeld(true);
+      proc.exec.setLockHeld(true);
     }
     return state;
   }
@@ -199,11 +199,11 @@ final class AdmissionControl<Env> implements LockHost {
   void retakeHeldLocks(List<Procedure<Env>> live) {
     List<Procedure<Env>> holders = new ArrayList<>();
     for (Procedure<Env> p : live) {
-      if (p.isLockHeld() && !p.isFinished()) {
+      if (p.exec.isLockHeld() && !p.isFinished()) {
         if (p.holdLock(ctx.env)) {
           holders.add(p);
         } else {
-          p.setLockHeld(false);
+          p.exec.setLockHeld(false);
         }
       }
     }
@@ -223,7 +223,7 @@ final class AdmissionControl<Env> implements LockHost {
             p.getProcId(),
             state,
             locks.waitReason(p).orElse(""));
-        p.setLockHeld(false);
+        p.exec.setLockHeld(false);
       }
     }
   }
@@ -243,12 +243,13 @@ final class AdmissionControl<Env> implements LockHost {
       reason =
           switch (proc.getState()) {
             case WAITING -> {
-              int n = proc.getPendingChildren();
+              int n = proc.exec.getPendingChildren();
               yield n > 0
                   ? "waiting for " + n + (n == 1 ? " child" : " children")
                   : "suspended until woken";
             }
-            case WAITING_TIMEOUT -> "waiting until " + Instant.ofEpochMilli(proc.getWaitDeadline());
+            case WAITING_TIMEOUT ->
+                "waiting until " + Instant.ofEpochMilli(proc.exec.getWaitDeadline());
             default -> null;
           };
     }

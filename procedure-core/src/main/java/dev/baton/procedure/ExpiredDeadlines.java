@@ -37,7 +37,7 @@ final class ExpiredDeadlines<Env> {
             null);
       }
       case WAIT_EXPIRED, PROCEDURE_DEADLINE -> {
-        entry.proc().fireTimeout();
+        entry.proc().exec.fireTimeout();
         ctx.scheduler.addFront(entry.proc());
       }
       case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler.addFront(entry.proc());

@@ -3,7 +3,6 @@ package dev.baton.procedure;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.util.Arrays;
 
 /**
  * A durable, rollback-able operation run by a {@link ProcedureExecutor}.
@@ -15,7 +14,9 @@ import java.util.Arrays;
  * finished; returning {@code this} alone asks for another step.
  *
  * <p>Fields of this class are changed only by the executor, on the one worker that runs the
- * procedure at a time (the executor's id lock guarantees that).
+ * procedure at a time (the executor's id lock guarantees that). The executor's own bookkeeping
+ * (stack indexes, children, lock flag, deadlines) lives in a package-private {@link
+ * ExecutorBookkeeping}, not here.
  *
  * @param <Env> the environment procedures act on
  */
@@ -23,38 +24,24 @@ public abstract class Procedure<Env> {
   /** Parent id of a root procedure. */
   public static final long NO_PARENT = -1;
 
-  private static final int[] NO_INDEXES = new int[0];
-
   private volatile long procId;
   private long parentProcId = NO_PARENT;
   private long rootProcId;
   private volatile ProcedureState state = ProcedureState.INITIALIZING;
   private String type;
-  private int[] stackIndexes = NO_INDEXES;
   private long submittedTime;
   private volatile long lastUpdate;
   private long timeoutMillis;
-  private long waitDeadline;
   private long requestedWaitMillis = -1;
   private volatile ProcedureFailure failure;
   private byte[] result;
-  private NonceKey nonceKey;
-  private boolean lockHeld;
   private volatile boolean abortRequested;
-  private int pendingChildren;
   // FAILED with nothing to undo: a record that could not be read back (reported as corrupt).
   private boolean failedTerminal;
-  // Executor-only: this procedure's deadlines in the timeout queue, chained (guarded by the queue).
-  TimeoutQueue.Entry timeoutEntries;
-  // Executor-only: one worker at a time runs this procedure (the seed's id lock).
-  final IdLock execLock = new IdLock();
+  // Executor-only: stack indexes, children, lock flag, nonce, deadlines, id lock, signals.
+  final ExecutorBookkeeping exec = new ExecutorBookkeeping();
   // Executor-only: the client view as of the last persisted update.
   private volatile ProcedureInfo snapshot;
-  // Executor-only, not persisted: failed attempts of the current non-rollback-able step.
-  private int retryAttempts;
-  // Executor-only, not persisted: set by wake() or an expired wait; consumed by the worker.
-  private volatile boolean wakeRequested;
-  private volatile boolean timeoutFired;
 
   // ---------------------------------------------------------------- to implement
 
@@ -328,14 +315,6 @@ public abstract class Procedure<Env> {
     this.timeoutMillis = t;
   }
 
-  long getWaitDeadline() {
-    return waitDeadline;
-  }
-
-  void setWaitDeadline(long deadline) {
-    this.waitDeadline = deadline;
-  }
-
   /** The wait asked for by the last step with {@link #waitTimeout}, or -1; resets it. */
   long takeRequestedWait() {
     long w = requestedWaitMillis;
@@ -351,60 +330,8 @@ public abstract class Procedure<Env> {
     this.result = result;
   }
 
-  NonceKey getNonceKey() {
-    return nonceKey;
-  }
-
-  void setNonceKey(NonceKey nonceKey) {
-    this.nonceKey = nonceKey;
-  }
-
-  boolean isLockHeld() {
-    return lockHeld;
-  }
-
-  void setLockHeld(boolean lockHeld) {
-    this.lockHeld = lockHeld;
-  }
-
   void setAbortRequested(boolean requested) {
     this.abortRequested = requested;
-  }
-
-  int getPendingChildren() {
-    return pendingChildren;
-  }
-
-  void setPendingChildren(int n) {
-    this.pendingChildren = n;
-  }
-
-  /** Decrements the pending children count; true when it reached zero. */
-  boolean childFinished() {
-    pendingChildren--;
-    return pendingChildren <= 0;
-  }
-
-  int[] getStackIndexes() {
-    return stackIndexes;
-  }
-
-  void setStackIndexes(int[] indexes) {
-    this.stackIndexes = indexes;
-  }
-
-  void addStackIndex(int index) {
-    int[] next = Arrays.copyOf(stackIndexes, stackIndexes.length + 1);
-    next[stackIndexes.length] = index;
-    stackIndexes = next;
-  }
-
-  /** Removes the newest stack index; true if indexes remain. */
-  boolean removeNewestStackIndex() {
-    if (stackIndexes.length > 0) {
-      stackIndexes = Arrays.copyOf(stackIndexes, stackIndexes.length - 1);
-    }
-    return stackIndexes.length > 0;
   }
 
   /** The client view as of the last persisted update (computed now if never persisted). */
@@ -415,34 +342,6 @@ public abstract class Procedure<Env> {
 
   void refreshSnapshot() {
     snapshot = toInfo();
-  }
-
-  int nextRetryAttempt() {
-    return ++retryAttempts;
-  }
-
-  void resetRetryAttempts() {
-    retryAttempts = 0;
-  }
-
-  boolean takeWakeRequest() {
-    boolean w = wakeRequested;
-    wakeRequested = false;
-    return w;
-  }
-
-  void requestWake() {
-    wakeRequested = true;
-  }
-
-  boolean takeTimeoutFired() {
-    boolean t = timeoutFired;
-    timeoutFired = false;
-    return t;
-  }
-
-  void fireTimeout() {
-    timeoutFired = true;
   }
 
   /** A client-facing snapshot. */

@@ -63,13 +63,13 @@ public final class ProcedureCodec {
             .setSubmittedTime(proc.getSubmittedTime())
             .setLastUpdate(proc.getLastUpdate())
             .setTimeoutMillis(proc.getTimeout())
-            .setWaitDeadline(proc.getWaitDeadline())
-            .setLockHeld(proc.isLockHeld())
+            .setWaitDeadline(proc.exec.getWaitDeadline())
+            .setLockHeld(proc.exec.isLockHeld())
             .setAbortRequested(proc.isAbortRequested())
-            .setPendingChildren(proc.getPendingChildren())
+            .setPendingChildren(proc.exec.getPendingChildren())
             .setTerm(term)
             .setStateData(ByteString.copyFrom(bytes.toByteArray()));
-    for (int index : proc.getStackIndexes()) {
+    for (int index : proc.exec.getStackIndexes()) {
       b.addStackIndexes(index);
     }
     ProcedureFailure f = proc.getFailure();
@@ -85,7 +85,7 @@ public final class ProcedureCodec {
     if (result != null) {
       b.setResult(ByteString.copyFrom(result));
     }
-    NonceKey nonce = proc.getNonceKey();
+    NonceKey nonce = proc.exec.getNonceKey();
     if (nonce != null) {
       b.setNonce(NonceProto.newBuilder().setGroup(nonce.group()).setNonce(nonce.nonce()));
     }
@@ -109,7 +109,7 @@ public final class ProcedureCodec {
             .orElseThrow(
                 () -> new UnknownProcedureTypeException(proc.getClass().getName() + " (class)")));
     if (nonce != null) {
-      proc.setNonceKey(nonce);
+      proc.exec.setNonceKey(nonce);
     }
     proc.setParent(Procedure.NO_PARENT, 0);
     proc.setSubmittedTime(submittedTime);
@@ -195,15 +195,15 @@ public final class ProcedureCodec {
     proc.setSubmittedTime(env.getSubmittedTime());
     proc.setLastUpdate(env.getLastUpdate());
     proc.setTimeoutMillis(env.getTimeoutMillis());
-    proc.setWaitDeadline(env.getWaitDeadline());
-    proc.setLockHeld(env.getLockHeld());
+    proc.exec.setWaitDeadline(env.getWaitDeadline());
+    proc.exec.setLockHeld(env.getLockHeld());
     proc.setAbortRequested(env.getAbortRequested());
-    proc.setPendingChildren(env.getPendingChildren());
+    proc.exec.setPendingChildren(env.getPendingChildren());
     int[] indexes = new int[env.getStackIndexesCount()];
     for (int i = 0; i < indexes.length; i++) {
       indexes[i] = env.getStackIndexes(i);
     }
-    proc.setStackIndexes(indexes);
+    proc.exec.setStackIndexes(indexes);
     if (env.hasFailure()) {
       FailureProto f = env.getFailure();
       proc.setFailureRecord(
@@ -213,7 +213,7 @@ public final class ProcedureCodec {
       proc.setResultBytes(env.getResult().toByteArray());
     }
     if (env.hasNonce()) {
-      proc.setNonceKey(new NonceKey(env.getNonce().getGroup(), env.getNonce().getNonce()));
+      proc.exec.setNonceKey(new NonceKey(env.getNonce().getGroup(), env.getNonce().getNonce()));
     }
     try (DataInputStream in =
         new DataInputStream(new ByteArrayInputStream(env.getStateData().toByteArray()))) {

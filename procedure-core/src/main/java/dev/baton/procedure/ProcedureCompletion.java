@@ -31,7 +31,7 @@ final class ProcedureCompletion<Env> {
     }
     boolean parentReady;
     synchronized (stack) {
-      parentReady = parent.childFinished();
+      parentReady = parent.exec.childFinished();
       if (parentReady && parent.getState() == ProcedureState.WAITING) {
         parent.transitionTo(ProcedureState.RUNNABLE);
       } else {
@@ -80,7 +80,7 @@ final class ProcedureCompletion<Env> {
     for (Procedure<Env> m : others) {
       memberInfos.add(m.snapshot());
     }
-    ctx.completed.add(root.snapshot(), memberInfos, root.getNonceKey(), expiresAt);
+    ctx.completed.add(root.snapshot(), memberInfos, root.exec.getNonceKey(), expiresAt);
     for (Procedure<Env> m : others) {
       ctx.procedures.remove(m.getProcId());
     }
@@ -97,8 +97,8 @@ final class ProcedureCompletion<Env> {
   }
 
   void releaseHeldLock(Procedure<Env> proc) {
-    if (proc.isLockHeld()) {
-      proc.setLockHeld(false);
+    if (proc.exec.isLockHeld()) {
+      proc.exec.setLockHeld(false);
       try {
         proc.releaseLock(ctx.env);
       } catch (RuntimeException e) {

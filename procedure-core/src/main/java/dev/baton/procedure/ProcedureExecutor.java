@@ -165,7 +165,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       return false;
     }
     proc.setAbortRequested(true);
-    proc.requestWake();
+    proc.exec.requestWake();
     ctx.scheduler.addFront(proc);
     return true;
   }
@@ -179,7 +179,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     if (proc == null || proc.isFinished()) {
       return false;
     }
-    proc.requestWake();
+    proc.exec.requestWake();
     ctx.scheduler.addFront(proc);
     return true;
   }

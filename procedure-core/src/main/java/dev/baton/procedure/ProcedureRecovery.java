@@ -124,9 +124,9 @@ final class ProcedureRecovery<Env> {
   private void retainCompleted(Procedure<Env> root, List<ProcedureInfo> members) {
     root.refreshSnapshot();
     long expiresAt = root.getLastUpdate() + ctx.config.completedRetention().toMillis();
-    ctx.completed.add(root.snapshot(), members, root.getNonceKey(), expiresAt);
-    if (root.getNonceKey() != null) {
-      ctx.nonces.put(root.getNonceKey(), root.getProcId());
+    ctx.completed.add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt);
+    if (root.exec.getNonceKey() != null) {
+      ctx.nonces.put(root.exec.getNonceKey(), root.getProcId());
     }
   }
 
@@ -139,8 +139,8 @@ final class ProcedureRecovery<Env> {
         RootProcedureStack<Env> stack = new RootProcedureStack<>(p.getProcId());
         stack.addMember(p);
         newStacks.add(stack);
-        if (p.getNonceKey() != null) {
-          ctx.nonces.put(p.getNonceKey(), p.getProcId());
+        if (p.exec.getNonceKey() != null) {
+          ctx.nonces.put(p.exec.getNonceKey(), p.getProcId());
         }
       }
     }
@@ -178,8 +178,8 @@ final class ProcedureRecovery<Env> {
         }
         case WAITING -> {
           int pending = unfinishedChildren.getOrDefault(p.getProcId(), 0);
-          if (p.getPendingChildren() > 0) {
-            p.setPendingChildren(pending);
+          if (p.exec.getPendingChildren() > 0) {
+            p.exec.setPendingChildren(pending);
             if (pending == 0) {
               p.transitionTo(ProcedureState.RUNNABLE);
               runnable.add(p);
@@ -188,7 +188,7 @@ final class ProcedureRecovery<Env> {
           }
         }
         case WAITING_TIMEOUT ->
-            ctx.timeouts.add(p.getWaitDeadline(), TimeoutQueue.Kind.WAIT_EXPIRED, p);
+            ctx.timeouts.add(p.exec.getWaitDeadline(), TimeoutQueue.Kind.WAIT_EXPIRED, p);
         case FAILED -> stack.setFailed(p, p.getFailure());
         default -> {
           // SUCCESS children wait for their root; ROLLEDBACK members for the unwind to finish

@@ -140,9 +140,9 @@ final class RollbackRunner<Env> {
     if (!ctx.running || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; rollback step of " + proc);
     }
-    proc.resetRetryAttempts();
+    proc.exec.resetRetryAttempts();
     stack.popEntry();
-    if (!proc.removeNewestStackIndex()) {
+    if (!proc.exec.removeNewestStackIndex()) {
       proc.transitionTo(ProcedureState.ROLLEDBACK);
     }
     if (proc.getProcId() != stack.rootProcId() || !proc.isFinished()) {
@@ -154,7 +154,7 @@ final class RollbackRunner<Env> {
   }
 
   private void releaseLockAfterRollbackStep(Procedure<Env> proc) {
-    if (proc.isLockHeld() && !proc.holdLock(ctx.env)) {
+    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env)) {
       completion.releaseHeldLock(proc);
     }
   }
@@ -175,7 +175,7 @@ final class RollbackRunner<Env> {
   }
 
   private void retryLater(RootProcedureStack<Env> stack, Procedure<Env> proc, Throwable t) {
-    int attempt = proc.nextRetryAttempt();
+    int attempt = proc.exec.nextRetryAttempt();
     long wait = ctx.config.retryBackoffMillis(attempt);
     long at = ctx.now() + wait;
     LOG.warn(

@@ -107,7 +107,7 @@ final class RootProcedureStack<Env> {
 
   /** Records an executed step of {@code proc} as the newest entry. */
   synchronized void addEntry(Procedure<Env> proc) {
-    proc.addStackIndex(nextIndex++);
+    proc.exec.addStackIndex(nextIndex++);
     entries.add(proc);
   }
 
@@ -136,7 +136,7 @@ final class RootProcedureStack<Env> {
     }
     TreeMap<Integer, Procedure<Env>> byIndex = new TreeMap<>();
     for (Procedure<Env> member : members) {
-      for (int index : member.getStackIndexes()) {
+      for (int index : member.exec.getStackIndexes()) {
         Procedure<Env> previous = byIndex.put(index, member);
         if (previous != null && previous != member) {
           throw new IllegalStateException(
@@ -162,7 +162,7 @@ final class RootProcedureStack<Env> {
    * general path computes, without a map per stack. Returns false (nothing changed) otherwise.
    */
   private boolean rebuildFromSoleMember(Procedure<Env> member) {
-    int[] indexes = member.getStackIndexes();
+    int[] indexes = member.exec.getStackIndexes();
     for (int i = 1; i < indexes.length; i++) {
       if (indexes[i] <= indexes[i - 1]) {
         return false;

@@ -16,8 +16,8 @@ final class StepPreparation<Env> {
    * or a timeout. Returns false if it has nothing to run now.
    */
   boolean prepare(Procedure<Env> proc) {
-    boolean woken = proc.takeWakeRequest();
-    proc.takeTimeoutFired();
+    boolean woken = proc.exec.takeWakeRequest();
+    proc.exec.takeTimeoutFired();
     long now = ctx.now();
     if (proc.isAbortRequested() && !proc.isFailed()) {
       proc.setFailureRecord(
@@ -38,7 +38,7 @@ final class StepPreparation<Env> {
         if (proc.isFailed()) {
           return true;
         }
-        boolean expired = now >= proc.getWaitDeadline();
+        boolean expired = now >= proc.exec.getWaitDeadline();
         if (!woken && !expired) {
           return false;
         }
@@ -48,7 +48,7 @@ final class StepPreparation<Env> {
                   "timeout", "wait of procedure " + proc.getProcId() + " expired"));
           return true;
         }
-        proc.setWaitDeadline(0);
+        proc.exec.setWaitDeadline(0);
         if (woken) {
           ctx.timeouts.cancel(proc, TimeoutQueue.Kind.WAIT_EXPIRED); // ended before its deadline
         }
@@ -58,7 +58,7 @@ final class StepPreparation<Env> {
         if (proc.isFailed()) {
           return true;
         }
-        if (woken && proc.getPendingChildren() <= 0) {
+        if (woken && proc.exec.getPendingChildren() <= 0) {
           proc.transitionTo(ProcedureState.RUNNABLE);
           return true;
         }

@@ -37,7 +37,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
   @SuppressWarnings("unchecked")
   public void accept(Procedure<?> raw) {
     Procedure<Env> proc = (Procedure<Env>) raw;
-    if (!proc.execLock.acquireOrAskRerun()) {
+    if (!proc.exec.idLock.acquireOrAskRerun()) {
       return; // on a worker (maybe its write in flight): queued again when that ends
     }
     boolean[] handedOver = {false};
@@ -49,7 +49,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
 
   /** Lets go of the procedure; queues it again if a worker found it busy meanwhile. */
   private void releaseExecLock(Procedure<Env> proc) {
-    if (proc.execLock.release()) {
+    if (proc.exec.idLock.release()) {
       ctx.scheduler.addFront(proc);
     }
   }
@@ -125,7 +125,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       fail(proc, stack);
       return false;
     }
-    if (!proc.isLockHeld()) {
+    if (!proc.exec.isLockHeld()) {
       LockState lock;
       try {
         lock = ctx.admission.acquireLock(proc);
@@ -141,7 +141,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       if (lock == LockState.LOCK_EVENT_WAIT) {
         return false; // parked on the lock; the release queues it again
       }
-      proc.setLockHeld(true);
+      proc.exec.setLockHeld(true);
     }
     if (!ctx.admission.admitStep(proc)) {
       releaseLockAfterStep(proc);
@@ -169,7 +169,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     List<Procedure<Env>> idle = new ArrayList<>();
     try {
       for (Procedure<Env> m : stack.members()) {
-        if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.execLock.tryAcquire()) {
+        if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.exec.idLock.tryAcquire()) {
           idle.add(m);
           if (m.getState() == ProcedureState.RUNNABLE) {
             ctx.admission.failed(m);
@@ -227,7 +227,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       }
       return false;
     }
-    proc.resetRetryAttempts();
+    proc.exec.resetRetryAttempts();
     StepUpdate<Env> update;
     if (yielded) {
       update =
@@ -254,7 +254,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
   private StepUpdate<Env> continueWith(Procedure<Env> proc, long waitMillis) {
     if (waitMillis >= 0) {
       long deadline = ctx.now() + waitMillis;
-      proc.setWaitDeadline(deadline);
+      proc.exec.setWaitDeadline(deadline);
       proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
       return StepUpdate.of(
           proc,
@@ -309,7 +309,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
       child.transitionTo(ProcedureState.RUNNABLE);
       children.add(child);
     }
-    parent.setPendingChildren(children.size());
+    parent.exec.setPendingChildren(children.size());
     parent.transitionTo(ProcedureState.WAITING);
     List<Procedure<Env>> batch = new ArrayList<>(children.size() + 1);
     batch.add(parent);
@@ -342,7 +342,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
 
   /** A step whose state cannot be rolled back failed: try it again after a backoff. */
   private void scheduleRetry(Procedure<Env> proc) throws IOException {
-    int attempt = proc.nextRetryAttempt();
+    int attempt = proc.exec.nextRetryAttempt();
     long wait = ctx.config.retryBackoffMillis(attempt);
     LOG.warn(
         "step {} of procedure {} failed ({}) and cannot be rolled back; retry {} in {} ms",
@@ -361,7 +361,7 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
   }
 
   private void releaseLockAfterStep(Procedure<Env> proc) {
-    if (proc.isLockHeld() && !proc.holdLock(ctx.env)) {
+    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env)) {
       completion.releaseHeldLock(proc);
     }
   }

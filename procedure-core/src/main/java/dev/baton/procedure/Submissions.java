@@ -96,7 +96,7 @@ final class Submissions<Env> {
       if (existing != null) {
         return existing;
       }
-      proc.setNonceKey(nonce);
+      proc.exec.setNonceKey(nonce);
     }
     proc.setType(type);
     proc.setProcId(procId);
@@ -126,18 +126,18 @@ final class Submissions<Env> {
     if (proc.getParentProcId() != Procedure.NO_PARENT
         || proc.getRootProcId() != procId
         || proc.getState() != ProcedureState.RUNNABLE
-        || proc.getStackIndexes().length != 0) {
+        || proc.exec.getStackIndexes().length != 0) {
       throw new ProcedureCodecException(
           "procedure " + procId + " cannot be adopted: it is not a new root (" + proc + ")");
     }
-    if (proc.getNonceKey() != null) {
-      Long existing = ctx.nonces.putIfAbsent(proc.getNonceKey(), procId);
+    if (proc.exec.getNonceKey() != null) {
+      Long existing = ctx.nonces.putIfAbsent(proc.exec.getNonceKey(), procId);
       if (existing != null && existing != procId) {
         throw new ProcedureCodecException(
             "procedure "
                 + procId
                 + " repeats nonce "
-                + proc.getNonceKey()
+                + proc.exec.getNonceKey()
                 + " of procedure "
                 + existing);
       }
