@@ -5,12 +5,20 @@ import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
 
-/** What the benchmark prints when a wait fails: how every node stands, and what its threads do. */
+/**
+ * What the benchmark prints besides its report: progress lines, and when a wait fails, how every
+ * node stands and what its threads do.
+ */
 final class BenchDiagnostics {
   /** Stack frames per thread in the dump of a failed wait. */
   static final int DUMP_FRAMES = 12;
 
   private BenchDiagnostics() {}
+
+  /** A progress line on stdout (the benchmark is a command-line tool). */
+  static void log(String format, Object... args) {
+    System.out.printf(Locale.ROOT, "[bench] " + format + "%n", args);
+  }
 
   /** The stacks of the nodes' own threads and of the killer: what a hung wait is stuck behind. */
   static String threadDump() {

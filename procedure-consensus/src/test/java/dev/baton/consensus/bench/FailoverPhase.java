@@ -1,0 +1,140 @@
+package dev.baton.consensus.bench;
+
+import static dev.baton.consensus.bench.BenchDiagnostics.log;
+
+import dev.baton.consensus.LeadershipManager;
+import dev.baton.consensus.ProcedureNode;
+import dev.baton.procedure.ProcedureExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The benchmark's leader kills with many live procedures: each kill closes the running leader and
+ * times kill → a new leader elected → {@code LEADER_RUNNING} → a probe procedure done, with the new
+ * leader's rebuild time; the medians go into the report.
+ */
+final class FailoverPhase {
+  private final BenchCluster cluster;
+
+  FailoverPhase(BenchCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  /** Kills the leader {@code kills} times; puts the figures into {@code results}. */
+  void run(int kills, Map<String, Object> results) throws Exception {
+    List<Long> elected = new ArrayList<>();
+    List<Long> running = new ArrayList<>();
+    List<Long> firstStep = new ArrayList<>();
+    List<Long> rebuildMs = new ArrayList<>();
+    int moves = 0;
+    for (int k = 0; k < kills; k++) {
+      String kill = "kill " + (k + 1);
+      ProcedureNode<Object> old = cluster.awaitLeader();
+      String victim = old.nodeId();
+      long t0 = System.nanoTime();
+      long t0Wall = System.currentTimeMillis();
+      long[] closedAt = new long[1];
+      Thread killer =
+          new Thread(
+              () -> {
+                cluster.closeNode(victim);
+                closedAt[0] = ms(t0);
+              },
+              "bench-kill");
+      killer.start();
+      ProcedureNode<Object> first =
+          cluster.awaitValue(
+              kill + ": a leader other than " + victim, () -> cluster.otherLeader(victim, false));
+      elected.add(ms(t0));
+      // whichever node leads once one runs: under load the first elected may lose leadership
+      // before it runs its executor, and then another node carries on
+      ProcedureNode<Object> leader =
+          cluster.awaitValue(
+              kill + ": a LEADER_RUNNING leader other than " + victim,
+              () -> cluster.otherLeader(victim, true));
+      running.add(ms(t0));
+      long probe =
+          cluster.await(
+              kill + ": submission of the probe on " + leader.nodeId(),
+              leader.submit(new BenchProcedures.Noop3(), null));
+      ProcedureNode<Object> ran = awaitProbe(kill, victim, probe);
+      firstStep.add(ms(t0));
+      LeadershipManager.Recovery recovery = ran.lastRecovery().orElseThrow();
+      rebuildMs.add(recovery.rebuildTime().toMillis());
+      killer.join();
+      cluster.startNode(victim);
+      String path = victim + " -> " + first.nodeId();
+      if (first != ran) {
+        moves++;
+        path += " -> " + ran.nodeId() + " (leadership moved again during the failover)";
+      }
+      log(
+          "%s: %s, elected %d ms, ready %d ms, running %d ms, probe done %d ms, rebuild of %d"
+              + " procedures %d ms; the victim's close() returned after %d ms",
+          kill,
+          path,
+          elected.get(k),
+          recovery.readyAtMillis() - t0Wall,
+          running.get(k),
+          firstStep.get(k),
+          recovery.procedures(),
+          rebuildMs.get(k),
+          closedAt[0]);
+    }
+    results.put("failoverExtraLeaderChanges", moves);
+    results.put("failoverElectedMedianMs", median(elected));
+    results.put("failoverRunningMedianMs", median(running));
+    results.put("failoverProbeDoneMedianMs", median(firstStep));
+    results.put("failoverProbeDoneMaxMs", max(firstStep));
+    results.put("rebuildMedianMs", median(rebuildMs));
+    int liveCount = ((Number) results.get("liveProcedures")).intValue();
+    double rebuild = median(rebuildMs);
+    results.put("rebuildProceduresPerSecond", rebuild == 0 ? 0 : liveCount * 1000.0 / rebuild);
+  }
+
+  /**
+   * Waits until the probe finished on the running leader; if that leader's executor stops first
+   * (leadership moved), waits on the next running leader's. Returns the node that ran it.
+   */
+  private ProcedureNode<Object> awaitProbe(String kill, String victim, long probe)
+      throws InterruptedException {
+    String what = kill + ": probe " + probe + " finished";
+    long deadline = System.nanoTime() + BenchCluster.WAIT.toNanos();
+    while (true) {
+      ProcedureNode<Object> leader =
+          cluster.awaitValue(what + " (a running leader)", () -> cluster.otherLeader(victim, true));
+      Optional<ProcedureExecutor<Object>> executor = leader.executor();
+      if (executor.isEmpty()) {
+        continue;
+      }
+      try {
+        executor.get().whenFinished(probe).get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        return leader;
+      } catch (ExecutionException stopped) {
+        log(
+            "%s: the executor of %s stopped (%s); waiting on the next leader",
+            kill, leader, stopped);
+      } catch (TimeoutException e) {
+        throw cluster.gaveUp(what + " on " + leader.nodeId(), null);
+      }
+    }
+  }
+
+  private static long ms(long t0) {
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  private static double median(List<Long> v) {
+    long[] a = v.stream().mapToLong(Long::longValue).sorted().toArray();
+    return a.length == 0 ? 0 : a[a.length / 2];
+  }
+
+  private static double max(List<Long> v) {
+    return v.stream().mapToLong(Long::longValue).max().orElse(0);
+  }
+}

@@ -1,0 +1,117 @@
+package dev.baton.consensus.bench;
+
+import static dev.baton.consensus.bench.BenchDiagnostics.log;
+
+import dev.baton.consensus.ProcedureNode;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The benchmark's load on the running leader: a closed loop with a window of outstanding no-op
+ * procedures (peak rate), an open loop at a fixed rate (latency), and parked procedures that stay
+ * live (failover and rebuild at scale).
+ */
+final class LoadPhases {
+  private final BenchCluster cluster;
+  private final int window;
+
+  LoadPhases(BenchCluster cluster, int window) {
+    this.cluster = cluster;
+    this.window = window;
+  }
+
+  /** Submits with {@code window} outstanding for {@code secs}; counts finished procedures. */
+  LoadRun closedLoop(double secs) throws Exception {
+    Semaphore permits = new Semaphore(window);
+    LoadRun run = new LoadRun();
+    long end = System.nanoTime() + (long) (secs * 1e9);
+    while (System.nanoTime() < end) {
+      permits.acquire();
+      submitNoop(run, permits::release, null);
+    }
+    permits.acquire(window);
+    run.finish();
+    return run;
+  }
+
+  /** Submits at a fixed rate for {@code secs}; records submit-to-done latency. */
+  LoadRun openLoop(double secs, double rate, LatencyBreakdown breakdown) throws Exception {
+    LoadRun run = new LoadRun();
+    long interval = (long) (1e9 / rate);
+    long next = System.nanoTime();
+    long end = next + (long) (secs * 1e9);
+    AtomicLong outstanding = new AtomicLong();
+    while (next < end) {
+      LockSupport.parkNanos(next - System.nanoTime());
+      outstanding.incrementAndGet();
+      submitNoop(run, outstanding::decrementAndGet, breakdown);
+      next += interval;
+    }
+    cluster.awaitTrue("open loop: " + outstanding + " outstanding", () -> outstanding.get() == 0);
+    run.finish();
+    return run;
+  }
+
+  /** Submits one Noop3 and records its latency (and its breakdown, if given) once it is done. */
+  private void submitNoop(LoadRun run, Runnable done, LatencyBreakdown breakdown) {
+    ProcedureNode<Object> leader = cluster.currentLeader();
+    long start = System.nanoTime();
+    long[] idAt = new long[2];
+    leader
+        .submit(new BenchProcedures.Noop3(), null)
+        .thenCompose(
+            id -> {
+              idAt[0] = id;
+              idAt[1] = System.nanoTime();
+              // bounded: an executor that stopped under it must not hang the load loop
+              return BenchCluster.executorOf(leader)
+                  .whenFinished(id)
+                  .orTimeout(BenchCluster.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            })
+        .whenComplete(
+            (info, e) -> {
+              if (e == null) {
+                long now = System.nanoTime();
+                run.record(now - start);
+                if (breakdown != null) {
+                  breakdown.record(idAt[0], start, idAt[1], now);
+                }
+              } else {
+                run.errors.incrementAndGet();
+              }
+              done.run();
+            });
+  }
+
+  /**
+   * Parks {@code count} more procedures, on whichever node runs the executor (under load a leader
+   * change may happen meanwhile), and waits until the running leader holds them all; returns the
+   * running leader's live count after.
+   */
+  int fillParked(int count) throws Exception {
+    log("parking %d live procedures", count);
+    Semaphore permits = new Semaphore(window);
+    int base = cluster.liveOnLeader();
+    AtomicLong failed = new AtomicLong();
+    for (int i = 0; i < count; i++) {
+      permits.acquire();
+      cluster
+          .currentLeader()
+          .submit(new BenchProcedures.Parked(), null)
+          .whenComplete(
+              (id, e) -> {
+                if (e != null) {
+                  failed.incrementAndGet();
+                }
+                permits.release();
+              });
+    }
+    permits.acquire(window);
+    cluster.awaitTrue(
+        count + " parked procedures live on the running leader (" + failed + " submissions failed)",
+        () -> cluster.liveOnLeader() >= base + count - failed.get());
+    return cluster.liveOnLeader();
+  }
+}
