@@ -83,6 +83,7 @@ final class ExecutorLauncher<Env> {
       }
       t.store = inc.store();
       t.executor = executor;
+      t.epoch = epoch;
     }
     try {
       executor.start();
@@ -240,7 +241,7 @@ final class ExecutorLauncher<Env> {
             RaftProcedureStore.DEFAULT_WRITE_TIMEOUT,
             node::isLeader,
             "procedure store of " + node.nodeId());
-    LeaderContext leader = new LeaderContext(node.nodeId(), term);
+    LeaderContext leader = new LeaderContext(node.nodeId(), term, epoch);
     ProcedureExecutor.Builder<Env> b =
         node.executorSettings().executorBuilder(leader, store).onFailStop(onFailStop);
     return new Incarnation<>(store, b.build());

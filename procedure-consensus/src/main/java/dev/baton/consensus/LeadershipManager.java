@@ -118,7 +118,9 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   synchronized Optional<LeaderContext> context() {
     LeaderTerm<Env> t = current;
-    return t == null ? Optional.empty() : Optional.of(new LeaderContext(node.nodeId(), t.term));
+    return t == null
+        ? Optional.empty()
+        : Optional.of(new LeaderContext(node.nodeId(), t.term, t.epoch));
   }
 
   @Override
