@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Fencing: a store write, metadata write, id reservation or fence counts only in the term its
  * executor was built for (the term of the entry carrying it); a store write also only in the
- * executor epoch the latest fence of its term opened. The caller holds the table's lock.
+ * executor epoch the latest fence of its term opened, and so does a metadata write. The caller
+ * holds the table's lock.
  */
 final class CommandApplier {
   private static final Logger LOG = LoggerFactory.getLogger(CommandApplier.class);
@@ -129,27 +130,31 @@ final class CommandApplier {
         "stale executor term " + executorTerm + ": the entry was committed in term " + term);
   }
 
+  /**
+   * Refuses an executor's write stamped with an epoch of its term that a later fence replaced: it
+   * comes from an executor incarnation that stopped by itself while its node stayed leader.
+   */
+  private CommandReply replacedEpoch(String what, long epoch, long term, long index) {
+    rejectedWrites.incrementAndGet();
+    long current = table.epochOf(term);
+    LOG.warn(
+        "Rejected {} of executor epoch {} of term {} carried by entry {}: epoch {} replaced that"
+            + " executor",
+        what,
+        epoch,
+        term,
+        index,
+        current);
+    return rejected(
+        "executor epoch " + epoch + " of term " + term + " was replaced by epoch " + current);
+  }
+
   private CommandReply applyWrite(StoreWrite write, long term, long index) {
     if (write.getTerm() != term) {
       return fenced("a store write", write.getTerm(), term, index);
     }
     if (!table.epochCurrent(term, write.getEpoch())) {
-      rejectedWrites.incrementAndGet();
-      long current = table.epochOf(term);
-      LOG.warn(
-          "Rejected a store write of executor epoch {} of term {} carried by entry {}: epoch {}"
-              + " replaced that executor",
-          write.getEpoch(),
-          term,
-          index,
-          current);
-      return rejected(
-          "executor epoch "
-              + write.getEpoch()
-              + " of term "
-              + term
-              + " was replaced by epoch "
-              + current);
+      return replacedEpoch("a store write", write.getEpoch(), term, index);
     }
     StoreBatch[] batches = new StoreBatch[write.getBatchesCount()];
     try {
@@ -180,6 +185,9 @@ final class CommandApplier {
   private CommandReply applyMetadata(MetadataWrite write, long term, long index) {
     if (write.getTerm() != term) {
       return fenced("a metadata write", write.getTerm(), term, index);
+    }
+    if (!table.epochCurrent(term, write.getEpoch())) {
+      return replacedEpoch("a metadata write", write.getEpoch(), term, index);
     }
     Map<String, byte[]> puts = new HashMap<>();
     for (MetadataEntry e : write.getPutsList()) {

@@ -51,6 +51,7 @@ final class ExecutorLauncher<Env> {
    * while no executor ran. A failed launch is tried again later ({@link #relaunchLater}).
    */
   void launch(LeaderTerm<Env> t) {
+    long launchedAt = System.currentTimeMillis();
     Optional<DivisionInfo> info = node.division().map(d -> d.getInfo());
     if (info.isEmpty() || !info.get().isLeader() || info.get().getCurrentTerm() != t.term) {
       manager.stepDownIfCurrent(t, "not leader of term " + t.term + " any more");
@@ -66,10 +67,12 @@ final class ExecutorLauncher<Env> {
     AtomicReference<ProcedureExecutor<Env>> self = new AtomicReference<>();
     ExecutorLauncher.Incarnation<Env> inc;
     long epoch = 0;
+    long builtFrom = launchedAt;
     try {
       if (fence) {
         epoch = fence(t.term);
       }
+      builtFrom = System.currentTimeMillis();
       inc = build(t.term, epoch, cause -> executorFailed(t, self.get(), cause));
     } catch (IOException | RuntimeException e) {
       relaunchLater(t, e);
@@ -83,7 +86,9 @@ final class ExecutorLauncher<Env> {
       }
       t.store = inc.store();
       t.executor = executor;
+      t.epoch = epoch;
     }
+    long startedFrom = System.currentTimeMillis();
     try {
       executor.start();
     } catch (Exception e) {
@@ -115,18 +120,26 @@ final class ExecutorLauncher<Env> {
         manager.adoptions.adoptNow(executor, a.record());
       }
     }
+    long runningAt = System.currentTimeMillis();
+    long loadMs = TimeUnit.NANOSECONDS.toMillis(inc.store().loadNanos());
+    LeadershipManager.Phases phases =
+        new LeadershipManager.Phases(
+            builtFrom - t.readyAt,
+            startedFrom - builtFrom,
+            loadMs,
+            Math.max(0, runningAt - startedFrom - loadMs));
     LeadershipManager.Recovery r =
-        new LeadershipManager.Recovery(
-            t.term, executor.liveCount(), t.readyAt, System.currentTimeMillis());
+        new LeadershipManager.Recovery(t.term, executor.liveCount(), t.readyAt, runningAt, phases);
     manager.lastRecovery = r;
     running.complete(null);
     LOG.info(
-        "Node {} runs the executor of term {} (epoch {}): {} live procedures rebuilt in {} ms",
+        "Node {} runs the executor of term {} (epoch {}): {} live procedures rebuilt in {} ms ({})",
         node.nodeId(),
         t.term,
         epoch,
         r.procedures(),
-        r.rebuildTime().toMillis());
+        r.rebuildTime().toMillis(),
+        phases);
   }
 
   /**
@@ -240,7 +253,7 @@ final class ExecutorLauncher<Env> {
             RaftProcedureStore.DEFAULT_WRITE_TIMEOUT,
             node::isLeader,
             "procedure store of " + node.nodeId());
-    LeaderContext leader = new LeaderContext(node.nodeId(), term);
+    LeaderContext leader = new LeaderContext(node.nodeId(), term, epoch);
     ProcedureExecutor.Builder<Env> b =
         node.executorSettings().executorBuilder(leader, store).onFailStop(onFailStop);
     return new Incarnation<>(store, b.build());

@@ -29,6 +29,9 @@ final class LeaderTerm<Env> {
   RaftProcedureStore store;
   ProcedureExecutor<Env> executor;
 
+  /** The executor epoch of the latest incarnation (0 until a fence opened another). */
+  long epoch;
+
   /** Whether leadership of this term ended (or the node shuts down). */
   boolean abandoned;
 

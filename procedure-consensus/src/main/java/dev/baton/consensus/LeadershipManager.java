@@ -50,10 +50,36 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
    * @param procedures live and retained procedures rebuilt from the table
    * @param readyAtMillis wall-clock time Ratis reported the node ready as leader
    * @param runningAtMillis wall-clock time the executor started running
+   * @param phases where the time between the two went
    */
-  public record Recovery(long term, int procedures, long readyAtMillis, long runningAtMillis) {
+  public record Recovery(
+      long term, int procedures, long readyAtMillis, long runningAtMillis, Phases phases) {
     public Duration rebuildTime() {
       return Duration.ofMillis(runningAtMillis - readyAtMillis);
+    }
+  }
+
+  /**
+   * The parts of a recovery, in order (wall-clock milliseconds).
+   *
+   * @param queued from ready until the launch began on the lifecycle thread (a fence included)
+   * @param build creating the store, the environment and the executor
+   * @param load copying the replicated table (under the state machine's lock)
+   * @param rebuild the executor's start after the load: decoding records, rollback stacks, locks,
+   *     queues
+   */
+  public record Phases(long queued, long build, long load, long rebuild) {
+    @Override
+    public String toString() {
+      return "queued "
+          + queued
+          + " ms, build "
+          + build
+          + " ms, load "
+          + load
+          + " ms, rebuild "
+          + rebuild
+          + " ms";
     }
   }
 
@@ -118,7 +144,9 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   synchronized Optional<LeaderContext> context() {
     LeaderTerm<Env> t = current;
-    return t == null ? Optional.empty() : Optional.of(new LeaderContext(node.nodeId(), t.term));
+    return t == null
+        ? Optional.empty()
+        : Optional.of(new LeaderContext(node.nodeId(), t.term, t.epoch));
   }
 
   @Override

@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  * Application metadata replicated beside the procedures (a ConfigNode's databases, regions and
  * DataNodes): a sorted map of keys to bytes, in the same state machine and snapshots. It changes
  * only through {@link #write}, which procedure steps call with their leader context: the write is
- * fenced by that term like every store write, so an executor of an earlier term cannot change it.
+ * fenced by that term and executor epoch like every store write, so neither an executor of an
+ * earlier term nor one replaced within the term (see {@link LeaderContext#epoch}) can change it.
  * Writes should be idempotent (a step may run again after a failover).
  */
 public final class ReplicatedMetadata {
@@ -55,7 +56,8 @@ public final class ReplicatedMetadata {
       throw new IllegalArgumentException(
           "leader context of " + leader.nodeId() + " used on node " + nodeId);
     }
-    MetadataWrite.Builder write = MetadataWrite.newBuilder().setTerm(leader.term());
+    MetadataWrite.Builder write =
+        MetadataWrite.newBuilder().setTerm(leader.term()).setEpoch(leader.epoch());
     puts.forEach(
         (k, v) ->
             write.addPuts(MetadataEntry.newBuilder().setKey(k).setValue(ByteString.copyFrom(v))));

@@ -1,5 +1,6 @@
 package dev.baton.consensus;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,5 +22,12 @@ class LeaderContextTest {
   void rejectsBadArguments() {
     assertThrows(IllegalArgumentException.class, () -> new LeaderContext(" ", 1));
     assertThrows(IllegalArgumentException.class, () -> new LeaderContext("n1", -1));
+    assertThrows(IllegalArgumentException.class, () -> new LeaderContext("n1", 1, -1));
+  }
+
+  @Test
+  void theTwoArgumentFormIsTheFirstIncarnationOfItsTerm() {
+    assertEquals(0, new LeaderContext("n1", 3).epoch());
+    assertEquals(new LeaderContext("n1", 3, 0), new LeaderContext("n1", 3));
   }
 }

@@ -68,7 +68,13 @@ class LeaderRecoveryTest {
               ProcedureState.SUCCESS, ProcedureNodeTest.awaitFinished(follower, id).state());
         }
         assertEquals(NodeRole.LEADER_RUNNING, next.role());
-        assertEquals(next.term(), next.lastRecovery().orElseThrow().term());
+        LeadershipManager.Recovery r = next.lastRecovery().orElseThrow();
+        assertEquals(next.term(), r.term());
+        LeadershipManager.Phases p = r.phases();
+        assertEquals(
+            r.rebuildTime().toMillis(),
+            p.queued() + p.build() + p.load() + p.rebuild(),
+            "the phases add up to the whole recovery: " + p);
         for (String name : List.of("on-leader", "on-follower", "from-client")) {
           List<World.Step> steps = cluster.world.steps(name);
           assertEquals(3, steps.size(), steps.toString());
