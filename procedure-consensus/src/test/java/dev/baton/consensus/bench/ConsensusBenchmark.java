@@ -163,7 +163,9 @@ public final class ConsensusBenchmark {
     LeadershipManager.Recovery r = next.lastRecovery().orElseThrow();
     cluster.startNode(victim);
     long ms = r.rebuildTime().toMillis();
-    log("rebuild of %d live procedures on %s: %d ms", r.procedures(), next.nodeId(), ms);
+    log(
+        "rebuild of %d live procedures on %s: %d ms (%s)",
+        r.procedures(), next.nodeId(), ms, r.phases());
     results.put("rebuildAtScaleProcedures", r.procedures());
     results.put("rebuildAtScaleMs", ms);
     results.put("rebuildAtScaleProceduresPerSecond", ms == 0 ? 0 : r.procedures() * 1000.0 / ms);

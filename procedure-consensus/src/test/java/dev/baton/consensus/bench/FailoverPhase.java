@@ -75,7 +75,7 @@ final class FailoverPhase {
       }
       log(
           "%s: %s, elected %d ms, ready %d ms, running %d ms, probe done %d ms, rebuild of %d"
-              + " procedures %d ms; the victim's close() returned after %d ms",
+              + " procedures %d ms (%s); the victim's close() returned after %d ms",
           kill,
           path,
           elected.get(k),
@@ -84,6 +84,7 @@ final class FailoverPhase {
           firstStep.get(k),
           recovery.procedures(),
           rebuildMs.get(k),
+          recovery.phases(),
           closedAt[0]);
     }
     results.put("failoverExtraLeaderChanges", moves);
