@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * The replicated procedure state machine, the Ratis side of it: hands each applied log entry to the
  * {@link CommandApplier} (the deterministic part: table, fencing by term and executor epoch), on
  * Ratis' apply thread, and never blocks it; answers read-only queries from the {@link
- * ProcedureTable}; takes and loads snapshots (checksummed files of the table; a corrupt one is a
- * named error).
+ * ProcedureTable}; takes and loads snapshots (checksummed files of the table, written off the apply
+ * thread by the {@link SnapshotTaker}; a corrupt one is a named error).
  *
  * <p>Leadership callbacks and new submissions are passed to a {@link Listener} (the {@link
  * LeadershipManager}), which must return quickly.
@@ -177,7 +177,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
    */
   @Override
   public long takeSnapshot() throws IOException {
-    return snapshots.take(getLifeCycleState() == LifeCycle.State.RUNNING);
+    return snapshots.take(() -> getLifeCycleState() == LifeCycle.State.RUNNING);
   }
 
   private TableImage freeze() {

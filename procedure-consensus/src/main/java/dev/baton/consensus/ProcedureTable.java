@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The replicated procedure state: procId → serialized record (immutable bytes, never a live
  * procedure object), the nonces of submissions, and the id counter. Changed only by the state
- * machine's apply thread; read by snapshots, queries and a recovering executor under the same
- * monitor, so every reader sees the state after a whole number of entries.
+ * machine's apply thread; read by queries and a recovering executor under the same monitor, so
+ * every reader sees the state after a whole number of entries. A snapshot holds the monitor only to
+ * {@link #freeze} an image (references to the values), and writes it elsewhere.
  */
 final class ProcedureTable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureTable.class);

@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
@@ -50,6 +51,7 @@ final class SnapshotTaker {
   private SnapshotWriter.Write inFlight;
   private long retryAfterNanos;
   private boolean failedBefore;
+  private boolean closed;
 
   /**
    * @param freezer an image of the table and the entry it includes, taken under the table's lock;
@@ -79,11 +81,14 @@ final class SnapshotTaker {
     explicitRequests.decrementAndGet();
   }
 
-  /** Ratis' {@code takeSnapshot()}; {@code running} is false while the state machine is paused. */
-  synchronized long take(boolean running) throws IOException {
+  /**
+   * Ratis' {@code takeSnapshot()}; {@code running} is false while the state machine is paused (read
+   * under this object's lock, so a write started here is one {@link #cancelInFlight} sees).
+   */
+  synchronized long take(BooleanSupplier running) throws IOException {
     long start = System.nanoTime();
     try {
-      if (!running) {
+      if (closed || !running.getAsBoolean()) {
         return -1;
       }
       return explicitRequests.get() > 0 ? takeNow() : takeInBackground(start);
@@ -148,6 +153,7 @@ final class SnapshotTaker {
 
   /** Waits (bounded) for the write in flight, then stops the writer. */
   synchronized void close() {
+    closed = true;
     awaitInFlight(false);
     try {
       writer.shutdown(WRITE_WAIT.toMillis());
