@@ -195,6 +195,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return snapshots.applyThreadBlocked();
   }
 
+  /** How long each background snapshot write took (off the apply thread). */
+  public LatencyHistogram snapshotWriteTimes() {
+    return snapshots.writer().writeTimes();
+  }
+
   /** The snapshot machinery (explicit requests, the test hook of the writer). */
   SnapshotTaker snapshots() {
     return snapshots;

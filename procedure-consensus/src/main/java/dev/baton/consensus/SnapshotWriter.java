@@ -51,10 +51,16 @@ final class SnapshotWriter {
             t.setDaemon(true);
             return t;
           });
+  private final LatencyHistogram writeTimes = new LatencyHistogram();
   private volatile Hook hook;
 
   SnapshotWriter(SimpleStateMachineStorage storage) {
     this.storage = storage;
+  }
+
+  /** How long each successful write took, serialize to latest snapshot updated. */
+  LatencyHistogram writeTimes() {
+    return writeTimes;
   }
 
   void hook(Hook hook) {
@@ -116,8 +122,11 @@ final class SnapshotWriter {
         runner = Thread.currentThread();
       }
       Path file = storage.getSnapshotFile(image.at().getTerm(), image.at().getIndex()).toPath();
+      long start = System.nanoTime();
       try {
-        done.complete(write(file));
+        SingleFileSnapshotInfo info = write(file);
+        writeTimes.recordNanos(System.nanoTime() - start);
+        done.complete(info);
       } catch (IOException | InterruptedException | RuntimeException e) {
         boolean wasCancelled;
         synchronized (this) {
