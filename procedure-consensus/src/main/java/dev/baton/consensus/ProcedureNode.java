@@ -195,10 +195,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /**
    * Asks this node to take a snapshot of its state machine now (Ratis purges the log behind it);
    * completes with the index of the snapshot (the previous one's if nothing was applied since), or
-   * fails with the server's reason.
+   * fails with the server's reason. The snapshot is written while the request is outstanding, so it
+   * is durable and covers everything this node had applied when it was asked.
    */
   public CompletableFuture<Long> takeSnapshot() {
-    return NodeCalls.bounded(peer.takeSnapshot(), "snapshot", raftSettings.requestTimeout());
+    SnapshotTaker snapshots = stateMachine.snapshots();
+    snapshots.explicitRequested();
+    CompletableFuture<Long> index =
+        NodeCalls.bounded(peer.takeSnapshot(), "snapshot", raftSettings.requestTimeout());
+    index.whenComplete((i, e) -> snapshots.explicitDone());
+    return index;
   }
 
   /** Store writes and id reservations rejected by this node's state machine for a stale term. */

@@ -10,17 +10,10 @@ import dev.baton.consensus.proto.StoredProcedure;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -28,7 +21,6 @@ import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
@@ -37,7 +29,6 @@ import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.LifeCycle;
-import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * The replicated procedure state machine, the Ratis side of it: hands each applied log entry to the
  * {@link CommandApplier} (the deterministic part: table, fencing by term and executor epoch), on
  * Ratis' apply thread, and never blocks it; answers read-only queries from the {@link
- * ProcedureTable}; takes and loads snapshots (checksummed files of the table; a corrupt one is a
- * named error).
+ * ProcedureTable}; takes and loads snapshots (checksummed files of the table, written off the apply
+ * thread by the {@link SnapshotTaker}; a corrupt one is a named error).
  *
  * <p>Leadership callbacks and new submissions are passed to a {@link Listener} (the {@link
  * LeadershipManager}), which must return quickly.
@@ -76,6 +67,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final CommandApplier applier = new CommandApplier(table);
   private final WriteTimings writeTimings = new WriteTimings();
+  private final SnapshotTaker snapshots = new SnapshotTaker(storage, this::freeze);
   private volatile Listener listener;
 
   void setListener(Listener listener) {
@@ -133,15 +125,18 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Ratis pauses the state machine before it loads a snapshot installed from the leader, and checks
-   * that the life cycle says PAUSED (else the apply thread fails and the server shuts down).
-   * Nothing else to do: applyTransaction is synchronous, so no apply runs that the installation
+   * Ratis pauses the state machine before it replaces the state machine directory with a snapshot
+   * installed from the leader, and checks that the life cycle says PAUSED (else the apply thread
+   * fails and the server shuts down). A background snapshot write of an older image is cancelled
+   * and awaited first, so it cannot land in the new directory or become the latest; no new one
+   * starts while paused. applyTransaction is synchronous, so no apply runs that the installation
    * must wait for.
    */
   @Override
   public void pause() {
     if (getLifeCycleState() == LifeCycle.State.RUNNING) {
       getLifeCycle().transition(LifeCycle.State.PAUSING);
+      snapshots.cancelInFlight();
       getLifeCycle().transition(LifeCycle.State.PAUSED);
     }
   }
@@ -176,29 +171,44 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return storage;
   }
 
+  /**
+   * Called by Ratis on its apply thread; writes in the background and returns the index of a
+   * snapshot already durable, or -1 (see {@link SnapshotTaker}).
+   */
   @Override
   public long takeSnapshot() throws IOException {
-    TermIndex last;
-    Path file;
+    return snapshots.take(() -> getLifeCycleState() == LifeCycle.State.RUNNING);
+  }
+
+  private TableImage freeze() {
     synchronized (table) {
-      last = getLastAppliedTermIndex();
+      TermIndex last = getLastAppliedTermIndex();
       if (last == null || last.getIndex() < 0) {
-        return -1;
+        return null;
       }
-      file = storage.getSnapshotFile(last.getTerm(), last.getIndex()).toPath();
-      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-      try (OutputStream out = Files.newOutputStream(tmp)) {
-        table.writeSnapshot(out);
-      }
-      try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-        channel.force(true);
-      }
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      return table.freeze(last);
     }
-    MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file.toFile());
-    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file, md5), last));
-    LOG.info("Took procedure snapshot {} at {}", file.getFileName(), last);
-    return last.getIndex();
+  }
+
+  /** How long each snapshot held Ratis' apply thread. */
+  public LatencyHistogram snapshotApplyBlocking() {
+    return snapshots.applyThreadBlocked();
+  }
+
+  /** How long each background snapshot write took (off the apply thread). */
+  public LatencyHistogram snapshotWriteTimes() {
+    return snapshots.writer().writeTimes();
+  }
+
+  /** The snapshot machinery (explicit requests, the test hook of the writer). */
+  SnapshotTaker snapshots() {
+    return snapshots;
+  }
+
+  @Override
+  public void close() throws IOException {
+    snapshots.close();
+    super.close();
   }
 
   @Override

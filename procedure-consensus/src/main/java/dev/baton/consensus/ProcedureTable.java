@@ -8,9 +8,7 @@ import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,15 +22,16 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
-import java.util.zip.CheckedOutputStream;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The replicated procedure state: procId → serialized record (immutable bytes, never a live
  * procedure object), the nonces of submissions, and the id counter. Changed only by the state
- * machine's apply thread; read by snapshots, queries and a recovering executor under the same
- * monitor, so every reader sees the state after a whole number of entries.
+ * machine's apply thread; read by queries and a recovering executor under the same monitor, so
+ * every reader sees the state after a whole number of entries. A snapshot holds the monitor only to
+ * {@link #freeze} an image (references to the values), and writes it elsewhere.
  */
 final class ProcedureTable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureTable.class);
@@ -183,33 +182,25 @@ final class ProcedureTable {
   }
 
   /**
-   * Writes the table: magic, version, max id, fence term and epoch, record count, then each record
-   * as id, length, bytes; then the metadata; last a CRC32C of everything before it.
+   * A frozen image of the table as of now, including the log position {@code at}: references to the
+   * (immutable) values copied in key order, no bytes copied.
    */
-  synchronized void writeSnapshot(OutputStream target) throws IOException {
-    CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
-    DataOutputStream out = new DataOutputStream(new BufferedOutputStream(checked, IO_BUFFER_BYTES));
-    out.writeInt(SNAPSHOT_MAGIC);
-    out.writeInt(SNAPSHOT_VERSION);
-    out.writeLong(maxProcId);
-    out.writeLong(fenceTerm);
-    out.writeLong(fenceEpoch);
-    out.writeInt(records.size());
+  synchronized TableImage freeze(TermIndex at) {
+    long[] ids = new long[records.size()];
+    byte[][] data = new byte[ids.length][];
+    int i = 0;
     for (Map.Entry<Long, byte[]> e : records.entrySet()) {
-      out.writeLong(e.getKey());
-      out.writeInt(e.getValue().length);
-      out.write(e.getValue());
+      ids[i] = e.getKey();
+      data[i++] = e.getValue();
     }
-    out.writeInt(metadata.size());
-    for (Map.Entry<String, byte[]> e : metadata.entrySet()) {
-      out.writeUTF(e.getKey());
-      out.writeInt(e.getValue().length);
-      out.write(e.getValue());
-    }
-    out.flush();
-    long crc = checked.getChecksum().getValue();
-    out.writeLong(crc);
-    out.flush();
+    String[] keys = metadata.keySet().toArray(new String[0]);
+    byte[][] values = metadata.values().toArray(new byte[0][]);
+    return new TableImage(at, maxProcId, fenceTerm, fenceEpoch, ids, data, keys, values);
+  }
+
+  /** Writes the table in the snapshot format (see {@link TableImage#writeTo}). */
+  synchronized void writeSnapshot(OutputStream target) throws IOException {
+    freeze(null).writeTo(target);
   }
 
   /**

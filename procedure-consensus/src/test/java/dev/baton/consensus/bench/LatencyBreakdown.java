@@ -126,6 +126,16 @@ final class LatencyBreakdown {
             share(all, false),
             share(tail, false),
             stalls.snapshotCount()));
+    List<LatencyHistogram> snapshotCalls = stalls.snapshotApplyBlocking();
+    List<LatencyHistogram> snapshotWrites = stalls.snapshotWriteTimes();
+    for (int i = 0; i < snapshotCalls.size(); i++) {
+      lines.add(
+          withMax(
+              "node " + (i + 1) + ": takeSnapshot() on the apply thread", snapshotCalls.get(i)));
+      lines.add(
+          withMax(
+              "node " + (i + 1) + ": snapshot written in the background", snapshotWrites.get(i)));
+    }
     lines.add(histogramLine("leader: write waits in group commit", timings.queued()));
     lines.add(histogramLine("leader: entry sent -> applied reply", timings.committed()));
     lines.add(histogramLine("leader: apply of one write entry", timings.applied()));
@@ -154,6 +164,17 @@ final class LatencyBreakdown {
       }
     }
     return 100.0 * n / samples.size();
+  }
+
+  private static String withMax(String name, LatencyHistogram h) {
+    return String.format(
+        Locale.ROOT,
+        "%-42s %9.2f %9.2f   (%d; max %.2f ms)",
+        name,
+        h.percentileMillis(0.5),
+        h.percentileMillis(TAIL),
+        h.count(),
+        h.percentileMillis(1.0));
   }
 
   private static String histogramLine(String name, LatencyHistogram h) {

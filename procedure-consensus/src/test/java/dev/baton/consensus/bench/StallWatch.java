@@ -1,6 +1,7 @@
 package dev.baton.consensus.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
+import dev.baton.consensus.LatencyHistogram;
 import dev.baton.consensus.ProcedureStateMachine;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -40,10 +41,17 @@ final class StallWatch implements AutoCloseable {
             return t;
           });
 
+  private final Supplier<List<ProcedureStateMachine>> machines;
+
   /** Latest snapshot index of each node at the previous poll (poller thread only). */
   private final List<Long> lastSnapshot = new ArrayList<>();
 
   StallWatch(Supplier<List<ProcedureStateMachine>> machines) {
+    this.machines = machines;
+    for (ProcedureStateMachine m : machines.get()) {
+      m.snapshotApplyBlocking().reset();
+      m.snapshotWriteTimes().reset();
+    }
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
       if (gc instanceof NotificationEmitter emitter) {
         emitter.addNotificationListener(listener, null, null);
@@ -86,6 +94,24 @@ final class StallWatch implements AutoCloseable {
         snapshots.add(new long[] {t - TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS), t});
       }
     }
+  }
+
+  /** How long each node's takeSnapshot() calls held its apply thread since this watch started. */
+  List<LatencyHistogram> snapshotApplyBlocking() {
+    List<LatencyHistogram> out = new ArrayList<>();
+    for (ProcedureStateMachine m : machines.get()) {
+      out.add(m.snapshotApplyBlocking());
+    }
+    return out;
+  }
+
+  /** How long each node's background snapshot writes took since this watch started. */
+  List<LatencyHistogram> snapshotWriteTimes() {
+    List<LatencyHistogram> out = new ArrayList<>();
+    for (ProcedureStateMachine m : machines.get()) {
+      out.add(m.snapshotWriteTimes());
+    }
+    return out;
   }
 
   int gcPauseCount() {

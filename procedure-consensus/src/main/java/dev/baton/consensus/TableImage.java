@@ -1,0 +1,87 @@
+package dev.baton.consensus;
+
+import java.io.BufferedOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedOutputStream;
+import org.apache.ratis.server.protocol.TermIndex;
+
+/**
+ * A frozen image of the {@link ProcedureTable} after a whole number of applied entries: references
+ * to its immutable record and metadata values in key order, its counters, and the log position it
+ * includes. Taking one copies references only, so it is cheap enough for the apply thread; writing
+ * it (the expensive part) can then run on another thread while the table moves on.
+ */
+final class TableImage {
+  private static final int IO_BUFFER_BYTES = 1 << 16;
+
+  private final TermIndex at;
+  private final long maxProcId;
+  private final long fenceTerm;
+  private final long fenceEpoch;
+  private final long[] ids;
+  private final byte[][] records;
+  private final String[] metadataKeys;
+  private final byte[][] metadataValues;
+
+  TableImage(
+      TermIndex at,
+      long maxProcId,
+      long fenceTerm,
+      long fenceEpoch,
+      long[] ids,
+      byte[][] records,
+      String[] metadataKeys,
+      byte[][] metadataValues) {
+    this.at = at;
+    this.maxProcId = maxProcId;
+    this.fenceTerm = fenceTerm;
+    this.fenceEpoch = fenceEpoch;
+    this.ids = ids;
+    this.records = records;
+    this.metadataKeys = metadataKeys;
+    this.metadataValues = metadataValues;
+  }
+
+  /** The last log entry this image includes (null when frozen outside the state machine). */
+  TermIndex at() {
+    return at;
+  }
+
+  int recordCount() {
+    return ids.length;
+  }
+
+  /**
+   * Writes the image in the snapshot format {@link ProcedureTable#loadSnapshot} reads: magic,
+   * version, max id, fence term and epoch, record count, then each record as id, length, bytes;
+   * then the metadata; last a CRC32C of everything before it.
+   */
+  void writeTo(OutputStream target) throws IOException {
+    CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
+    DataOutputStream out = new DataOutputStream(new BufferedOutputStream(checked, IO_BUFFER_BYTES));
+    out.writeInt(ProcedureTable.SNAPSHOT_MAGIC);
+    out.writeInt(ProcedureTable.SNAPSHOT_VERSION);
+    out.writeLong(maxProcId);
+    out.writeLong(fenceTerm);
+    out.writeLong(fenceEpoch);
+    out.writeInt(ids.length);
+    for (int i = 0; i < ids.length; i++) {
+      out.writeLong(ids[i]);
+      out.writeInt(records[i].length);
+      out.write(records[i]);
+    }
+    out.writeInt(metadataKeys.length);
+    for (int i = 0; i < metadataKeys.length; i++) {
+      out.writeUTF(metadataKeys[i]);
+      out.writeInt(metadataValues[i].length);
+      out.write(metadataValues[i]);
+    }
+    out.flush();
+    long crc = checked.getChecksum().getValue();
+    out.writeLong(crc);
+    out.flush();
+  }
+}
