@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ConfigNodeEnv implements LockEnvironment {
   private final LeaderContext leader;
   private final ClusterMetadata metadata;
-  private final HttpClient http = DataNodeClient.newHttpClient();
+  private final HttpClient http;
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
   private final LockManager locks = new LockManager();
   private final StateHolds holds;
@@ -34,10 +34,18 @@ public final class ConfigNodeEnv implements LockEnvironment {
    * @param holds the node's fault holds (they outlive a term): those set on this node hold here
    * @param commandSeq the node's DataNode command counter (see {@link #command}), shared among its
    *     terms' environments
+   * @param http the node's HTTP client for DataNode calls, made once at start and shared among its
+   *     terms' environments (making one costs seconds on a busy machine: the TLS defaults load
+   *     then, and that would delay every failover)
    */
   public ConfigNodeEnv(
-      LeaderContext leader, ClusterMetadata metadata, StateHolds holds, AtomicLong commandSeq) {
+      LeaderContext leader,
+      ClusterMetadata metadata,
+      StateHolds holds,
+      AtomicLong commandSeq,
+      HttpClient http) {
     this.leader = leader;
+    this.http = http;
     this.metadata = metadata;
     this.holds = holds;
     this.commandSeq = commandSeq;

@@ -1,5 +1,6 @@
 package dev.baton.confignode;
 
+import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.AddDataNode;
@@ -11,6 +12,7 @@ import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FlowRuntime;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,6 +102,8 @@ public final class ConfigNodeServer implements AutoCloseable {
     AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
     // one counter for every term this process leads: commands stay ordered even across envs
     AtomicLong commandSeq = new AtomicLong();
+    // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load)
+    HttpClient dataNodeHttp = DataNodeClient.newHttpClient();
     this.node =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
@@ -109,7 +113,7 @@ public final class ConfigNodeServer implements AutoCloseable {
             .environment(
                 leader -> {
                   publish.get().becameLeader(leader);
-                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq);
+                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodeHttp);
                 })
             .raft(config.raft())
             .build();
