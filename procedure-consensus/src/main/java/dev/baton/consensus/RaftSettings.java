@@ -26,10 +26,21 @@ public record RaftSettings(
     long snapshotEvery,
     long logSegmentBytes) {
 
-  /** Election timeouts that ride out pauses of a busy 2-core machine; failover ≈ 1-2× min. */
+  /**
+   * Election timeouts that ride out pauses of a busy 2-core machine; failover ≈ 1-2× min (Ratis'
+   * own 150/300 ms fail over in about half the time). Kept at 300/600 ms on the evidence of the
+   * whole suite run on a 2-core machine shared with other builds (2026-11-24, counted by {@link
+   * LeaderChanges}): at 150/300 one of three runs failed a test on an election nobody caused, one
+   * lost its leader for 30 s (the two survivors of a leader kill elected nobody), and a process
+   * cluster of a green run had 9 leaders replaced while alive, cold starts elected 2-3 leaders in a
+   * row; at 300/600 the run was green with none. Operators pick their own with {@link
+   * #withElectionTimeouts} (the ConfigNode's {@code --election-timeout-ms MIN,MAX}).
+   */
   public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(300);
 
+  /** Upper bound of the default randomized election timeout; see the lower bound. */
   public static final Duration DEFAULT_ELECTION_TIMEOUT_MAX = Duration.ofMillis(600);
+
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
   public static final long DEFAULT_SNAPSHOT_EVERY = 10_000;
   public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L << 20;
