@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,14 +16,16 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code confignode-sim node --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT
- * [--datanodes HOST:PORT,...] [--faults] [--hold TYPE:STATE,...]}: runs one ConfigNode until the
- * process is stopped. Once serving it prints {@code node ID http 127.0.0.1:PORT}, so a launcher
- * that passed port 0 can read the port.
+ * [--datanodes HOST:PORT,...] [--election-timeout-ms MIN,MAX] [--request-timeout-ms MS] [--faults]
+ * [--hold TYPE:STATE,...]}: runs one ConfigNode until the process is stopped. Once serving it
+ * prints {@code node ID http 127.0.0.1:PORT}, so a launcher that passed port 0 can read the port.
  */
 final class NodeCommand {
   static final String NAME = "node";
   static final int EXIT_START_FAILED = 1;
   static final int MAX_PORT = 65_535;
+  static final String ELECTION_TIMEOUT = "election-timeout-ms";
+  static final String REQUEST_TIMEOUT = "request-timeout-ms";
 
   static final List<CommandLineFlags.Flag> FLAGS =
       List.of(
@@ -47,6 +50,24 @@ final class NodeCommand {
               "roll the Raft log to a new segment at N bytes; the log is purged behind a snapshot"
                   + " by whole segments (default "
                   + RaftSettings.DEFAULT_LOG_SEGMENT_BYTES
+                  + ")",
+              false),
+          new CommandLineFlags.Flag(
+              ELECTION_TIMEOUT,
+              "MIN,MAX",
+              "Raft election timeout range in ms, MIN > 0, MAX > MIN: a leader silent for a random"
+                  + " time in it is replaced, so failover takes about 1-2x MIN; too low and a busy"
+                  + " machine elects spurious leaders (default "
+                  + RaftSettings.DEFAULT_ELECTION_TIMEOUT_MIN.toMillis()
+                  + ","
+                  + RaftSettings.DEFAULT_ELECTION_TIMEOUT_MAX.toMillis()
+                  + ")",
+              false),
+          new CommandLineFlags.Flag(
+              REQUEST_TIMEOUT,
+              "MS",
+              "how long a submission or read may wait for a leader and a majority (default "
+                  + RaftSettings.DEFAULT_REQUEST_TIMEOUT.toMillis()
                   + ")",
               false),
           CommandLineFlags.Flag.toggle(
@@ -174,7 +195,44 @@ final class NodeCommand {
               raft.snapshotEvery(),
               flags.intValue("log-segment-bytes", MIN_LOG_SEGMENT_BYTES, Integer.MAX_VALUE));
     }
+    String election = flags.string(ELECTION_TIMEOUT);
+    if (election != null) {
+      raft = electionTimeouts(raft, election);
+    }
+    if (flags.string(REQUEST_TIMEOUT) != null) {
+      raft =
+          raft.withRequestTimeout(
+              Duration.ofMillis(flags.intValue(REQUEST_TIMEOUT, 1, Integer.MAX_VALUE)));
+    }
     return raft;
+  }
+
+  /** {@code raft} with the election timeouts of {@code --election-timeout-ms MIN,MAX}. */
+  private static RaftSettings electionTimeouts(RaftSettings raft, String flag)
+      throws UsageException {
+    String[] parts = flag.split(",", -1);
+    long min;
+    long max;
+    try {
+      if (parts.length != 2) {
+        throw new NumberFormatException();
+      }
+      min = Integer.parseInt(parts[0].strip());
+      max = Integer.parseInt(parts[1].strip());
+    } catch (NumberFormatException e) {
+      throw new UsageException(
+          "flag --" + ELECTION_TIMEOUT + " must be MIN,MAX in milliseconds, got '" + flag + "'");
+    }
+    if (min <= 0 || max <= min) {
+      throw new UsageException(
+          "flag --"
+              + ELECTION_TIMEOUT
+              + " needs 0 < MIN < MAX, got MIN "
+              + min
+              + " and MAX "
+              + max);
+    }
+    return raft.withElectionTimeouts(Duration.ofMillis(min), Duration.ofMillis(max));
   }
 
   static InetSocketAddress address(String s, String flag) throws UsageException {
@@ -198,6 +256,7 @@ final class NodeCommand {
         + NAME
         + " --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT"
         + " [--datanodes HOST:PORT,...] [--snapshot-every N] [--log-segment-bytes N]"
+        + " [--election-timeout-ms MIN,MAX] [--request-timeout-ms MS]"
         + " [--faults] [--hold TYPE:STATE,...]"
         + System.lineSeparator()
         + CommandLineFlags.describe(FLAGS);

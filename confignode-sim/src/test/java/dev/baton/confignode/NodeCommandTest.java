@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,16 @@ class NodeCommandTest {
           switch with value   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --faults=yes | flag --faults takes no value
           hold without state  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --hold Noop  | --hold: a hold is TYPE:STATE
           hold unknown state  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --hold Noop:X | --hold: procedure type Noop has no state 'X'
+          election one value  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 300       | flag --election-timeout-ms must be MIN,MAX in milliseconds, got '300'
+          election three      | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 1,2,3     | flag --election-timeout-ms must be MIN,MAX in milliseconds, got '1,2,3'
+          election words      | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms a,b       | flag --election-timeout-ms must be MIN,MAX in milliseconds, got 'a,b'
+          election no max     | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 300,     | flag --election-timeout-ms must be MIN,MAX in milliseconds, got '300,'
+          election min zero   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 0,300     | flag --election-timeout-ms needs 0 < MIN < MAX, got MIN 0 and MAX 300
+          election min < 0    | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms -5,300    | flag --election-timeout-ms needs 0 < MIN < MAX, got MIN -5 and MAX 300
+          election max = min  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 300,300   | flag --election-timeout-ms needs 0 < MIN < MAX, got MIN 300 and MAX 300
+          election max < min  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 600,300   | flag --election-timeout-ms needs 0 < MIN < MAX, got MIN 600 and MAX 300
+          request timeout 0   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --request-timeout-ms 0          | flag --request-timeout-ms must be an integer in 1..2147483647, got '0'
+          request timeout s   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --request-timeout-ms 10s        | flag --request-timeout-ms must be an integer in 1..2147483647, got '10s'
           """)
   void nodeUsageErrorsExitWith2AndSayWhatIsWrong(String name, String line, String expected) {
     CliRun r = CliRun.main(line.split(" "));
@@ -71,6 +82,8 @@ class NodeCommandTest {
             "--data-dir DIR",
             "--http-port PORT",
             "--datanodes HOST:PORT,...",
+            "--election-timeout-ms MIN,MAX",
+            "--request-timeout-ms MS",
             "--faults",
             "--hold TYPE:STATE,...")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
@@ -155,6 +168,26 @@ class NodeCommandTest {
         org.junit.jupiter.api.Assertions.assertThrows(
             UsageException.class, () -> NodeCommand.parse(tooSmall));
     assertTrue(e.getMessage().contains("--log-segment-bytes"), e.getMessage());
+  }
+
+  @Test
+  void electionAndRequestTimeoutFlagsTuneRaft() throws Exception {
+    String[] base = {
+      "--id", "a", "--peers", "a=127.0.0.1:5000", "--data-dir", dir.toString(), "--http-port", "0"
+    };
+    ConfigNodeServer.Config c =
+        NodeCommand.parse(
+            concat(base, "--election-timeout-ms", "1000,2500", "--request-timeout-ms=30000"));
+    assertEquals(Duration.ofMillis(1000), c.raft().electionTimeoutMin());
+    assertEquals(Duration.ofMillis(2500), c.raft().electionTimeoutMax());
+    assertEquals(Duration.ofSeconds(30), c.raft().requestTimeout());
+    assertEquals(RaftSettings.DEFAULT_SNAPSHOT_EVERY, c.raft().snapshotEvery(), "others kept");
+
+    ConfigNodeServer.Config onlyElection =
+        NodeCommand.parse(concat(base, "--election-timeout-ms", " 80 , 90 "));
+    assertEquals(
+        RaftSettings.defaults().withElectionTimeouts(Duration.ofMillis(80), Duration.ofMillis(90)),
+        onlyElection.raft());
   }
 
   @Test

@@ -170,6 +170,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return leadership.context();
   }
 
+  /** Leaders heard of since start, one per term (the first included; each logged at INFO). */
+  public long leaderChanges() {
+    return stateMachine.leaderChanges();
+  }
+
   /** The last recovery this node ran as leader, if any. */
   public Optional<LeadershipManager.Recovery> lastRecovery() {
     return leadership.lastRecovery();

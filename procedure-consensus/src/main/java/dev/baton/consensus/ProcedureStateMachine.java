@@ -68,6 +68,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final CommandApplier applier = new CommandApplier(table);
   private final WriteTimings writeTimings = new WriteTimings();
   private final SnapshotTaker snapshots = new SnapshotTaker(storage, this::freeze);
+  private final LeaderChanges leaderChanges = new LeaderChanges();
   private volatile Listener listener;
 
   void setListener(Listener listener) {
@@ -100,6 +101,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   /** Log entries that carried applied store batches (group commit: far fewer than batches). */
   public long appliedWriteEntryCount() {
     return applier.appliedWriteEntryCount();
+  }
+
+  /** Leaders this node has heard of, one per term it learned one in ({@link LeaderChanges}). */
+  public long leaderChanges() {
+    return leaderChanges.count();
   }
 
   /** Where the store writes of this node (while it leads) spend their time. */
@@ -294,9 +300,26 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+    leaderChanges.observed(
+        member.getPeerId().toString(),
+        newLeader == null ? null : newLeader.toString(),
+        currentTerm(member));
     Listener l = listener;
     if (l != null) {
       l.leaderChanged(member.getPeerId().equals(newLeader));
+    }
+  }
+
+  /** The term {@code member} is in now, or -1 if its server is not reachable (closing). */
+  private long currentTerm(RaftGroupMemberId member) {
+    RaftServer server = getServer().getNow(null);
+    if (server == null) {
+      return -1;
+    }
+    try {
+      return server.getDivision(member.getGroupId()).getInfo().getCurrentTerm();
+    } catch (IOException e) {
+      return -1;
     }
   }
 

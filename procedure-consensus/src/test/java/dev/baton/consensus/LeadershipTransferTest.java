@@ -30,6 +30,8 @@ class LeadershipTransferTest {
         RaftClient admin = cluster.raftClient()) {
       ProcedureNode<Work.Env> a = cluster.awaitRunningLeader();
       long firstTerm = a.term();
+      long aChanges = a.leaderChanges();
+      assertTrue(aChanges >= 1, "the leader counts itself: " + aChanges);
       ProcedureExecutor<Work.Env> firstExecutor = a.executor().orElseThrow();
       ProcedureNode<Work.Env> b = cluster.follower();
       // a procedure whose APPLY step is held through both transfers
@@ -53,6 +55,9 @@ class LeadershipTransferTest {
       assertNotSame(firstExecutor, secondExecutor, "a new term builds a new executor");
       await().atMost(TestCluster.ELECTION_WAIT).until(() -> !bExecutor.isRunning());
       assertTrue(a.term() > firstTerm + 1, "two elections since the first term: " + a.term());
+      assertTrue(
+          a.leaderChanges() >= aChanges + 2,
+          () -> "a saw b lead, then itself: " + aChanges + " -> " + a.leaderChanges());
       assertEquals(a.term(), a.lastRecovery().orElseThrow().term());
       // the new executor knows the table, not the old executor's memory
       assertEquals(ProcedureState.SUCCESS, secondExecutor.getInfo(between).orElseThrow().state());
