@@ -204,12 +204,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    * is durable and covers everything this node had applied when it was asked.
    */
   public CompletableFuture<Long> takeSnapshot() {
-    SnapshotTaker snapshots = stateMachine.snapshots();
-    snapshots.explicitRequested();
-    CompletableFuture<Long> index =
-        NodeCalls.bounded(peer.takeSnapshot(), "snapshot", raftSettings.requestTimeout());
-    index.whenComplete((i, e) -> snapshots.explicitDone());
-    return index;
+    return stateMachine
+        .snapshots()
+        .explicit(
+            () ->
+                NodeCalls.bounded(peer.takeSnapshot(), "snapshot", raftSettings.requestTimeout()));
   }
 
   /** Store writes and id reservations rejected by this node's state machine for a stale term. */

@@ -3,6 +3,7 @@ package dev.baton.consensus;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -72,13 +73,20 @@ final class SnapshotTaker {
     return applyThreadBlocked;
   }
 
-  /** An explicit request is about to be sent; call {@link #explicitDone} once it is answered. */
-  void explicitRequested() {
+  /**
+   * Sends an explicit (operator's) snapshot request through Ratis; while it is outstanding, every
+   * {@code takeSnapshot()} call writes synchronously (see the class comment).
+   */
+  CompletableFuture<Long> explicit(Supplier<CompletableFuture<Long>> request) {
     explicitRequests.incrementAndGet();
-  }
-
-  void explicitDone() {
-    explicitRequests.decrementAndGet();
+    CompletableFuture<Long> index;
+    try {
+      index = request.get();
+    } catch (RuntimeException e) {
+      index = CompletableFuture.failedFuture(e);
+    }
+    index.whenComplete((i, e) -> explicitRequests.decrementAndGet());
+    return index;
   }
 
   /**
