@@ -123,20 +123,28 @@ final class SnapshotTaker {
     if (failedBefore && now - retryAfterNanos < 0) {
       return -1;
     }
-    TableImage image = freezer.get();
-    if (image == null || image.at().getIndex() <= durableIndex()) {
-      return durableIndex();
+    long durable = durableIndex();
+    TableImage image = imageNewerThan(durable);
+    if (image == null) {
+      return durable;
     }
     inFlight = writer.start(image);
     return -1;
   }
 
+  /** An image of the table if it includes entries after {@code durable}; else null. */
+  private TableImage imageNewerThan(long durable) {
+    TableImage image = freezer.get();
+    return image == null || image.at().getIndex() <= durable ? null : image;
+  }
+
   /** Writes a fresh snapshot on the writer's thread and waits for it. */
   private long takeNow() throws IOException {
     awaitInFlight(false);
-    TableImage image = freezer.get();
-    if (image == null || image.at().getIndex() <= durableIndex()) {
-      return durableIndex();
+    long durable = durableIndex();
+    TableImage image = imageNewerThan(durable);
+    if (image == null) {
+      return durable;
     }
     SnapshotWriter.Write write = writer.start(image);
     try {

@@ -167,25 +167,25 @@ final class LatencyBreakdown {
   }
 
   private static String withMax(String name, LatencyHistogram h) {
-    return String.format(
-        Locale.ROOT,
-        "%-42s %9.2f %9.2f   (%d; max %.2f ms)",
-        name,
-        h.percentileMillis(0.5),
-        h.percentileMillis(TAIL),
-        h.count(),
-        h.percentileMillis(1.0));
+    return histogramLine(name, h, "max", 1.0);
   }
 
   private static String histogramLine(String name, LatencyHistogram h) {
+    return histogramLine(name, h, "p99.9", 0.999);
+  }
+
+  /** p50, the tail percentile and one more quantile ({@code label}) of {@code h}, in ms. */
+  private static String histogramLine(
+      String name, LatencyHistogram h, String label, double quantile) {
     return String.format(
         Locale.ROOT,
-        "%-42s %9.2f %9.2f   (%d; p99.9 %.2f ms)",
+        "%-42s %9.2f %9.2f   (%d; %s %.2f ms)",
         name,
         h.percentileMillis(0.5),
         h.percentileMillis(TAIL),
         h.count(),
-        h.percentileMillis(0.999));
+        label,
+        h.percentileMillis(quantile));
   }
 
   private static long gcCount() {
