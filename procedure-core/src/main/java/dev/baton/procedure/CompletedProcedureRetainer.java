@@ -14,20 +14,29 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class CompletedProcedureRetainer {
 
-  /** A finished tree: its root's info, the ids of the other members, when it expires. */
-  record Completed(ProcedureInfo root, List<Long> memberIds, NonceKey nonce, long expiresAt) {}
+  /**
+   * A finished tree: its root's info, the ids of the other members, when it expires, and whether
+   * its final records are in the store (false: the root's final write deleted them).
+   */
+  record Completed(
+      ProcedureInfo root, List<Long> memberIds, NonceKey nonce, long expiresAt, boolean stored) {}
 
   private final Map<Long, Completed> roots = new ConcurrentHashMap<>();
   private final Map<Long, ProcedureInfo> infos = new ConcurrentHashMap<>();
 
-  void add(ProcedureInfo root, Collection<ProcedureInfo> members, NonceKey nonce, long expiresAt) {
+  void add(
+      ProcedureInfo root,
+      Collection<ProcedureInfo> members,
+      NonceKey nonce,
+      long expiresAt,
+      boolean stored) {
     List<Long> ids = new ArrayList<>(members.size());
     for (ProcedureInfo m : members) {
       ids.add(m.procId());
       infos.put(m.procId(), m);
     }
     infos.put(root.procId(), root);
-    roots.put(root.procId(), new Completed(root, ids, nonce, expiresAt));
+    roots.put(root.procId(), new Completed(root, ids, nonce, expiresAt, stored));
   }
 
   ProcedureInfo get(long procId) {

@@ -2,6 +2,7 @@ package dev.baton.procedure;
 
 import dev.baton.procedure.store.StoreBatch;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,10 +51,18 @@ final class ExpiredDeadlines<Env> {
    * them. The deletes go to the store in batches of about {@link #MAX_DELETES_PER_WRITE} records (a
    * tree is never split), not one write per root: each write may cost a disk force, and this runs
    * on the timeout thread, which fires no deadline while it waits. A batch that fails is kept
-   * (retained and queryable) for the next round.
+   * (retained and queryable) for the next round. Trees whose final write deleted their records
+   * (retention zero) are only forgotten.
    */
   void cleanCompleted() {
-    List<CompletedProcedureRetainer.Completed> expired = ctx.completed.expired(ctx.now());
+    List<CompletedProcedureRetainer.Completed> expired = new ArrayList<>();
+    for (CompletedProcedureRetainer.Completed c : ctx.completed.expired(ctx.now())) {
+      if (c.stored()) {
+        expired.add(c);
+      } else {
+        forget(c); // its final write deleted its records already
+      }
+    }
     int from = 0;
     while (from < expired.size()) {
       int to = from;
@@ -82,11 +91,15 @@ final class ExpiredDeadlines<Env> {
         return;
       }
       for (CompletedProcedureRetainer.Completed c : chunk) {
-        ctx.completed.remove(c);
-        if (c.nonce() != null) {
-          ctx.nonces.remove(c.nonce(), c.root().procId());
-        }
+        forget(c);
       }
+    }
+  }
+
+  private void forget(CompletedProcedureRetainer.Completed c) {
+    ctx.completed.remove(c);
+    if (c.nonce() != null) {
+      ctx.nonces.remove(c.nonce(), c.root().procId());
     }
   }
 }

@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
  * What happens when a procedure reaches a terminal state: a finished child wakes its parent once
  * all siblings are done; a finished root moves its whole tree to the completed retainer, keeping
  * the root's and the members' final records (queryable, also after a recovery) until the root's
- * retention ends and the cleaner deletes them together.
+ * retention ends and the cleaner deletes them together. With retention zero the root's final write
+ * deletes the tree's records instead; its infos stay queryable on this executor until the cleaner's
+ * next run, which only forgets them.
  */
 final class ProcedureCompletion<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureCompletion.class);
@@ -70,17 +72,32 @@ final class ProcedureCompletion<Env> {
         }
       }
     }
-    return new StepUpdate<>(writes, List.of(), () -> retire(root, stack, others));
+    if (ctx.config.completedRetention().isZero()) {
+      // nothing is retained in the store: the final write deletes the tree, so the store never
+      // holds finished records for the cleaner to delete later in bursts
+      List<Procedure<Env>> tree = new ArrayList<>(others);
+      tree.add(0, root);
+      return new StepUpdate<>(List.of(), tree, () -> retire(root, stack, others, false));
+    }
+    return new StepUpdate<>(writes, List.of(), () -> retire(root, stack, others, true));
   }
 
+  /**
+   * Moves a finished tree to the completed retainer; {@code stored} says whether its final records
+   * are in the store (the cleaner deletes them) or were deleted by the final write (retention zero:
+   * the cleaner only forgets the infos kept in memory until its next run).
+   */
   private void retire(
-      Procedure<Env> root, RootProcedureStack<Env> stack, List<Procedure<Env>> others) {
+      Procedure<Env> root,
+      RootProcedureStack<Env> stack,
+      List<Procedure<Env>> others,
+      boolean stored) {
     long expiresAt = ctx.now() + ctx.config.completedRetention().toMillis();
     List<ProcedureInfo> memberInfos = new ArrayList<>(others.size());
     for (Procedure<Env> m : others) {
       memberInfos.add(m.snapshot());
     }
-    ctx.completed.add(root.snapshot(), memberInfos, root.exec.getNonceKey(), expiresAt);
+    ctx.completed.add(root.snapshot(), memberInfos, root.exec.getNonceKey(), expiresAt, stored);
     for (Procedure<Env> m : others) {
       ctx.procedures.remove(m.getProcId());
     }

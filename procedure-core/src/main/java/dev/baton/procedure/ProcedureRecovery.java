@@ -124,7 +124,7 @@ final class ProcedureRecovery<Env> {
   private void retainCompleted(Procedure<Env> root, List<ProcedureInfo> members) {
     root.refreshSnapshot();
     long expiresAt = root.getLastUpdate() + ctx.config.completedRetention().toMillis();
-    ctx.completed.add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt);
+    ctx.completed.add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt, true);
     if (root.exec.getNonceKey() != null) {
       ctx.nonces.put(root.exec.getNonceKey(), root.getProcId());
     }

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,20 +20,35 @@ import org.junit.jupiter.api.Timeout;
 class CompletedProcedureCleanupTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
   private static final Duration NEVER = Duration.ofHours(1);
+  private static final Duration RETENTION = Duration.ofMinutes(1);
+
+  private final AtomicLong clock = new AtomicLong(System.currentTimeMillis());
 
   private final InMemoryProcedureStore records = new InMemoryProcedureStore();
   private final RecordingStore store = new RecordingStore(records);
   private ProcedureExecutor<TestEnv> executor;
 
-  /** Retention zero; the cleaner runs only when the test calls it. */
+  /**
+   * A minute's retention on a clock the test moves ({@link #pastRetention}); the cleaner runs only
+   * when the test calls it.
+   */
   private void start() throws IOException {
+    start(RETENTION);
+  }
+
+  private void start(Duration retention) throws IOException {
     executor =
         ProcedureExecutor.builder(new TestEnv(), store, Steps.registry())
             .coreWorkers(2)
-            .completedRetention(Duration.ZERO)
+            .completedRetention(retention)
             .cleanerInterval(NEVER)
+            .clock(clock::get)
             .build();
     executor.start();
+  }
+
+  private void pastRetention() {
+    clock.addAndGet(RETENTION.toMillis() + 1);
   }
 
   @AfterEach
@@ -62,6 +78,11 @@ class CompletedProcedureCleanupTest {
 
     store.batches.clear();
     executor.cleanCompleted();
+    assertEquals(0, store.batches.size(), "nothing is deleted before the retention ends");
+    assertEquals(procedures, records.size());
+
+    pastRetention();
+    executor.cleanCompleted();
 
     assertEquals(2, store.batches.size(), "one write per full batch of deletes, then the rest");
     assertEquals(ExpiredDeadlines.MAX_DELETES_PER_WRITE, store.batches.get(0).deleteCount());
@@ -76,6 +97,7 @@ class CompletedProcedureCleanupTest {
   void failedCleanerWriteKeepsTheRootsForTheNextRound() throws Exception {
     start();
     List<Long> ids = runToCompletion(3);
+    pastRetention();
 
     store.failWrites = true;
     executor.cleanCompleted();
@@ -90,6 +112,24 @@ class CompletedProcedureCleanupTest {
       assertTrue(executor.getInfo(id).isEmpty(), "procedure " + id + " is forgotten");
     }
     assertEquals(0, records.size());
+  }
+
+  @Test
+  void zeroRetentionDeletesTheTreeInItsFinalWriteAndTheCleanerOnlyForgetsIt() throws Exception {
+    start(Duration.ZERO);
+    List<Long> ids = runToCompletion(3);
+    assertEquals(0, records.size(), "the final writes deleted the finished roots");
+    for (long id : ids) {
+      assertTrue(
+          executor.getInfo(id).isPresent(), "procedure " + id + " is queryable until cleaned");
+    }
+
+    store.batches.clear();
+    executor.cleanCompleted();
+    assertEquals(0, store.batches.size(), "nothing left in the store for the cleaner to delete");
+    for (long id : ids) {
+      assertTrue(executor.getInfo(id).isEmpty(), "procedure " + id + " is forgotten");
+    }
   }
 
   /** Passes writes on, remembers the batches, and fails writes on request. */

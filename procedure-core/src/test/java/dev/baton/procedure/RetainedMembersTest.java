@@ -26,6 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(60)
 class RetainedMembersTest {
   static final Duration RETENTION = Duration.ofHours(1);
+  static final Duration NEVER = Duration.ofDays(1);
 
   @TempDir Path dir;
 
@@ -110,5 +111,26 @@ class RetainedMembersTest {
     Harness.eventually("both trees cleaned").until(() -> h.executor.list().isEmpty());
     assertTrue(h.executor.getInfo(ok1).isEmpty());
     assertEquals(List.of(), storedIds());
+  }
+
+  @ParameterizedTest(name = "file store: {0}")
+  @ValueSource(booleans = {false, true})
+  void zeroRetentionDeletesTheWholeTreeWithTheRootsFinalWrite(boolean file) throws Exception {
+    useStore(file);
+    h.with(b -> b.completedRetention(Duration.ZERO).cleanerInterval(NEVER));
+    h.env.spawns.put("ok:B", List.of("ok.0", "ok.1"));
+    h.env.spawns.put("bad:B", List.of("bad.0"));
+    h.env.failNext("bad.0:A", 1);
+    h.start();
+    long ok = h.executor.submit(new ScriptedStep("ok"));
+    long bad = h.executor.submit(new ScriptedStep("bad"));
+    assertEquals(ProcedureState.SUCCESS, h.await(ok).state());
+    assertEquals(ProcedureState.ROLLEDBACK, h.await(bad).state());
+    Harness.eventually("both trees retired").until(() -> h.executor.liveCount() == 0);
+
+    assertFinal(h.env.ids.get("ok.1"), ok, ProcedureState.SUCCESS); // in memory until cleaned
+    assertEquals(List.of(), storedIds(), "no finished record stays in the store");
+    h.start(); // a restart
+    assertTrue(h.executor.list().isEmpty(), "a restart finds nothing to retain");
   }
 }
