@@ -239,6 +239,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   /** Stops any executor and refuses new terms; waits for the lifecycle thread. */
   void shutdown() {
+    long start = System.nanoTime();
     LeaderTerm<Env> t;
     synchronized (this) {
       shutdown = true;
@@ -258,6 +259,13 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (t != null) {
+      LOG.info(
+          "Node {}: executor of term {} stopped in {} ms for the node's close",
+          node.nodeId(),
+          t.term,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
   }
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -121,8 +122,13 @@ final class RaftPeer {
     RaftServer s = server;
     server = null;
     if (s != null) {
+      long start = System.nanoTime();
       try {
         s.close();
+        LOG.info(
+            "Node {}: Raft server closed in {} ms",
+            nodeId,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
       } catch (IOException e) {
         LOG.warn("Error closing the Raft server of node {}", nodeId, e);
       }

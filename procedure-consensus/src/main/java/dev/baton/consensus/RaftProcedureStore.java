@@ -69,7 +69,12 @@ final class RaftProcedureStore implements ProcedureStore {
     WriteTimings timings = stateMachine.writeTimings();
     this.batcher =
         new EntryBatcher<>(
-            this::sendEntry, this::notLeader, limits, timings.queued(), timings.committed());
+            this::sendEntry,
+            this::notLeader,
+            limits,
+            writeTimeout,
+            timings.queued(),
+            timings.committed());
   }
 
   @Override
@@ -133,8 +138,7 @@ final class RaftProcedureStore implements ProcedureStore {
       return CompletableFuture.failedFuture(e);
     }
     return batcher
-        .add(batch.toProto().toByteString())
-        .orTimeout(writeTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .add(batch.toProto().toByteString()) // bounded by the write timeout
         .exceptionallyCompose(e -> CompletableFuture.failedFuture(asIoException(e, "store write")));
   }
 

@@ -1,20 +1,29 @@
 package dev.baton.consensus;
 
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class EntryBatcherTest {
+  private static final Duration TIMEOUT = Duration.ofMillis(200);
+  private static final long WAIT = 10;
+
   /** Entries the sender was given, each with the future that completes it. */
   private final List<List<ByteString>> sent = new CopyOnWriteArrayList<>();
 
@@ -23,6 +32,10 @@ class EntryBatcherTest {
   private final LatencyHistogram committed = new LatencyHistogram();
 
   private EntryBatcher<Integer> batcher(int maxEntriesInFlight) {
+    return batcher(maxEntriesInFlight, null);
+  }
+
+  private EntryBatcher<Integer> batcher(int maxEntriesInFlight, Duration timeout) {
     return new EntryBatcher<>(
         items -> {
           sent.add(items);
@@ -32,6 +45,7 @@ class EntryBatcherTest {
         },
         () -> new NotLeaderException("stopped"),
         new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, maxEntriesInFlight),
+        timeout,
         queued,
         committed);
   }
@@ -75,5 +89,26 @@ class EntryBatcherTest {
     assertTrue(b.add(item(3)).isCompletedExceptionally());
     assertEquals(1, committed.count());
     assertEquals(0, Collections.frequency(sent, List.of(item(3))));
+  }
+
+  @Test
+  void withATimeoutAnUnansweredEntryFailsItsItemsAndTheQueuedOnesGoOutAfterIt() throws Exception {
+    EntryBatcher<Integer> b = batcher(1, TIMEOUT);
+    long start = System.nanoTime();
+    CompletableFuture<Integer> first = b.add(item(1));
+    CompletableFuture<Integer> second = b.add(item(2)); // queued behind the first entry
+
+    ExecutionException e = assertThrows(ExecutionException.class, () -> first.get(WAIT, SECONDS));
+    assertTrue(e.getCause() instanceof TimeoutException, e::toString);
+    assertTrue(
+        System.nanoTime() - start >= TIMEOUT.toNanos(), "not before the timeout: " + e.getCause());
+    // the second goes out when the first timed out, and is bounded by its own time
+    await().atMost(Duration.ofSeconds(WAIT)).until(() -> sent.size() == 2);
+    e = assertThrows(ExecutionException.class, () -> second.get(WAIT, SECONDS));
+    assertTrue(e.getCause() instanceof TimeoutException, e::toString);
+
+    CompletableFuture<Integer> third = b.add(item(3));
+    replies.get(2).complete(List.of(30));
+    assertEquals(30, third.get(WAIT, SECONDS), "an entry answered in time is not failed");
   }
 }

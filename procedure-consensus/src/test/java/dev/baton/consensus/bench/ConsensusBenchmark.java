@@ -30,7 +30,8 @@ import java.util.stream.Stream;
  * <p>Run: {@code mvn -B -q -pl procedure-consensus -am test-compile exec:java@bench-consensus}
  * (system properties {@code bench.warmupSeconds}, {@code bench.seconds}, {@code bench.live}, {@code
  * bench.kills}, {@code bench.rebuildLive}, {@code bench.workers}, {@code bench.window}, {@code
- * bench.electionMinMs}, {@code bench.electionMaxMs}).
+ * bench.electionMinMs}, {@code bench.electionMaxMs}; {@code bench.profile=<file.jfr>} adds a CPU
+ * profile of the half-peak phase, see {@link CpuProfile}).
  */
 public final class ConsensusBenchmark {
   static final int DEFAULT_WARMUP_SECONDS = 60;
@@ -117,6 +118,7 @@ public final class ConsensusBenchmark {
     results.put("updatesToRawRatio", updates / raw);
 
     LoadRun half;
+    CpuProfile profile = CpuProfile.startIfAsked();
     try (StallWatch stalls = new StallWatch(cluster::stateMachines)) {
       LatencyBreakdown breakdown =
           new LatencyBreakdown(leader.stateMachine().writeTimings(), stalls);
@@ -124,6 +126,13 @@ public final class ConsensusBenchmark {
       log("where submit-to-done time goes at half peak:");
       for (String line : breakdown.report()) {
         log("  %s", line);
+      }
+    }
+    if (profile != null) {
+      try (profile) {
+        for (String line : profile.stopAndSummarize()) {
+          log("  %s", line);
+        }
       }
     }
     results.put("halfLoadRate", half.perSecond());
