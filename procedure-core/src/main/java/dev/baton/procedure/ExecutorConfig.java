@@ -12,8 +12,11 @@ import java.time.Duration;
  * @param stuckCheckInterval how often the monitor looks for stuck workers
  * @param keepAlive idle time after which a temporary worker retires
  * @param pollInterval how long an idle worker blocks on the scheduler before re-checking
- * @param completedRetention how long finished roots stay queryable before the cleaner removes them
- * @param cleanerInterval how often the cleaner runs
+ * @param completedRetention how long finished roots stay queryable before the cleaner removes them;
+ *     zero keeps nothing in the store (a root's final write deletes its tree) and its info only for
+ *     {@link #ZERO_RETENTION_GRACE} in the memory of the executor that ran it
+ * @param cleanerInterval how often the cleaner runs (at least every {@link #ZERO_RETENTION_GRACE}
+ *     with retention zero)
  * @param retryBackoffInitial first wait before retrying a step or rollback step that failed
  * @param retryBackoffMax the cap of the exponential retry backoff
  * @param stopJoinTimeout how long {@code stop()} waits for each worker to exit
@@ -45,6 +48,12 @@ public record ExecutorConfig(
   public static final Duration DEFAULT_RETRY_BACKOFF_INITIAL = Duration.ofMillis(100);
   public static final Duration DEFAULT_RETRY_BACKOFF_MAX = Duration.ofSeconds(30);
   public static final Duration DEFAULT_STOP_JOIN_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * With retention zero, how long a finished root stays queryable on the executor that ran it: a
+   * caller that got its id a moment before it finished can still wait for it.
+   */
+  public static final Duration ZERO_RETENTION_GRACE = Duration.ofSeconds(1);
 
   /** The defaults. */
   public static ExecutorConfig defaults() {
@@ -93,6 +102,21 @@ public record ExecutorConfig(
     if (term < 0) {
       throw new IllegalArgumentException("term must be >= 0, got " + term);
     }
+  }
+
+  /** How long a finished root stays queryable here: the retention, or the grace if that is zero. */
+  public Duration queryableAfterFinish() {
+    return completedRetention.isZero() ? ZERO_RETENTION_GRACE : completedRetention;
+  }
+
+  /**
+   * How often the cleaner runs: the interval, or the grace if shorter and retention is zero
+   * (finished infos at a high rate must not pile up in memory for a whole interval).
+   */
+  public Duration cleanerPeriod() {
+    return completedRetention.isZero() && ZERO_RETENTION_GRACE.compareTo(cleanerInterval) < 0
+        ? ZERO_RETENTION_GRACE
+        : cleanerInterval;
   }
 
   private static void requirePositive(String name, Duration d) {

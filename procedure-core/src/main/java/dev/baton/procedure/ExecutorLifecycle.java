@@ -68,7 +68,7 @@ final class ExecutorLifecycle<Env> {
       }
       ctx.scheduler.start();
       ctx.timeouts.add(
-          ctx.now() + ctx.config.cleanerInterval().toMillis(),
+          ctx.now() + ctx.config.cleanerPeriod().toMillis(),
           TimeoutQueue.Kind.CLEAN_COMPLETED,
           null);
       phase = Phase.RUNNING;

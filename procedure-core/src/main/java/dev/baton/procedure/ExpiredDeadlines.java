@@ -33,7 +33,7 @@ final class ExpiredDeadlines<Env> {
       case CLEAN_COMPLETED -> {
         cleanCompleted();
         ctx.timeouts.add(
-            ctx.now() + ctx.config.cleanerInterval().toMillis(),
+            ctx.now() + ctx.config.cleanerPeriod().toMillis(),
             TimeoutQueue.Kind.CLEAN_COMPLETED,
             null);
       }

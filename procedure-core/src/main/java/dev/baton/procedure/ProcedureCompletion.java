@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
  * all siblings are done; a finished root moves its whole tree to the completed retainer, keeping
  * the root's and the members' final records (queryable, also after a recovery) until the root's
  * retention ends and the cleaner deletes them together. With retention zero the root's final write
- * deletes the tree's records instead; its infos stay queryable on this executor until the cleaner's
- * next run, which only forgets them.
+ * deletes the tree's records instead; its infos stay queryable on this executor for {@link
+ * ExecutorConfig#ZERO_RETENTION_GRACE}, then the cleaner only forgets them.
  */
 final class ProcedureCompletion<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureCompletion.class);
@@ -85,14 +85,14 @@ final class ProcedureCompletion<Env> {
   /**
    * Moves a finished tree to the completed retainer; {@code stored} says whether its final records
    * are in the store (the cleaner deletes them) or were deleted by the final write (retention zero:
-   * the cleaner only forgets the infos kept in memory until its next run).
+   * the cleaner only forgets the infos kept in memory for the grace).
    */
   private void retire(
       Procedure<Env> root,
       RootProcedureStack<Env> stack,
       List<Procedure<Env>> others,
       boolean stored) {
-    long expiresAt = ctx.now() + ctx.config.completedRetention().toMillis();
+    long expiresAt = ctx.now() + ctx.config.queryableAfterFinish().toMillis();
     List<ProcedureInfo> memberInfos = new ArrayList<>(others.size());
     for (Procedure<Env> m : others) {
       memberInfos.add(m.snapshot());

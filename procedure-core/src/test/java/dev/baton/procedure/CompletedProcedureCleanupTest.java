@@ -126,6 +126,11 @@ class CompletedProcedureCleanupTest {
 
     store.batches.clear();
     executor.cleanCompleted();
+    for (long id : ids) {
+      assertTrue(executor.getInfo(id).isPresent(), "procedure " + id + " is kept for the grace");
+    }
+    clock.addAndGet(ExecutorConfig.ZERO_RETENTION_GRACE.toMillis());
+    executor.cleanCompleted();
     assertEquals(0, store.batches.size(), "nothing left in the store for the cleaner to delete");
     for (long id : ids) {
       assertTrue(executor.getInfo(id).isEmpty(), "procedure " + id + " is forgotten");

@@ -4,27 +4,22 @@ import dev.baton.procedure.EnumStateMachineProcedure;
 import dev.baton.procedure.ProcedureRegistry;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /** The procedures the consensus benchmark runs. */
 final class BenchProcedures {
   /** Parked procedures wait this long: far beyond any benchmark. */
   static final long PARK_MILLIS = 3_600_000;
 
-  /**
-   * While not null, each {@link Noop3} step stores its start time ({@code System.nanoTime()}) here,
-   * under its procId, at the index of its state (the latency breakdown).
-   */
-  static volatile Map<Long, long[]> stepStarts;
+  /** While not null, each {@link Noop3} step records its start time here (the breakdown). */
+  static volatile StepTrace stepStarts;
 
   private BenchProcedures() {}
 
-  /** Starts recording step start times into a fresh map, which is returned. */
-  static Map<Long, long[]> traceSteps() {
-    Map<Long, long[]> m = new ConcurrentHashMap<>();
-    stepStarts = m;
-    return m;
+  /** Starts recording the step start times of procedures from {@code base} on. */
+  static StepTrace traceSteps(long base, int capacity) {
+    StepTrace t = new StepTrace(base, capacity);
+    stepStarts = t;
+    return t;
   }
 
   static void stopTracing() {
@@ -51,10 +46,9 @@ final class BenchProcedures {
 
     @Override
     protected Flow executeFromState(Object env, Three state) {
-      Map<Long, long[]> trace = stepStarts;
+      StepTrace trace = stepStarts;
       if (trace != null) {
-        trace.computeIfAbsent(getProcId(), id -> new long[Three.values().length])[state.ordinal()] =
-            System.nanoTime();
+        trace.record(getProcId(), state.ordinal(), System.nanoTime());
       }
       return state == Three.THREE ? Flow.NO_MORE_STATE : next(state);
     }

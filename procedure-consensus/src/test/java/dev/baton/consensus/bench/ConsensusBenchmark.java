@@ -45,6 +45,9 @@ public final class ConsensusBenchmark {
   static final int DEFAULT_WORKERS = 32;
   static final int DEFAULT_WINDOW = 512;
 
+  /** Room traced beyond the half-peak phase's expected procedures (its ids may have gaps). */
+  static final double TRACE_HEADROOM = 1.5;
+
   private final int warmup = Integer.getInteger("bench.warmupSeconds", DEFAULT_WARMUP_SECONDS);
   private final int seconds = Integer.getInteger("bench.seconds", DEFAULT_MEASURE_SECONDS);
   private final int live = Integer.getInteger("bench.live", DEFAULT_LIVE);
@@ -118,11 +121,20 @@ public final class ConsensusBenchmark {
     results.put("updatesToRawRatio", updates / raw);
 
     LoadRun half;
+    double halfRate = peak.perSecond() / 2;
+    // ids are never reused: the phase's procedures come after this one's
+    long firstId =
+        cluster.await(
+            "the half-peak phase's first id", leader.submit(new BenchProcedures.Noop3(), null));
     CpuProfile profile = CpuProfile.startIfAsked();
     try (StallWatch stalls = new StallWatch(cluster::stateMachines)) {
       LatencyBreakdown breakdown =
-          new LatencyBreakdown(leader.stateMachine().writeTimings(), stalls);
-      half = load.openLoop(seconds, peak.perSecond() / 2, breakdown);
+          new LatencyBreakdown(
+              leader.stateMachine().writeTimings(),
+              stalls,
+              firstId + 1,
+              (int) (halfRate * seconds * TRACE_HEADROOM));
+      half = load.openLoop(seconds, halfRate, breakdown);
       log("where submit-to-done time goes at half peak:");
       for (String line : breakdown.report()) {
         log("  %s", line);

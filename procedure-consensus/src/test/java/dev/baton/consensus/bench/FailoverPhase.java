@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The benchmark's leader kills with many live procedures: each kill closes the running leader and
@@ -19,6 +20,9 @@ import java.util.concurrent.TimeoutException;
  * leader's rebuild time; the medians go into the report.
  */
 final class FailoverPhase {
+  /** How often the kill's watcher asks whether the victim still leads. */
+  static final long WATCH_NANOS = 200_000;
+
   private final BenchCluster cluster;
 
   FailoverPhase(BenchCluster cluster) {
@@ -46,6 +50,19 @@ final class FailoverPhase {
                 closedAt[0] = ms(t0);
               },
               "bench-kill");
+      long[] stoppedLeadingAt = new long[] {-1};
+      Thread watcher =
+          new Thread(
+              () -> {
+                // until the victim's Raft server stops leading, it still sends heartbeats and no
+                // follower can start an election: the part of a graceful close a crash skips
+                while (old.isLeader() && ms(t0) < BenchCluster.WAIT.toMillis()) {
+                  LockSupport.parkNanos(WATCH_NANOS);
+                }
+                stoppedLeadingAt[0] = ms(t0);
+              },
+              "bench-kill-watch");
+      watcher.start();
       killer.start();
       ProcedureNode<Object> first =
           cluster.awaitValue(
@@ -67,6 +84,7 @@ final class FailoverPhase {
       LeadershipManager.Recovery recovery = ran.lastRecovery().orElseThrow();
       rebuildMs.add(recovery.rebuildTime().toMillis());
       killer.join();
+      watcher.join();
       cluster.startNode(victim);
       String path = victim + " -> " + first.nodeId();
       if (first != ran) {
@@ -75,7 +93,8 @@ final class FailoverPhase {
       }
       log(
           "%s: %s, elected %d ms, ready %d ms, running %d ms, probe done %d ms, rebuild of %d"
-              + " procedures %d ms (%s); the victim's close() returned after %d ms",
+              + " procedures %d ms (%s); the victim stopped leading after %d ms, its close()"
+              + " returned after %d ms",
           kill,
           path,
           elected.get(k),
@@ -85,6 +104,7 @@ final class FailoverPhase {
           recovery.procedures(),
           rebuildMs.get(k),
           recovery.phases(),
+          stoppedLeadingAt[0],
           closedAt[0]);
     }
     results.put("failoverExtraLeaderChanges", moves);

@@ -9,8 +9,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Where a procedure's submit-to-done time goes during one load phase: per procedure, the submission
@@ -32,11 +31,16 @@ final class LatencyBreakdown {
   private static final int TOTAL = SEGMENTS.length - 1;
   private static final int STARTED = SEGMENTS.length;
   private static final int DONE = SEGMENTS.length + 1;
+  private static final int FIELDS = DONE + 1;
   private static final double TAIL = 0.99;
   private static final double NANOS_PER_MILLI = 1e6;
 
-  private final ConcurrentLinkedQueue<long[]> samples = new ConcurrentLinkedQueue<>();
-  private final Map<Long, long[]> stepStarts = BenchProcedures.traceSteps();
+  /** Per sample, its fields one after the other; allocated up front (see {@link StepTrace}). */
+  private final long[] samples;
+
+  private final int capacity;
+  private final AtomicInteger count = new AtomicInteger();
+  private final StepTrace stepStarts;
   private final WriteTimings timings;
   private final long gcCount0 = gcCount();
   private final long gcMillis0 = gcMillis();
@@ -45,9 +49,16 @@ final class LatencyBreakdown {
 
   private final StallWatch stalls;
 
-  LatencyBreakdown(WriteTimings leaderTimings, StallWatch stalls) {
+  /**
+   * @param firstId the lowest procId to trace (the next to be submitted)
+   * @param capacity the most procedures traced
+   */
+  LatencyBreakdown(WriteTimings leaderTimings, StallWatch stalls, long firstId, int capacity) {
     this.timings = leaderTimings;
     this.stalls = stalls;
+    this.capacity = capacity;
+    this.samples = new long[Math.multiplyExact(capacity, FIELDS)];
+    this.stepStarts = BenchProcedures.traceSteps(firstId, capacity);
     timings.reset();
   }
 
@@ -56,28 +67,35 @@ final class LatencyBreakdown {
    * tDone}.
    */
   void record(long procId, long t0, long tId, long tDone) {
-    long[] steps = stepStarts.get(procId);
-    if (steps == null || steps[0] == 0 || steps[1] == 0 || steps[2] == 0) {
+    long s0 = stepStarts.start(procId, 0);
+    long s1 = stepStarts.start(procId, 1);
+    long s2 = stepStarts.start(procId, 2);
+    if (s0 == 0 || s1 == 0 || s2 == 0) {
       return;
     }
-    samples.add(
-        new long[] {
-          tId - t0,
-          steps[0] - t0,
-          steps[1] - steps[0],
-          steps[2] - steps[1],
-          tDone - steps[2],
-          tDone - t0,
-          t0,
-          tDone
-        });
+    int i = count.getAndIncrement();
+    if (i >= capacity) {
+      return;
+    }
+    int at = i * FIELDS;
+    samples[at] = tId - t0;
+    samples[at + 1] = s0 - t0;
+    samples[at + 2] = s1 - s0;
+    samples[at + 3] = s2 - s1;
+    samples[at + 4] = tDone - s2;
+    samples[at + TOTAL] = tDone - t0;
+    samples[at + STARTED] = t0;
+    samples[at + DONE] = tDone;
   }
 
   /** Prints the breakdown; stops tracing steps. */
   List<String> report() {
     BenchProcedures.stopTracing();
     double secs = (System.nanoTime() - start) / 1e9;
-    List<long[]> all = new ArrayList<>(samples);
+    List<long[]> all = new ArrayList<>();
+    for (int i = 0; i < Math.min(count.get(), capacity); i++) {
+      all.add(Arrays.copyOfRange(samples, i * FIELDS, (i + 1) * FIELDS));
+    }
     List<String> lines = new ArrayList<>();
     if (all.isEmpty()) {
       lines.add("no traced procedure finished");

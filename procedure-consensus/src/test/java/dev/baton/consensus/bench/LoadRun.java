@@ -1,18 +1,20 @@
 package dev.baton.consensus.bench;
 
-import java.util.Arrays;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import dev.baton.consensus.LatencyHistogram;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Completions of one load phase of the benchmark. */
+/**
+ * Completions of one load phase of the benchmark: a histogram, not a list of samples (a boxed
+ * sample per procedure made the benchmark's own garbage part of the GC it measures).
+ */
 final class LoadRun {
-  final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+  private final LatencyHistogram latencies = new LatencyHistogram();
   final AtomicLong errors = new AtomicLong();
   final long start = System.nanoTime();
   double seconds;
 
   void record(long nanos) {
-    latencies.add(nanos);
+    latencies.recordNanos(nanos);
   }
 
   void finish() {
@@ -20,12 +22,11 @@ final class LoadRun {
   }
 
   double perSecond() {
-    return latencies.size() / seconds;
+    return latencies.count() / seconds;
   }
 
+  /** The {@code p} quantile in milliseconds. */
   double percentile(double p) {
-    long[] a = latencies.stream().mapToLong(Long::longValue).toArray();
-    Arrays.sort(a);
-    return a.length == 0 ? 0 : a[Math.min(a.length - 1, (int) (p * a.length))] / 1e6;
+    return latencies.percentileMillis(p);
   }
 }

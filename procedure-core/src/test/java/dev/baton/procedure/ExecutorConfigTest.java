@@ -1,0 +1,54 @@
+package dev.baton.procedure;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class ExecutorConfigTest {
+  private static ExecutorConfig with(Duration retention, Duration cleanerInterval) {
+    ExecutorConfig d = ExecutorConfig.defaults();
+    return new ExecutorConfig(
+        d.coreWorkers(),
+        d.maxWorkers(),
+        d.stuckThreshold(),
+        d.stuckCheckInterval(),
+        d.keepAlive(),
+        d.pollInterval(),
+        retention,
+        cleanerInterval,
+        d.retryBackoffInitial(),
+        d.retryBackoffMax(),
+        d.stopJoinTimeout(),
+        d.term());
+  }
+
+  @Test
+  void zeroRetentionKeepsFinishedInfosForTheGraceAndCleansAtLeastThatOften() {
+    ExecutorConfig zero = with(Duration.ZERO, Duration.ofSeconds(30));
+    assertEquals(ExecutorConfig.ZERO_RETENTION_GRACE, zero.queryableAfterFinish());
+    assertEquals(ExecutorConfig.ZERO_RETENTION_GRACE, zero.cleanerPeriod());
+    Duration fast = Duration.ofMillis(20);
+    assertEquals(fast, with(Duration.ZERO, fast).cleanerPeriod(), "a shorter interval stays");
+  }
+
+  @Test
+  void positiveRetentionIsKeptAsConfigured() {
+    ExecutorConfig c = with(Duration.ofMinutes(10), Duration.ofSeconds(30));
+    assertEquals(Duration.ofMinutes(10), c.queryableAfterFinish());
+    assertEquals(Duration.ofSeconds(30), c.cleanerPeriod());
+  }
+
+  @Test
+  void negativeRetentionIsRefusedWithItsName() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> with(Duration.ofSeconds(-1), Duration.ofSeconds(30)));
+    assertTrue(e.getMessage().contains("completedRetention"), e.getMessage());
+  }
+}
