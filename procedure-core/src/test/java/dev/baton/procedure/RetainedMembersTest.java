@@ -79,11 +79,11 @@ class RetainedMembersTest {
     assertTrue(i.finished(), i::toString);
   }
 
-  @ParameterizedTest(name = "file store: {0}")
-  @ValueSource(booleans = {false, true})
-  void membersOfAFinishedRootStayQueryableAcrossARestartUntilTheRootIsCleaned(boolean file)
-      throws Exception {
-    useStore(file);
+  /**
+   * Starts the executor and runs two trees to their end: "ok" (children ok.0, ok.1) succeeds, "bad"
+   * (child bad.0 fails) rolls back; returns their root ids.
+   */
+  private long[] runTwoTrees() throws Exception {
     h.env.spawns.put("ok:B", List.of("ok.0", "ok.1"));
     h.env.spawns.put("bad:B", List.of("bad.0"));
     h.env.failNext("bad.0:A", 1);
@@ -93,6 +93,17 @@ class RetainedMembersTest {
     assertEquals(ProcedureState.SUCCESS, h.await(ok).state());
     assertEquals(ProcedureState.ROLLEDBACK, h.await(bad).state());
     Harness.eventually("both trees retired").until(() -> h.executor.liveCount() == 0);
+    return new long[] {ok, bad};
+  }
+
+  @ParameterizedTest(name = "file store: {0}")
+  @ValueSource(booleans = {false, true})
+  void membersOfAFinishedRootStayQueryableAcrossARestartUntilTheRootIsCleaned(boolean file)
+      throws Exception {
+    useStore(file);
+    long[] roots = runTwoTrees();
+    long ok = roots[0];
+    long bad = roots[1];
     long ok0 = h.env.ids.get("ok.0");
     long ok1 = h.env.ids.get("ok.1");
     long bad0 = h.env.ids.get("bad.0");
@@ -118,15 +129,9 @@ class RetainedMembersTest {
   void zeroRetentionDeletesTheWholeTreeWithTheRootsFinalWrite(boolean file) throws Exception {
     useStore(file);
     h.with(b -> b.completedRetention(Duration.ZERO).cleanerInterval(NEVER));
-    h.env.spawns.put("ok:B", List.of("ok.0", "ok.1"));
-    h.env.spawns.put("bad:B", List.of("bad.0"));
-    h.env.failNext("bad.0:A", 1);
-    h.start();
-    long ok = h.executor.submit(new ScriptedStep("ok"));
-    long bad = h.executor.submit(new ScriptedStep("bad"));
-    assertEquals(ProcedureState.SUCCESS, h.await(ok).state());
-    assertEquals(ProcedureState.ROLLEDBACK, h.await(bad).state());
-    Harness.eventually("both trees retired").until(() -> h.executor.liveCount() == 0);
+    long[] roots = runTwoTrees();
+    long ok = roots[0];
+    long bad = roots[1];
 
     assertFinal(h.env.ids.get("ok.1"), ok, ProcedureState.SUCCESS); // in memory until cleaned
     assertEquals(List.of(), storedIds(), "no finished record stays in the store");
