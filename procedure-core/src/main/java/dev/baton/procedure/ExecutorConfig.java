@@ -13,8 +13,9 @@ import java.time.Duration;
  * @param keepAlive idle time after which a temporary worker retires
  * @param pollInterval how long an idle worker blocks on the scheduler before re-checking
  * @param completedRetention how long finished roots stay queryable before the cleaner removes them;
- *     zero keeps nothing in the store (a root's final write deletes its tree) and its info only for
- *     {@link #ZERO_RETENTION_GRACE} in the memory of the executor that ran it
+ *     zero keeps nothing in the store (a root's final write deletes its tree, and with it its
+ *     nonce) and its info only for {@link #ZERO_RETENTION_GRACE} in the memory of the executor that
+ *     ran it
  * @param cleanerInterval how often the cleaner runs (at least every {@link #ZERO_RETENTION_GRACE}
  *     with retention zero)
  * @param retryBackoffInitial first wait before retrying a step or rollback step that failed
