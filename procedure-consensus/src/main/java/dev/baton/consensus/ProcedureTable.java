@@ -103,14 +103,13 @@ final class ProcedureTable {
    *
    * @return the record of the new procedure, or null if the nonce was known (see {@link #procIdOf})
    */
-  synchronized StoreRecord submit(ProcedureEnvelope submission, byte[] envelope)
-      throws ProcedureCodecException {
+  synchronized StoreRecord submit(ProcedureEnvelope submission) throws ProcedureCodecException {
     NonceKey nonce = nonceOf(submission);
     if (nonce != null && nonces.containsKey(nonce)) {
       return null;
     }
     long procId = maxProcId + 1;
-    byte[] record = ProcedureCodec.assignProcId(envelope, procId);
+    byte[] record = ProcedureCodec.assignProcId(submission, procId);
     maxProcId = procId;
     records.put(procId, record);
     if (nonce != null) {

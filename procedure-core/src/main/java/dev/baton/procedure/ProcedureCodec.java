@@ -123,7 +123,15 @@ public final class ProcedureCodec {
    * the root of its own tree.
    */
   public static byte[] assignProcId(byte[] submission, long procId) throws ProcedureCodecException {
-    ProcedureEnvelope env = parseEnvelope(0, submission);
+    return assignProcId(parseEnvelope(0, submission), procId);
+  }
+
+  /**
+   * The same for a submission parsed already ({@link #parseEnvelope} with id 0): a state machine
+   * applying many submissions parses each once.
+   */
+  public static byte[] assignProcId(ProcedureEnvelope env, long procId)
+      throws ProcedureCodecException {
     if (env.getParentProcId() != Procedure.NO_PARENT
         || env.getStateValue() != ProcedureState.RUNNABLE.ordinal() + 1) {
       throw new ProcedureCodecException("not a new root submission: " + env.getType());
