@@ -1,6 +1,7 @@
 package dev.baton.consensus;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import dev.baton.consensus.proto.Abort;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
@@ -112,7 +113,7 @@ final class NodeCalls {
                   + " bytes; the limit is "
                   + ProcedureNode.MAX_SUBMISSION_BYTES));
     }
-    ByteString bytes = ByteString.copyFrom(envelope);
+    ByteString bytes = UnsafeByteOperations.unsafeWrap(envelope); // a fresh array: not copied
     return bounded(
         submitLocallyOrForward(bytes)
             .thenApply(result -> ProcedureClient.procIdOf(result, proc.getType())),

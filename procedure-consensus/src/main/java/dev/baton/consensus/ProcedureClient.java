@@ -120,7 +120,9 @@ public final class ProcedureClient implements AutoCloseable {
               + " bytes; the limit is "
               + ProcedureNode.MAX_SUBMISSION_BYTES);
     }
-    return procIdOf(get(submit(ByteString.copyFrom(envelope)), "submission"), proc.getType());
+    // a fresh array: wrapped, not copied
+    ByteString bytes = com.google.protobuf.UnsafeByteOperations.unsafeWrap(envelope);
+    return procIdOf(get(submit(bytes), "submission"), proc.getType());
   }
 
   public boolean abort(long procId) throws IOException {

@@ -2,6 +2,7 @@ package dev.baton.procedure;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UnsafeByteOperations;
 import dev.baton.procedure.proto.FailureProto;
 import dev.baton.procedure.proto.NonceProto;
 import dev.baton.procedure.proto.ProcedureEnvelope;
@@ -68,7 +69,8 @@ public final class ProcedureCodec {
             .setAbortRequested(proc.isAbortRequested())
             .setPendingChildren(proc.exec.getPendingChildren())
             .setTerm(term)
-            .setStateData(ByteString.copyFrom(bytes.toByteArray()));
+            // a fresh array nobody else holds: wrapped, not copied again
+            .setStateData(UnsafeByteOperations.unsafeWrap(bytes.toByteArray()));
     for (int index : proc.exec.getStackIndexes()) {
       b.addStackIndexes(index);
     }

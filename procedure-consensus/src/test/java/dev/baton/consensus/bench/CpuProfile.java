@@ -18,11 +18,12 @@ import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * An opt-in CPU profile of one benchmark phase with the JDK's flight recorder (no agent, no extra
- * dependency): execution samples of every thread, summed by the method on top of the stack (self
- * time), by the first frame of each package group below it (where a sample's work was asked for),
- * and by thread name. Turned on with {@code -Dbench.profile=<file.jfr>}; the recording is kept for
- * {@code jfr print}.
+ * An opt-in CPU and allocation profile of one benchmark phase with the JDK's flight recorder (no
+ * agent, no extra dependency): execution samples of every thread, summed by the method on top of
+ * the stack (self time), by the first Baton frame below it (where a sample's work was asked for),
+ * and by thread name; allocation samples weighted by bytes, by the first frame outside the JDK and
+ * by class. Turned on with {@code -Dbench.profile=<file.jfr>}; the recording is kept for {@code jfr
+ * print}.
  */
 final class CpuProfile implements AutoCloseable {
   /** Rows printed per table. */
@@ -33,6 +34,13 @@ final class CpuProfile implements AutoCloseable {
 
   private static final String SAMPLE_EVENT = "jdk.ExecutionSample";
 
+  private static final String ALLOCATION_EVENT = "jdk.ObjectAllocationSample";
+
+  /** Allocation samples per second the recorder may take (their weights add up to all bytes). */
+  static final String ALLOCATION_THROTTLE = "1000/s";
+
+  private static final double BYTES_PER_MB = 1 << 20;
+
   private final Path file;
   private final Recording recording;
 
@@ -40,6 +48,7 @@ final class CpuProfile implements AutoCloseable {
     this.file = file;
     this.recording = new Recording(Configuration.getConfiguration("default"));
     recording.enable(SAMPLE_EVENT).withPeriod(SAMPLE_PERIOD);
+    recording.enable(ALLOCATION_EVENT).with("throttle", ALLOCATION_THROTTLE);
     recording.setDestination(file);
     recording.start();
   }
@@ -56,9 +65,25 @@ final class CpuProfile implements AutoCloseable {
     Map<String, Integer> self = new HashMap<>();
     Map<String, Integer> threads = new HashMap<>();
     Map<String, Integer> origin = new HashMap<>();
+    Map<String, Integer> allocSite = new HashMap<>();
+    Map<String, Integer> allocClass = new HashMap<>();
+    long allocated = 0;
     int samples = 0;
     if (Files.exists(file)) {
       for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+        if (e.getEventType().getName().equals(ALLOCATION_EVENT)) {
+          int kb = (int) Math.min(Integer.MAX_VALUE, e.getLong("weight") >> 10);
+          allocated += e.getLong("weight");
+          RecordedStackTrace stack = e.getStackTrace();
+          allocSite.merge(
+              stack == null || stack.getFrames().isEmpty()
+                  ? "?"
+                  : firstFrameOutsideJdk(stack.getFrames()),
+              kb,
+              Integer::sum);
+          allocClass.merge(e.getClass("objectClass").getName(), kb, Integer::sum);
+          continue;
+        }
         if (!e.getEventType().getName().equals(SAMPLE_EVENT)) {
           continue;
         }
@@ -80,6 +105,19 @@ final class CpuProfile implements AutoCloseable {
     table(lines, "self (method on top of the stack)", self, samples);
     table(lines, "first Baton frame below (who asked for the work)", origin, samples);
     table(lines, "thread (digits folded)", threads, samples);
+    double seconds =
+        Math.max(
+            1e-3,
+            Duration.between(recording.getStartTime(), recording.getStopTime()).toMillis() / 1e3);
+    lines.add(
+        String.format(
+            Locale.ROOT,
+            "allocation: about %.0f MB in all (%.0f MB/s), sampled",
+            allocated / BYTES_PER_MB,
+            allocated / BYTES_PER_MB / seconds));
+    int allocatedKb = (int) Math.min(Integer.MAX_VALUE, allocated >> 10);
+    table(lines, "allocated by (first frame outside the JDK)", allocSite, allocatedKb);
+    table(lines, "allocated as (class)", allocClass, allocatedKb);
     return lines;
   }
 
@@ -115,6 +153,17 @@ final class CpuProfile implements AutoCloseable {
       }
     }
     return "(no Baton frame) " + frameName(frames.get(frames.size() - 1));
+  }
+
+  /** The topmost frame that is not the JDK's own: the code whose call allocated. */
+  private static String firstFrameOutsideJdk(List<RecordedFrame> frames) {
+    for (RecordedFrame f : frames) {
+      String type = f.getMethod().getType().getName();
+      if (!type.startsWith("java.") && !type.startsWith("jdk.") && !type.startsWith("sun.")) {
+        return frameName(f);
+      }
+    }
+    return "(JDK only) " + frameName(frames.get(0));
   }
 
   private static String threadGroup(String name) {
