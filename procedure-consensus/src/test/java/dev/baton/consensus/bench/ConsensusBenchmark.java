@@ -121,6 +121,7 @@ public final class ConsensusBenchmark {
     results.put("updatesToRawRatio", updates / raw);
 
     LoadRun half;
+    LoadRun halfFromCall = new LoadRun();
     double halfRate = peak.perSecond() / 2;
     // ids are never reused: the phase's procedures come after this one's
     long firstId =
@@ -134,7 +135,7 @@ public final class ConsensusBenchmark {
               stalls,
               firstId + 1,
               (int) (halfRate * seconds * TRACE_HEADROOM));
-      half = load.openLoop(seconds, halfRate, breakdown);
+      half = load.openLoop(seconds, halfRate, breakdown, halfFromCall);
       log("where submit-to-done time goes at half peak:");
       for (String line : breakdown.report()) {
         log("  %s", line);
@@ -152,6 +153,7 @@ public final class ConsensusBenchmark {
     results.put("latencyP50Ms", half.percentile(0.50));
     results.put("latencyP99Ms", half.percentile(0.99));
     results.put("latencyP999Ms", half.percentile(0.999));
+    results.put("latencyFromCallP99Ms", halfFromCall.percentile(0.99));
 
     results.put("liveProcedures", load.fillParked(live));
     measureDisk();

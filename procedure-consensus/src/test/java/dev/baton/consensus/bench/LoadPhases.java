@@ -29,15 +29,21 @@ final class LoadPhases {
     long end = System.nanoTime() + (long) (secs * 1e9);
     while (System.nanoTime() < end) {
       permits.acquire();
-      submitNoop(run, permits::release, null);
+      submitNoop(run, System.nanoTime(), null, permits::release, null);
     }
     permits.acquire(window);
     run.finish();
     return run;
   }
 
-  /** Submits at a fixed rate for {@code secs}; records submit-to-done latency. */
-  LoadRun openLoop(double secs, double rate, LatencyBreakdown breakdown) throws Exception {
+  /**
+   * Submits at a fixed rate for {@code secs}; records submit-to-done latency into the returned run
+   * from each submission's scheduled time (a pause of this JVM delays the submissions due during
+   * it, and timing them from their late call would hide that wait: coordinated omission), and into
+   * {@code fromCall} from the moment each was actually submitted.
+   */
+  LoadRun openLoop(double secs, double rate, LatencyBreakdown breakdown, LoadRun fromCall)
+      throws Exception {
     LoadRun run = new LoadRun();
     long interval = (long) (1e9 / rate);
     long next = System.nanoTime();
@@ -46,16 +52,21 @@ final class LoadPhases {
     while (next < end) {
       LockSupport.parkNanos(next - System.nanoTime());
       outstanding.incrementAndGet();
-      submitNoop(run, outstanding::decrementAndGet, breakdown);
+      submitNoop(run, next, fromCall, outstanding::decrementAndGet, breakdown);
       next += interval;
     }
     cluster.awaitTrue("open loop: " + outstanding + " outstanding", () -> outstanding.get() == 0);
     run.finish();
+    fromCall.finish();
     return run;
   }
 
-  /** Submits one Noop3 and records its latency (and its breakdown, if given) once it is done. */
-  private void submitNoop(LoadRun run, Runnable done, LatencyBreakdown breakdown) {
+  /**
+   * Submits one Noop3 and, once it is done, records its latency from {@code scheduled} into {@code
+   * run} (and from the call into {@code fromCall} and the breakdown, if given).
+   */
+  private void submitNoop(
+      LoadRun run, long scheduled, LoadRun fromCall, Runnable done, LatencyBreakdown breakdown) {
     ProcedureNode<Object> leader = cluster.currentLeader();
     long start = System.nanoTime();
     long[] idAt = new long[2];
@@ -74,7 +85,10 @@ final class LoadPhases {
             (info, e) -> {
               if (e == null) {
                 long now = System.nanoTime();
-                run.record(now - start);
+                run.record(now - scheduled);
+                if (fromCall != null) {
+                  fromCall.record(now - start);
+                }
                 if (breakdown != null) {
                   breakdown.record(idAt[0], start, idAt[1], now);
                 }
