@@ -58,7 +58,8 @@ final class ProcedureCompletion<Env> {
    * The root reached SUCCESS or ROLLEDBACK: its record, with every member whose stored record is
    * not its final one yet (members a rollback ended without a step to undo), in one batch, so a
    * root is never stored as finished while a member's stored record is live; once durable the tree
-   * moves to the completed retainer and everything it held is released.
+   * moves to the completed retainer and everything it held is released. With retention zero the
+   * batch deletes the root and every member instead.
    */
   StepUpdate<Env> rootFinished(Procedure<Env> root, RootProcedureStack<Env> stack) {
     List<Procedure<Env>> others = new ArrayList<>();
