@@ -49,6 +49,7 @@ final class RaftPeer {
   private final Path storageDir;
   private final Duration requestTimeout;
   private volatile RaftServer server;
+  private volatile LeaderlessWatch watch;
 
   RaftPeer(
       String nodeId,
@@ -93,6 +94,11 @@ final class RaftPeer {
       server = null;
       throw failedStart(s, e);
     }
+    LeaderlessWatch w =
+        new LeaderlessWatch(
+            nodeId, this::division, stateMachine::leaderChanges, settings.electionTimeoutMax());
+    watch = w;
+    w.start();
     LOG.info(
         "Procedure node {} started ({} storage in {})",
         nodeId,
@@ -117,8 +123,24 @@ final class RaftPeer {
     }
   }
 
+  /** How long this node has known no leader (as of its last check); empty while it knows one. */
+  Optional<Duration> leaderlessFor() {
+    LeaderlessWatch w = watch;
+    return w == null ? Optional.empty() : w.leaderlessFor();
+  }
+
+  /** The started server's leader watch, or null. */
+  LeaderlessWatch watch() {
+    return watch;
+  }
+
   /** Closes the server if started. Idempotent. */
   void close() {
+    LeaderlessWatch w = watch;
+    watch = null;
+    if (w != null) {
+      w.stop();
+    }
     RaftServer s = server;
     server = null;
     if (s != null) {
