@@ -165,6 +165,15 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return division().map(d -> d.getInfo().getCurrentTerm()).orElse(0L);
   }
 
+  /**
+   * How long this node has known no leader, as of its last check (once per election timeout); empty
+   * while it knows one. After ten (maximum) election timeouts without one, and again every ten, the
+   * node logs a warning with its Raft state.
+   */
+  public Optional<Duration> leaderlessFor() {
+    return peer.leaderlessFor();
+  }
+
   /** The running executor's leader context (term = fencing token), if this node leads. */
   public Optional<LeaderContext> leaderContext() {
     return leadership.context();

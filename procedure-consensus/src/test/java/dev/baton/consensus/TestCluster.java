@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -21,6 +22,7 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * An in-process procedure cluster for tests: real Ratis servers over gRPC on 127.0.0.1, each with
@@ -122,21 +124,26 @@ final class TestCluster implements AutoCloseable {
    * i.e. the followers caught up with the leader.
    */
   void awaitSameTables() {
-    await()
-        .atMost(ELECTION_WAIT)
-        .until(
-            () -> {
-              Map<Long, byte[]> first = null;
-              for (ProcedureNode<Work.Env> n : running()) {
-                Map<Long, byte[]> t = n.stateMachine().table().copy();
-                if (first == null) {
-                  first = t;
-                } else if (!sameRecords(first, t)) {
-                  return false;
-                }
-              }
-              return true;
-            });
+    diagnosed(
+        "no equal tables on the running nodes",
+        () -> {
+          await()
+              .atMost(ELECTION_WAIT)
+              .until(
+                  () -> {
+                    Map<Long, byte[]> first = null;
+                    for (ProcedureNode<Work.Env> n : running()) {
+                      Map<Long, byte[]> t = n.stateMachine().table().copy();
+                      if (first == null) {
+                        first = t;
+                      } else if (!sameRecords(first, t)) {
+                        return false;
+                      }
+                    }
+                    return true;
+                  });
+          return true;
+        });
   }
 
   private static boolean sameRecords(Map<Long, byte[]> a, Map<Long, byte[]> b) {
@@ -161,6 +168,12 @@ final class TestCluster implements AutoCloseable {
     return nodes.get(id);
   }
 
+  private Map<String, ProcedureNode<Work.Env>> runningById() {
+    synchronized (nodes) {
+      return Map.copyOf(nodes);
+    }
+  }
+
   List<ProcedureNode<Work.Env>> running() {
     synchronized (nodes) {
       return new ArrayList<>(nodes.values());
@@ -169,7 +182,10 @@ final class TestCluster implements AutoCloseable {
 
   /** Waits for a leader whose executor runs; returns it. */
   ProcedureNode<Work.Env> awaitRunningLeader() {
-    return await().atMost(ELECTION_WAIT).until(this::runningLeader, Optional::isPresent).get();
+    return diagnosed(
+            "no running leader",
+            () -> await().atMost(ELECTION_WAIT).until(this::runningLeader, Optional::isPresent))
+        .get();
   }
 
   Optional<ProcedureNode<Work.Env>> runningLeader() {
@@ -189,6 +205,30 @@ final class TestCluster implements AutoCloseable {
       }
     }
     throw new IllegalStateException("no follower running");
+  }
+
+  /**
+   * Runs a wait of the cluster; if it times out, fails with what is awaited, every node's state and
+   * the nodes' thread stacks at that moment (also printed, so they sit beside the nodes' log
+   * lines).
+   */
+  <T> T diagnosed(String what, Supplier<T> wait) {
+    try {
+      return wait.get();
+    } catch (ConditionTimeoutException e) {
+      String report =
+          Instant.now()
+              + " "
+              + what
+              + " within "
+              + ELECTION_WAIT
+              + "\nnodes:\n"
+              + ClusterDiagnostics.nodes(peers.keySet(), runningById())
+              + "threads:\n"
+              + ClusterDiagnostics.threads(peers.keySet());
+      System.err.println(report);
+      throw new AssertionError(report, e);
+    }
   }
 
   @Override
