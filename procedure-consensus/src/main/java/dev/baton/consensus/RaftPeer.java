@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -19,7 +18,6 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
@@ -44,18 +42,6 @@ final class RaftPeer {
    * 1,024 entries, would make a request a no-op answered with the old index).
    */
   private static final long SNAPSHOT_CREATION_GAP = 1;
-
-  /**
-   * How long a leader that stepped down for lost heartbeats of a majority waits before it may stand
-   * for election again, in (maximum) election timeouts. Ratis' default is a fixed 10 s, which on a
-   * starved machine stalls the whole group: a leader that misses its followers' answers for one
-   * election timeout steps down, and when the other live member's log is behind (a restarted node,
-   * or one that missed the leader's last entry) only the stepped-down node can win, so no leader
-   * exists for 10 s, again at every such step-down (seen: no leader for 10,030 ms with two of three
-   * members up and talking). Two timeouts still let a healthier member win first; with pre-vote a
-   * stepped-down node cannot disrupt a leader the others follow.
-   */
-  static final int STEP_DOWN_WAIT_TIMEOUTS = 2;
 
   private final String nodeId;
   private final Map<String, InetSocketAddress> peers;
@@ -92,15 +78,11 @@ final class RaftPeer {
     if (!existing) {
       LostStorageCheck.check(nodeId, group, storageDir);
     }
-    RaftProperties properties = settings.serverProperties(storageDir, port);
-    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
-        properties,
-        RaftSettings.millis(settings.electionTimeoutMax().multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServer s =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(nodeId))
             .setGroup(group)
-            .setProperties(properties)
+            .setProperties(settings.serverProperties(storageDir, port))
             .setStateMachine(stateMachine)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)

@@ -34,8 +34,10 @@ public record RaftSettings(
    * (one module: the run stopped at a test that failed on it), 11 and 26 in three runs, and
    * cold-started clusters went through 2-3 leaders in a row; at 300/600, 0 and 1 in two runs. Under
    * the heaviest load (20 deep) both settings failed RepeatedFailoverTest alike (no leader within
-   * 30 s of a kill), so that one is load, not the timeouts. Operators pick their own with {@link
-   * #withElectionTimeouts} (the ConfigNode's {@code --election-timeout-ms MIN,MAX}).
+   * 30 s of a kill): not the timeouts; a likely cause, found later, is Ratis' 10 s wait after a
+   * leader steps down for lost heartbeats ({@link #STEP_DOWN_WAIT_TIMEOUTS}). Operators pick their
+   * own with {@link #withElectionTimeouts} (the ConfigNode's {@code --election-timeout-ms
+   * MIN,MAX}).
    */
   public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(300);
 
@@ -45,6 +47,18 @@ public record RaftSettings(
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
   public static final long DEFAULT_SNAPSHOT_EVERY = 10_000;
   public static final long DEFAULT_LOG_SEGMENT_BYTES = 8L << 20;
+
+  /**
+   * How long a leader that stepped down for lost heartbeats of a majority waits before it may stand
+   * for election again, in (maximum) election timeouts. Ratis' default is a fixed 10 s, which on a
+   * starved machine stalls the whole group: a leader that misses its followers' answers for one
+   * election timeout steps down, and when the other live member's log is behind (a restarted node,
+   * or one that missed the leader's last entry) only the stepped-down node can win, so no leader
+   * exists for 10 s, again at every such step-down (seen: no leader for 10,030 ms with two of three
+   * members up and talking). Two timeouts still let a healthier member win first; with pre-vote a
+   * stepped-down node cannot disrupt a leader the others follow.
+   */
+  static final int STEP_DOWN_WAIT_TIMEOUTS = 2;
 
   /** Snapshots kept on disk: the newest, and one before it while a follower may still fetch it. */
   static final int SNAPSHOTS_RETAINED = 2;
@@ -103,6 +117,8 @@ public record RaftSettings(
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, snapshotEvery));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(logSegmentBytes));
+    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
+        p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     return p;
   }
 
