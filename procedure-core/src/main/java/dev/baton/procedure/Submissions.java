@@ -4,8 +4,10 @@ import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How root procedures enter an executor: submitted here (persisted, synchronously or through the
@@ -15,6 +17,13 @@ import java.util.concurrent.CompletionException;
 final class Submissions<Env> {
   private final ExecutorContext<Env> ctx;
 
+  /**
+   * Submissions with a nonce whose first submitter has not persisted and queued its procedure yet:
+   * a repeat of the nonce waits for that outcome instead of returning an id nothing can see yet (or
+   * one whose submission then fails).
+   */
+  private final Map<NonceKey, CompletableFuture<Long>> pending = new ConcurrentHashMap<>();
+
   Submissions(ExecutorContext<Env> ctx) {
     this.ctx = ctx;
   }
@@ -23,17 +32,30 @@ final class Submissions<Env> {
    * Persists and queues a root procedure; see {@link ProcedureExecutor#submit(Procedure,NonceKey)}.
    */
   long submit(Procedure<Env> proc, NonceKey nonce) {
-    Long existing = prepare(proc, nonce);
+    CompletableFuture<Long> existing = prepare(proc, nonce);
     if (existing != null) {
-      return existing;
+      return first(existing);
     }
     try {
       ctx.persist(proc);
     } catch (IOException e) {
       throw notPersisted(proc, nonce, e);
+    } catch (RuntimeException e) { // e.g. the procedure's own serializer: nothing was written
+      notPersisted(proc, nonce, new IOException(e.toString(), e));
+      throw e;
     }
     schedule(proc);
+    settled(proc, nonce);
     return proc.getProcId();
+  }
+
+  /** The first submission's id once it is queued, or its failure. */
+  private static long first(CompletableFuture<Long> existing) {
+    try {
+      return existing.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
   }
 
   /**
@@ -42,35 +64,42 @@ final class Submissions<Env> {
    * Argument errors are thrown at once.
    */
   CompletableFuture<Long> submitAsync(Procedure<Env> proc, NonceKey nonce) {
-    Long existing = prepare(proc, nonce);
+    CompletableFuture<Long> existing = prepare(proc, nonce);
     if (existing != null) {
-      return CompletableFuture.completedFuture(existing);
+      return existing;
     }
-    return ctx.writeAsync(List.of(proc))
-        .handle(
-            (ok, failure) -> {
-              if (failure != null) {
-                Throwable cause =
-                    failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause()
-                        : failure;
-                throw notPersisted(
-                    proc,
-                    nonce,
-                    cause instanceof IOException io
-                        ? io
-                        : new IOException(cause.toString(), cause));
-              }
-              schedule(proc);
-              return proc.getProcId();
-            });
+    CompletableFuture<Void> durable;
+    try {
+      durable = ctx.writeAsync(List.of(proc));
+    } catch (RuntimeException e) { // e.g. the procedure's own serializer: nothing was written
+      notPersisted(proc, nonce, new IOException(e.toString(), e));
+      throw e;
+    }
+    return durable.handle(
+        (ok, failure) -> {
+          if (failure != null) {
+            Throwable cause =
+                failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause()
+                    : failure;
+            throw notPersisted(
+                proc,
+                nonce,
+                cause instanceof IOException io ? io : new IOException(cause.toString(), cause));
+          }
+          schedule(proc);
+          settled(proc, nonce);
+          return proc.getProcId();
+        });
   }
 
   /**
-   * Checks and names a new root; returns the first procId if the nonce was seen before, else null
-   * (the procedure then has its id, type, times and RUNNABLE state).
+   * Checks and names a new root; if the nonce was seen before, returns the first submission's id
+   * (completed once that one is queued, or failed with its failure), else null (the procedure then
+   * has its id, type, times and RUNNABLE state, and its nonce is pending until {@link #settled} or
+   * {@link #notPersisted}).
    */
-  private Long prepare(Procedure<Env> proc, NonceKey nonce) {
+  private CompletableFuture<Long> prepare(Procedure<Env> proc, NonceKey nonce) {
     String type =
         ctx.codec
             .registry()
@@ -92,9 +121,17 @@ final class Submissions<Env> {
           "no procedure id could be reserved for " + type + ": " + e.getMessage(), e);
     }
     if (nonce != null) {
+      CompletableFuture<Long> mine = new CompletableFuture<>();
+      CompletableFuture<Long> inFlight = pending.putIfAbsent(nonce, mine);
+      if (inFlight != null) {
+        return inFlight;
+      }
+      // a procedure settled before (queued, so visible) keeps its nonce here until it is cleaned
       Long existing = ctx.nonces.putIfAbsent(nonce, procId);
       if (existing != null) {
-        return existing;
+        pending.remove(nonce, mine);
+        mine.complete(existing);
+        return mine;
       }
       proc.exec.setNonceKey(nonce);
     }
@@ -107,11 +144,27 @@ final class Submissions<Env> {
   }
 
   private UncheckedIOException notPersisted(Procedure<Env> proc, NonceKey nonce, IOException e) {
+    UncheckedIOException failure =
+        new UncheckedIOException(
+            "submission of " + proc.getType() + " could not be persisted: " + e.getMessage(), e);
     if (nonce != null) {
       ctx.nonces.remove(nonce, proc.getProcId());
+      CompletableFuture<Long> mine = pending.remove(nonce);
+      if (mine != null) {
+        mine.completeExceptionally(failure);
+      }
     }
-    return new UncheckedIOException(
-        "submission of " + proc.getType() + " could not be persisted: " + e.getMessage(), e);
+    return failure;
+  }
+
+  /** The first submission of a nonce is queued: its repeats may have its id now. */
+  private void settled(Procedure<Env> proc, NonceKey nonce) {
+    if (nonce != null) {
+      CompletableFuture<Long> mine = pending.remove(nonce);
+      if (mine != null) {
+        mine.complete(proc.getProcId());
+      }
+    }
   }
 
   /** See {@link ProcedureExecutor#adopt}. */

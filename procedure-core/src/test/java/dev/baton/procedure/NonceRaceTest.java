@@ -1,0 +1,185 @@
+package dev.baton.procedure;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.baton.procedure.store.InMemoryProcedureStore;
+import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.StoreBatch;
+import dev.baton.procedure.store.StoreContents;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A repeat of a nonce while its first submission is still being persisted waits for that
+ * submission: it gets the first id only once the procedure is queued and visible, and the first's
+ * failure if it fails (an id of a procedure that never existed was returned before).
+ */
+@Timeout(30)
+class NonceRaceTest {
+  private static final NonceKey NONCE = new NonceKey(7, 42);
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final GatedStore store = new GatedStore(new InMemoryProcedureStore());
+  private ProcedureExecutor<TestEnv> executor;
+
+  @AfterEach
+  void stop() {
+    store.open.countDown();
+    if (executor != null) {
+      executor.stop();
+    }
+  }
+
+  private void start() throws IOException {
+    executor =
+        ProcedureExecutor.builder(new TestEnv(), store, Steps.registry()).coreWorkers(2).build();
+    executor.start();
+  }
+
+  /** Submits on a thread of its own; its outcome (an id or an exception) lands in {@code out}. */
+  private Thread submitter(String name, AtomicReference<Object> out) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                out.set(executor.submit(new Steps(name), NONCE));
+              } catch (RuntimeException e) {
+                out.set(e);
+              }
+            },
+            "submit-" + name);
+    t.start();
+    return t;
+  }
+
+  /** Waits until {@code t} is parked (waiting for the first submission) or has ended. */
+  private static void awaitParkedOrDone(Thread t) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                t.getState() == Thread.State.WAITING
+                    || t.getState() == Thread.State.TIMED_WAITING
+                    || t.getState() == Thread.State.TERMINATED);
+  }
+
+  @Test
+  void aRepeatWaitsUntilTheFirstSubmissionIsQueuedAndGetsItsId() throws Exception {
+    start();
+    store.gateNextWrite();
+    AtomicReference<Object> first = new AtomicReference<>();
+    AtomicReference<Object> repeat = new AtomicReference<>();
+    Thread a = submitter("a", first);
+    assertTrue(store.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS), "first write started");
+    Thread b = submitter("b", repeat);
+    awaitParkedOrDone(b);
+    if (repeat.get() instanceof Long id) {
+      assertTrue(
+          executor.getInfo(id).isPresent(),
+          "the repeat returned id " + id + " while nothing can see that procedure yet");
+    }
+
+    store.open.countDown();
+    a.join(WAIT.toMillis());
+    b.join(WAIT.toMillis());
+    assertTrue(first.get() instanceof Long, "first: " + first.get());
+    assertEquals(first.get(), repeat.get(), "the repeat gets the first id");
+    assertTrue(executor.getInfo((Long) first.get()).isPresent());
+    assertEquals(1, executor.list().size(), "one procedure for the nonce");
+  }
+
+  @Test
+  void aRepeatGetsTheFirstSubmissionsFailureAndALaterOneStartsAfresh() throws Exception {
+    start();
+    store.gateNextWrite();
+    store.failGatedWrite = true;
+    AtomicReference<Object> first = new AtomicReference<>();
+    AtomicReference<Object> repeat = new AtomicReference<>();
+    Thread a = submitter("a", first);
+    assertTrue(store.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS), "first write started");
+    Thread b = submitter("b", repeat);
+    awaitParkedOrDone(b);
+    if (repeat.get() instanceof Long id) {
+      assertTrue(
+          executor.getInfo(id).isPresent(),
+          "the repeat returned id " + id + " of a submission that is about to fail");
+    }
+
+    store.open.countDown();
+    a.join(WAIT.toMillis());
+    b.join(WAIT.toMillis());
+    assertTrue(first.get() instanceof UncheckedIOException, "first: " + first.get());
+    assertTrue(repeat.get() instanceof UncheckedIOException, "repeat: " + repeat.get());
+
+    long later = executor.submit(new Steps("c"), NONCE);
+    assertTrue(executor.getInfo(later).isPresent());
+    assertNotEquals(0, later);
+  }
+
+  /** Passes writes on; the next write after {@link #gateNextWrite} waits for {@link #open}. */
+  private static final class GatedStore implements ProcedureStore {
+    private final ProcedureStore delegate;
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch open = new CountDownLatch(1);
+    private volatile boolean gateNext;
+    volatile boolean failGatedWrite;
+
+    GatedStore(ProcedureStore delegate) {
+      this.delegate = delegate;
+    }
+
+    void gateNextWrite() {
+      gateNext = true;
+    }
+
+    @Override
+    public void start() throws IOException {
+      delegate.start();
+    }
+
+    @Override
+    public void stop() {
+      delegate.stop();
+    }
+
+    @Override
+    public boolean isRunning() {
+      return delegate.isRunning();
+    }
+
+    @Override
+    public StoreContents load() throws IOException {
+      return delegate.load();
+    }
+
+    @Override
+    public void write(StoreBatch batch) throws IOException {
+      if (gateNext) {
+        gateNext = false;
+        entered.countDown();
+        try {
+          if (!open.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+            throw new IOException("gate never opened");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted at the gate", e);
+        }
+        if (failGatedWrite) {
+          throw new IOException("injected failure of the gated write");
+        }
+      }
+      delegate.write(batch);
+    }
+  }
+}
