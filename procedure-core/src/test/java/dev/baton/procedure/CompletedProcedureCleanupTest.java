@@ -3,10 +3,10 @@ package dev.baton.procedure;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.InMemoryProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
-import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -138,33 +138,12 @@ class CompletedProcedureCleanupTest {
   }
 
   /** Passes writes on, remembers the batches, and fails writes on request. */
-  private static final class RecordingStore implements ProcedureStore {
-    private final ProcedureStore delegate;
+  private static final class RecordingStore extends ForwardingProcedureStore {
     final List<StoreBatch> batches = new java.util.concurrent.CopyOnWriteArrayList<>();
     volatile boolean failWrites;
 
     RecordingStore(ProcedureStore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public void start() throws IOException {
-      delegate.start();
-    }
-
-    @Override
-    public void stop() {
-      delegate.stop();
-    }
-
-    @Override
-    public boolean isRunning() {
-      return delegate.isRunning();
-    }
-
-    @Override
-    public StoreContents load() throws IOException {
-      return delegate.load();
+      super(delegate);
     }
 
     @Override

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.InMemoryProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
-import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -127,39 +127,18 @@ class NonceRaceTest {
   }
 
   /** Passes writes on; the next write after {@link #gateNextWrite} waits for {@link #open}. */
-  private static final class GatedStore implements ProcedureStore {
-    private final ProcedureStore delegate;
+  private static final class GatedStore extends ForwardingProcedureStore {
     final CountDownLatch entered = new CountDownLatch(1);
     final CountDownLatch open = new CountDownLatch(1);
     private volatile boolean gateNext;
     volatile boolean failGatedWrite;
 
     GatedStore(ProcedureStore delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     void gateNextWrite() {
       gateNext = true;
-    }
-
-    @Override
-    public void start() throws IOException {
-      delegate.start();
-    }
-
-    @Override
-    public void stop() {
-      delegate.stop();
-    }
-
-    @Override
-    public boolean isRunning() {
-      return delegate.isRunning();
-    }
-
-    @Override
-    public StoreContents load() throws IOException {
-      return delegate.load();
     }
 
     @Override

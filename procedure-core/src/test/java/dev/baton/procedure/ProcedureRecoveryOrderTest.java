@@ -2,6 +2,7 @@ package dev.baton.procedure;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.InMemoryProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
@@ -62,26 +63,10 @@ class ProcedureRecoveryOrderTest {
   }
 
   /** A store that breaks the order contract of {@link ProcedureStore#load}: newest first. */
-  private static final class ReversingStore implements ProcedureStore {
-    private final ProcedureStore delegate;
+  private static final class ReversingStore extends ForwardingProcedureStore {
 
     ReversingStore(ProcedureStore delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public void start() throws IOException {
-      delegate.start();
-    }
-
-    @Override
-    public void stop() {
-      delegate.stop();
-    }
-
-    @Override
-    public boolean isRunning() {
-      return delegate.isRunning();
+      super(delegate);
     }
 
     @Override

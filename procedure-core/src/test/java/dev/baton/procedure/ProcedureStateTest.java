@@ -11,9 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
-import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -79,12 +79,11 @@ class ProcedureStateTest {
   }
 
   /** Records the state every stored procedure is written with, in write order. */
-  static final class StateRecordingStore implements ProcedureStore {
-    private final ProcedureStore delegate;
+  static final class StateRecordingStore extends ForwardingProcedureStore {
     final Map<Long, List<ProcedureState>> written = new ConcurrentHashMap<>();
 
     StateRecordingStore(ProcedureStore delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
@@ -95,26 +94,6 @@ class ProcedureStateTest {
             ProcedureCodec.stateOf(ProcedureCodec.parseEnvelope(r.procId(), r.data()));
         written.computeIfAbsent(r.procId(), id -> new ArrayList<>()).add(state);
       }
-    }
-
-    @Override
-    public void start() throws IOException {
-      delegate.start();
-    }
-
-    @Override
-    public void stop() {
-      delegate.stop();
-    }
-
-    @Override
-    public boolean isRunning() {
-      return delegate.isRunning();
-    }
-
-    @Override
-    public StoreContents load() throws IOException {
-      return delegate.load();
     }
   }
 

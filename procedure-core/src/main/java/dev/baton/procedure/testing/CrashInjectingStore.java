@@ -1,8 +1,8 @@
 package dev.baton.procedure.testing;
 
+import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
-import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * outcome is durable but the executor never learns it). Either way the executor stops itself, as it
  * does on any store failure, and a restart on the wrapped store recovers.
  */
-public final class CrashInjectingStore implements ProcedureStore {
+public final class CrashInjectingStore extends ForwardingProcedureStore {
 
   /** Where the simulated crash falls. */
   public enum Mode {
@@ -29,13 +29,12 @@ public final class CrashInjectingStore implements ProcedureStore {
     }
   }
 
-  private final ProcedureStore delegate;
   private final AtomicInteger writes = new AtomicInteger();
   private volatile Mode armed;
   private int skip;
 
   public CrashInjectingStore(ProcedureStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Makes the next write crash in {@code mode}; only one write crashes per arming. */
@@ -64,26 +63,6 @@ public final class CrashInjectingStore implements ProcedureStore {
   /** Writes that reached this store (crashed or not). */
   public int writeCount() {
     return writes.get();
-  }
-
-  @Override
-  public void start() throws IOException {
-    delegate.start();
-  }
-
-  @Override
-  public void stop() {
-    delegate.stop();
-  }
-
-  @Override
-  public boolean isRunning() {
-    return delegate.isRunning();
-  }
-
-  @Override
-  public StoreContents load() throws IOException {
-    return delegate.load();
   }
 
   @Override

@@ -1,20 +1,19 @@
 package dev.baton.procedure.bench;
 
+import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
-import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
 
 /** A {@link ProcedureStore} that counts the writes it passes on to the store it wraps. */
-final class CountingStore implements ProcedureStore {
-  private final ProcedureStore delegate;
+final class CountingStore extends ForwardingProcedureStore {
   private final LongAdder writes = new LongAdder();
   private final LongAdder deleteOnlyWrites = new LongAdder();
 
   CountingStore(ProcedureStore delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   ProcedureStore delegate() {
@@ -29,26 +28,6 @@ final class CountingStore implements ProcedureStore {
   /** Batches that only deleted records: the executor's cleaner removing completed procedures. */
   long deleteOnlyWrites() {
     return deleteOnlyWrites.sum();
-  }
-
-  @Override
-  public void start() throws IOException {
-    delegate.start();
-  }
-
-  @Override
-  public void stop() {
-    delegate.stop();
-  }
-
-  @Override
-  public boolean isRunning() {
-    return delegate.isRunning();
-  }
-
-  @Override
-  public StoreContents load() throws IOException {
-    return delegate.load();
   }
 
   @Override
