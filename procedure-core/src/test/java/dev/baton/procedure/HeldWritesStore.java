@@ -1,9 +1,8 @@
 package dev.baton.procedure;
 
+import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.InMemoryProcedureStore;
-import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
-import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -14,35 +13,13 @@ import java.util.concurrent.CompletableFuture;
  * to the store then, in order), or fails it; synchronous writes pass at once. Shows what the
  * executor does while a pipelined write is not yet durable.
  */
-final class HeldWritesStore implements ProcedureStore {
+final class HeldWritesStore extends ForwardingProcedureStore {
   private record Held(StoreBatch batch, CompletableFuture<Void> durable) {}
 
-  private final InMemoryProcedureStore memory = new InMemoryProcedureStore();
   private final Deque<Held> held = new ArrayDeque<>();
 
-  @Override
-  public void start() {
-    memory.start();
-  }
-
-  @Override
-  public void stop() {
-    memory.stop();
-  }
-
-  @Override
-  public boolean isRunning() {
-    return memory.isRunning();
-  }
-
-  @Override
-  public StoreContents load() throws IOException {
-    return memory.load();
-  }
-
-  @Override
-  public void write(StoreBatch batch) throws IOException {
-    memory.write(batch);
+  HeldWritesStore() {
+    super(new InMemoryProcedureStore());
   }
 
   @Override
@@ -64,7 +41,7 @@ final class HeldWritesStore implements ProcedureStore {
     synchronized (this) {
       h = held.pollFirst();
     }
-    memory.write(h.batch());
+    delegate.write(h.batch());
     h.durable().complete(null);
   }
 

@@ -73,8 +73,11 @@ class NonceRaceTest {
                     || t.getState() == Thread.State.TERMINATED);
   }
 
-  @Test
-  void aRepeatWaitsUntilTheFirstSubmissionIsQueuedAndGetsItsId() throws Exception {
+  /**
+   * Submits "a" with the nonce, its write held at the gate, then "b" with the same nonce; checks
+   * that b did not come back with an id nothing can see, opens the gate, and returns both outcomes.
+   */
+  private Object[] firstHeldThenRepeat() throws Exception {
     start();
     store.gateNextWrite();
     AtomicReference<Object> first = new AtomicReference<>();
@@ -88,38 +91,29 @@ class NonceRaceTest {
           executor.getInfo(id).isPresent(),
           "the repeat returned id " + id + " while nothing can see that procedure yet");
     }
-
     store.open.countDown();
     a.join(WAIT.toMillis());
     b.join(WAIT.toMillis());
-    assertTrue(first.get() instanceof Long, "first: " + first.get());
-    assertEquals(first.get(), repeat.get(), "the repeat gets the first id");
-    assertTrue(executor.getInfo((Long) first.get()).isPresent());
+    return new Object[] {first.get(), repeat.get()};
+  }
+
+  @Test
+  void aRepeatWaitsUntilTheFirstSubmissionIsQueuedAndGetsItsId() throws Exception {
+    Object[] outcomes = firstHeldThenRepeat();
+    Object first = outcomes[0];
+    Object repeat = outcomes[1];
+    assertTrue(first instanceof Long, "first: " + first);
+    assertEquals(first, repeat, "the repeat gets the first id");
+    assertTrue(executor.getInfo((Long) first).isPresent());
     assertEquals(1, executor.list().size(), "one procedure for the nonce");
   }
 
   @Test
   void aRepeatGetsTheFirstSubmissionsFailureAndALaterOneStartsAfresh() throws Exception {
-    start();
-    store.gateNextWrite();
     store.failGatedWrite = true;
-    AtomicReference<Object> first = new AtomicReference<>();
-    AtomicReference<Object> repeat = new AtomicReference<>();
-    Thread a = submitter("a", first);
-    assertTrue(store.entered.await(WAIT.toSeconds(), TimeUnit.SECONDS), "first write started");
-    Thread b = submitter("b", repeat);
-    awaitParkedOrDone(b);
-    if (repeat.get() instanceof Long id) {
-      assertTrue(
-          executor.getInfo(id).isPresent(),
-          "the repeat returned id " + id + " of a submission that is about to fail");
-    }
-
-    store.open.countDown();
-    a.join(WAIT.toMillis());
-    b.join(WAIT.toMillis());
-    assertTrue(first.get() instanceof UncheckedIOException, "first: " + first.get());
-    assertTrue(repeat.get() instanceof UncheckedIOException, "repeat: " + repeat.get());
+    Object[] outcomes = firstHeldThenRepeat();
+    assertTrue(outcomes[0] instanceof UncheckedIOException, "first: " + outcomes[0]);
+    assertTrue(outcomes[1] instanceof UncheckedIOException, "repeat: " + outcomes[1]);
 
     long later = executor.submit(new Steps("c"), NONCE);
     assertTrue(executor.getInfo(later).isPresent());
