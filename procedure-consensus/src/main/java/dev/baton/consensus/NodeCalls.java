@@ -55,7 +55,7 @@ final class NodeCalls {
     this.clock = clock;
     this.requestTimeout = settings.requestTimeout();
     this.self = RaftPeerId.valueOf(nodeId);
-    this.local = new LocalSubmitter(server, group.getGroupId());
+    this.local = new LocalSubmitter(server, group.getGroupId(), nodeId);
     this.client = new ProcedureClient(group, registry, settings);
     this.isLeader = isLeader;
     this.submissions =
@@ -78,10 +78,11 @@ final class NodeCalls {
     submissions.stop();
   }
 
-  /** Stops submissions and closes the client. */
+  /** Stops submissions and closes the client and the local submitter. */
   void close() {
     submissions.stop();
     client.close();
+    local.close();
   }
 
   /** See {@link ProcedureNode#getInfo}. */

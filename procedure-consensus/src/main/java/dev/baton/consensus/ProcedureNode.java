@@ -228,6 +228,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /**
    * Submits a new root procedure through the replicated log; completes with its id once the
    * submission is committed. A repeated nonce completes with the first submission's id.
+   *
+   * <p>On the leader the future completes on the node's reply thread, which also carries its
+   * executor's writes: a callback that blocks should be given its own executor ({@code
+   * thenApplyAsync(fn, executor)}). It never runs on the Raft thread that applies entries.
    */
   public CompletableFuture<Long> submit(Procedure<Env> proc, NonceKey nonce) {
     return requireCalls().submit(proc, nonce);

@@ -1,20 +1,26 @@
 package dev.baton.consensus;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.procedure.ProcedureState;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A submission is answered as soon as its entry is applied: neither the leader's adoption of the
- * procedure (decoding, scheduling) nor its first step delays the reply.
+ * procedure (decoding, scheduling) nor its first step delays the reply; and what a caller does with
+ * the reply does not hold up the leader's application of entries.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SubmitReplyTest {
@@ -52,6 +58,50 @@ class SubmitReplyTest {
         decode.countDown();
         step.countDown();
       }
+    }
+  }
+
+  /**
+   * Ratis completes a leader's own requests on the thread that applies every entry; a caller's
+   * callback on its submission's future ran there, and one that blocked stopped the leader applying
+   * anything: a submission through a follower was never answered.
+   */
+  @Test
+  void aCallbackThatBlocksDoesNotStopTheLeaderApplying() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      CountDownLatch release = new CountDownLatch(1);
+      AtomicReference<String> callbackThread = new AtomicReference<>();
+      CompletableFuture<Long> blocking =
+          leader
+              .submit(new Work("blocking-caller"), null)
+              .thenApply(
+                  id -> {
+                    callbackThread.set(Thread.currentThread().getName());
+                    try {
+                      release.await();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                    return id;
+                  });
+      try {
+        await()
+            .atMost(Duration.ofSeconds(REPLY_WAIT_SECONDS))
+            .until(() -> callbackThread.get() != null);
+        assertFalse(
+            callbackThread.get().contains("StateMachineUpdater"),
+            "callback ran on the apply thread " + callbackThread.get());
+        long other =
+            cluster
+                .follower()
+                .submit(new Work("through-a-follower"), null)
+                .get(REPLY_WAIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(other > 0, "procId " + other);
+      } finally {
+        release.countDown();
+      }
+      assertTrue(blocking.get(REPLY_WAIT_SECONDS, TimeUnit.SECONDS) > 0);
     }
   }
 }
