@@ -35,7 +35,17 @@ final class EntryBatcher<R> {
   record Limits(int maxItems, int maxBytes, int maxEntriesInFlight) {
     static final int DEFAULT_MAX_ITEMS = 512;
     static final int DEFAULT_MAX_BYTES = 1 << 20;
-    static final int DEFAULT_MAX_ENTRIES_IN_FLIGHT = 8;
+
+    /**
+     * Entries on their way at once, per batcher (the executor's store and the node's submissions
+     * each have one). Every entry costs each member the same work whatever it carries (append,
+     * replicate, fsync, apply, reply), so fewer entries in flight, each carrying more writes, leave
+     * more CPU for the rest and commit sooner: in the consensus benchmark (3 nodes on 2 cores), 3
+     * instead of 8 carried 94 instead of 40 writes per entry at the peak, which was no lower, and
+     * at half the peak the Raft commit p50 fell from 5.2 to 3.6-4.1 ms and the submit-to-done p50
+     * from 27 to 19-24 ms. Fewer than 3 made writes wait for a free slot longer than they saved.
+     */
+    static final int DEFAULT_MAX_ENTRIES_IN_FLIGHT = 3;
 
     static Limits defaults() {
       return new Limits(DEFAULT_MAX_ITEMS, DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES_IN_FLIGHT);
