@@ -30,8 +30,9 @@ import java.util.stream.Stream;
  * <p>Run: {@code mvn -B -q -pl procedure-consensus -am test-compile exec:java@bench-consensus}
  * (system properties {@code bench.warmupSeconds}, {@code bench.seconds}, {@code bench.live}, {@code
  * bench.kills}, {@code bench.rebuildLive}, {@code bench.workers}, {@code bench.window}, {@code
- * bench.electionMinMs}, {@code bench.electionMaxMs}; {@code bench.profile=<file.jfr>} adds a CPU
- * profile of the half-peak phase, see {@link CpuProfile}).
+ * bench.electionMinMs}, {@code bench.electionMaxMs}; {@code bench.halfRate} fixes the latency
+ * phase's rate in procedures/s instead of half the measured peak, to compare runs; {@code
+ * bench.profile=<file.jfr>} adds a CPU profile of the half-peak phase, see {@link CpuProfile}).
  */
 public final class ConsensusBenchmark {
   static final int DEFAULT_WARMUP_SECONDS = 60;
@@ -122,7 +123,11 @@ public final class ConsensusBenchmark {
 
     LoadRun half;
     LoadRun halfFromCall = new LoadRun();
-    double halfRate = peak.perSecond() / 2;
+    // a fixed rate (bench.halfRate) compares runs whose peaks differ with the machine's mood
+    double halfRate = Double.parseDouble(System.getProperty("bench.halfRate", "0"));
+    if (halfRate <= 0) {
+      halfRate = peak.perSecond() / 2;
+    }
     // ids are never reused: the phase's procedures come after this one's
     long firstId =
         cluster.await(

@@ -28,10 +28,10 @@ final class LoadPhases {
     LoadRun run = new LoadRun();
     long end = System.nanoTime() + (long) (secs * 1e9);
     while (System.nanoTime() < end) {
-      permits.acquire();
+      awaitPermits(permits, 1, "closed loop");
       submitNoop(run, System.nanoTime(), null, permits::release, null);
     }
-    permits.acquire(window);
+    awaitPermits(permits, window, "closed loop");
     run.finish();
     return run;
   }
@@ -76,10 +76,10 @@ final class LoadPhases {
             id -> {
               idAt[0] = id;
               idAt[1] = System.nanoTime();
-              // bounded: an executor that stopped under it must not hang the load loop
-              return BenchCluster.executorOf(leader)
-                  .whenFinished(id)
-                  .orTimeout(BenchCluster.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+              // an executor that stops fails its waiters; no timer per procedure (hundreds of
+              // thousands pending in the JDK's one delay queue cost the load's own CPU), the
+              // loops bound their waits instead
+              return BenchCluster.executorOf(leader).whenFinished(id);
             })
         .whenComplete(
             (info, e) -> {
@@ -110,7 +110,7 @@ final class LoadPhases {
     int base = cluster.liveOnLeader();
     AtomicLong failed = new AtomicLong();
     for (int i = 0; i < count; i++) {
-      permits.acquire();
+      awaitPermits(permits, 1, "parking");
       cluster
           .currentLeader()
           .submit(new BenchProcedures.Parked(), null)
@@ -122,10 +122,21 @@ final class LoadPhases {
                 permits.release();
               });
     }
-    permits.acquire(window);
+    awaitPermits(permits, window, "parking");
     cluster.awaitTrue(
         count + " parked procedures live on the running leader (" + failed + " submissions failed)",
         () -> cluster.liveOnLeader() >= base + count - failed.get());
     return cluster.liveOnLeader();
+  }
+
+  /**
+   * Takes {@code n} of a loop's permits (one per outstanding procedure), bounded by the cluster's
+   * wait: a procedure that never finishes fails the benchmark, saying so, instead of hanging it.
+   */
+  private void awaitPermits(Semaphore permits, int n, String loop) throws InterruptedException {
+    if (!permits.tryAcquire(n, BenchCluster.WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw cluster.gaveUp(
+          loop + ": " + (window - permits.availablePermits()) + " procedures outstanding", null);
+    }
   }
 }
