@@ -203,7 +203,7 @@ final class CommandApplier {
   private Submission applySubmit(byte[] envelope, long index) {
     try {
       ProcedureEnvelope env = ProcedureCodec.parseEnvelope(0, envelope);
-      StoreRecord created = table.submit(env);
+      StoreRecord created = table.submit(env, envelope);
       long procId =
           created != null ? created.procId() : table.procIdOf(ProcedureTable.nonceOf(env));
       return new Submission(SubmitResult.newBuilder().setProcId(procId).build(), created);

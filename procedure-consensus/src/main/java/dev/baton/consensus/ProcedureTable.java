@@ -101,15 +101,17 @@ final class ProcedureTable {
    * Adds a submitted root under the next id, or returns the id of the earlier submission with the
    * same nonce.
    *
+   * @param bytes the submission's encoding, which {@code submission} was parsed from
    * @return the record of the new procedure, or null if the nonce was known (see {@link #procIdOf})
    */
-  synchronized StoreRecord submit(ProcedureEnvelope submission) throws ProcedureCodecException {
+  synchronized StoreRecord submit(ProcedureEnvelope submission, byte[] bytes)
+      throws ProcedureCodecException {
     NonceKey nonce = nonceOf(submission);
     if (nonce != null && nonces.containsKey(nonce)) {
       return null;
     }
     long procId = maxProcId + 1;
-    byte[] record = ProcedureCodec.assignProcId(submission, procId);
+    byte[] record = ProcedureCodec.assignProcId(submission, bytes, procId);
     maxProcId = procId;
     records.put(procId, record);
     if (nonce != null) {

@@ -1,6 +1,7 @@
 package dev.baton.procedure;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.baton.procedure.proto.FailureProto;
@@ -12,6 +13,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -125,20 +127,36 @@ public final class ProcedureCodec {
    * the root of its own tree.
    */
   public static byte[] assignProcId(byte[] submission, long procId) throws ProcedureCodecException {
-    return assignProcId(parseEnvelope(0, submission), procId);
+    return assignProcId(parseEnvelope(0, submission), submission, procId);
   }
 
   /**
-   * The same for a submission parsed already ({@link #parseEnvelope} with id 0): a state machine
-   * applying many submissions parses each once.
+   * The same for a submission parsed already ({@link #parseEnvelope} with id 0; a state machine
+   * applying many submissions parses each once): its bytes with the ids appended as two more
+   * fields. Protobuf lets a field appear again, the last value winning, so the record parses as the
+   * submission with its ids set, and every member of a cluster makes the same bytes without
+   * rebuilding and encoding the envelope again.
    */
-  public static byte[] assignProcId(ProcedureEnvelope env, long procId)
+  public static byte[] assignProcId(ProcedureEnvelope env, byte[] submission, long procId)
       throws ProcedureCodecException {
     if (env.getParentProcId() != Procedure.NO_PARENT
         || env.getStateValue() != ProcedureState.RUNNABLE.ordinal() + 1) {
       throw new ProcedureCodecException("not a new root submission: " + env.getType());
     }
-    return env.toBuilder().setProcId(procId).setRootProcId(procId).build().toByteArray();
+    int ids =
+        CodedOutputStream.computeInt64Size(ProcedureEnvelope.PROC_ID_FIELD_NUMBER, procId)
+            + CodedOutputStream.computeInt64Size(
+                ProcedureEnvelope.ROOT_PROC_ID_FIELD_NUMBER, procId);
+    byte[] record = Arrays.copyOf(submission, submission.length + ids);
+    CodedOutputStream out = CodedOutputStream.newInstance(record, submission.length, ids);
+    try {
+      out.writeInt64(ProcedureEnvelope.PROC_ID_FIELD_NUMBER, procId);
+      out.writeInt64(ProcedureEnvelope.ROOT_PROC_ID_FIELD_NUMBER, procId);
+      out.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("ids of procedure " + procId + " did not fit", e);
+    }
+    return record;
   }
 
   /** Parses the framework envelope of a stored record. */
