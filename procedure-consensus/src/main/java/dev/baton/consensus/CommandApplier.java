@@ -50,6 +50,7 @@ final class CommandApplier {
   private final AtomicLong rejectedWrites = new AtomicLong();
   private final AtomicLong appliedBatches = new AtomicLong();
   private final AtomicLong appliedWriteEntries = new AtomicLong();
+  private final AtomicLong appliedSubmitEntries = new AtomicLong();
 
   CommandApplier(ProcedureTable table) {
     this.table = table;
@@ -67,6 +68,10 @@ final class CommandApplier {
     return appliedWriteEntries.get();
   }
 
+  long appliedSubmitEntryCount() {
+    return appliedSubmitEntries.get();
+  }
+
   /** Applies a command ({@code null}: the entry did not parse) of entry {@code index}. */
   Outcome apply(Command command, long term, long index) {
     CommandReply reply;
@@ -78,6 +83,7 @@ final class CommandApplier {
       switch (command.getKindCase()) {
         case WRITE -> reply = applyWrite(command.getWrite(), term, index);
         case SUBMIT -> {
+          appliedSubmitEntries.incrementAndGet();
           SubmitReply.Builder results = SubmitReply.newBuilder();
           for (ByteString envelope : command.getSubmit().getEnvelopesList()) {
             Submission result = applySubmit(envelope.toByteArray(), index);

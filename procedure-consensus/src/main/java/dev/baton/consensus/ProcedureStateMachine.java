@@ -103,6 +103,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return applier.appliedWriteEntryCount();
   }
 
+  /** Log entries that carried submissions (group-committed like the store batches). */
+  public long appliedSubmitEntryCount() {
+    return applier.appliedSubmitEntryCount();
+  }
+
   /** Leaders this node has heard of, one per term it learned one in ({@link LeaderChanges}). */
   public long leaderChanges() {
     return leaderChanges.count();

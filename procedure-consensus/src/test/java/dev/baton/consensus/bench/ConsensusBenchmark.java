@@ -4,6 +4,7 @@ import static dev.baton.consensus.bench.BenchDiagnostics.log;
 
 import dev.baton.consensus.LeadershipManager;
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.consensus.RaftSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -111,7 +112,9 @@ public final class ConsensusBenchmark {
     ProcedureNode<Object> leader = cluster.awaitLeader();
     long batches0 = leader.stateMachine().appliedBatchCount();
     long entries0 = leader.stateMachine().appliedWriteEntryCount();
+    EntryCounts beforePeak = EntryCounts.of(leader);
     LoadRun peak = load.closedLoop(seconds);
+    log("log entries at the peak: %s", EntryCounts.of(leader).since(beforePeak, peak));
     long batches = leader.stateMachine().appliedBatchCount() - batches0;
     long entries = leader.stateMachine().appliedWriteEntryCount() - entries0;
     double updates = batches / peak.seconds;
@@ -140,7 +143,9 @@ public final class ConsensusBenchmark {
               stalls,
               firstId + 1,
               (int) (halfRate * seconds * TRACE_HEADROOM));
+      EntryCounts beforeHalf = EntryCounts.of(leader);
       half = load.openLoop(seconds, halfRate, breakdown, halfFromCall);
+      log("log entries at half peak: %s", EntryCounts.of(leader).since(beforeHalf, half));
       log("where submit-to-done time goes at half peak:");
       for (String line : breakdown.report()) {
         log("  %s", line);
@@ -215,6 +220,29 @@ public final class ConsensusBenchmark {
     }
     results.put("diskBytesPerLiveProcedure", storage / (double) liveCount);
     results.put("snapshotBytesPerLiveProcedure", snapshots / (double) liveCount);
+  }
+
+  /**
+   * The leader's applied entries by kind: a Raft entry costs every member about the same whatever
+   * it carries, so these say how well group commit packs each kind at a given load.
+   */
+  private record EntryCounts(long writeEntries, long writes, long submitEntries) {
+    static EntryCounts of(ProcedureNode<Object> leader) {
+      ProcedureStateMachine sm = leader.stateMachine();
+      return new EntryCounts(
+          sm.appliedWriteEntryCount(), sm.appliedBatchCount(), sm.appliedSubmitEntryCount());
+    }
+
+    String since(EntryCounts before, LoadRun run) {
+      double we = (writeEntries - before.writeEntries) / run.seconds;
+      double se = (submitEntries - before.submitEntries) / run.seconds;
+      return String.format(
+          "%.0f/s with store writes (%.1f writes each), %.0f/s with submissions (%.1f each)",
+          we,
+          we == 0 ? 0 : (writes - before.writes) / run.seconds / we,
+          se,
+          se == 0 ? 0 : run.perSecond() / se);
+    }
   }
 
   /** Removes the benchmark's storage (hundreds of MB of Raft logs after a full run). */
