@@ -110,13 +110,12 @@ public final class ConsensusBenchmark {
     results.put("rawRatisEntriesPerSecond", raw);
 
     ProcedureNode<Object> leader = cluster.awaitLeader();
-    long batches0 = leader.stateMachine().appliedBatchCount();
-    long entries0 = leader.stateMachine().appliedWriteEntryCount();
     EntryCounts beforePeak = EntryCounts.of(leader);
     LoadRun peak = load.closedLoop(seconds);
-    log("log entries at the peak: %s", EntryCounts.of(leader).since(beforePeak, peak));
-    long batches = leader.stateMachine().appliedBatchCount() - batches0;
-    long entries = leader.stateMachine().appliedWriteEntryCount() - entries0;
+    EntryCounts afterPeak = EntryCounts.of(leader);
+    log("log entries at the peak: %s", afterPeak.since(beforePeak, peak));
+    long batches = afterPeak.writes() - beforePeak.writes();
+    long entries = afterPeak.writeEntries() - beforePeak.writeEntries();
     double updates = batches / peak.seconds;
     results.put("proceduresPerSecond", peak.perSecond());
     results.put("peakErrors", peak.errors.get());
