@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.http.Json;
+import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ class ClientCommandsTest {
   /** Every node's admin API, a dead address first: the commands must try the next one. */
   private static String clusterFlag() throws IOException {
     List<String> addresses = new ArrayList<>();
-    addresses.add("127.0.0.1:" + SimCluster.freePort());
+    addresses.add("127.0.0.1:" + LoopbackPorts.free());
     CLUSTER.cluster().nodes().forEach(n -> addresses.add(SimCluster.http(n)));
     return String.join(",", addresses);
   }
@@ -180,7 +181,7 @@ class ClientCommandsTest {
       strings = {"submit --type Noop", "get 1", "list", "abort 1", "resume --flow 1 --node a"})
   void noReachableNodeIsAClearMessageAndExit4(String line) throws Exception {
     String dead =
-        List.of(SimCluster.freePort(), SimCluster.freePort()).stream()
+        List.of(LoopbackPorts.free(), LoopbackPorts.free()).stream()
             .map(p -> "127.0.0.1:" + p)
             .collect(Collectors.joining(","));
     List<String> args = new ArrayList<>(List.of(line.split(" ")));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.confignode.faults.StateHolds;
+import dev.baton.consensus.LoopbackPorts;
 import dev.baton.procedure.ProcedureInfo;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -43,7 +44,7 @@ class ConfigNodeServerTest {
 
   @Test
   void aFailedStartClosesTheRaftPeerItStarted() throws Exception {
-    int raftPort = SimCluster.freePort();
+    int raftPort = LoopbackPorts.free();
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       ConfigNodeServer server =
           new ConfigNodeServer(

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.baton.confignode.datanode.DataNodeServer;
 import dev.baton.confignode.datanode.LedgerEntry;
 import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.consensus.LoopbackPorts;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import java.nio.charset.StandardCharsets;
@@ -111,7 +112,7 @@ class DataNodeMembershipTest {
 
   @Test
   void anUnreachableAddressIsNotRegistered() throws Exception {
-    String nowhere = "127.0.0.1:" + SimCluster.freePort();
+    String nowhere = "127.0.0.1:" + LoopbackPorts.free();
     int before = cluster.metadata().dataNodes().size();
     long id = cluster.submit("AddDataNode", "address", nowhere);
     ProcedureInfo done = cluster.awaitRolledBack(id);

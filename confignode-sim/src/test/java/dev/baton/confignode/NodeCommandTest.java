@@ -3,6 +3,7 @@ package dev.baton.confignode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.RaftSettings;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -199,7 +200,7 @@ class NodeCommandTest {
               "--id",
               "a",
               "--peers",
-              "a=127.0.0.1:" + SimCluster.freePort(),
+              "a=127.0.0.1:" + LoopbackPorts.free(),
               "--data-dir",
               dir.toString(),
               "--http-port",

@@ -16,14 +16,13 @@ import dev.baton.confignode.datanode.RegionRole;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.consensus.LeaderContext;
+import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,7 +98,7 @@ final class SimCluster implements AutoCloseable {
         c.startDataNode(i);
       }
       for (int i = 1; i <= configNodes; i++) {
-        c.peers.put("cn" + i, new InetSocketAddress("127.0.0.1", freePort()));
+        c.peers.put("cn" + i, new InetSocketAddress("127.0.0.1", LoopbackPorts.free()));
       }
       List<String> addresses = c.dataNodes.values().stream().map(DataNodeServer::address).toList();
       for (String id : c.peers.keySet()) {
@@ -388,11 +387,5 @@ final class SimCluster implements AutoCloseable {
       dn.close();
     }
     dataNodes.clear();
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -6,7 +6,6 @@ import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,7 +50,7 @@ final class TestCluster implements AutoCloseable {
     this.root = root;
     this.tuning = tuning;
     for (int i = 1; i <= size; i++) {
-      peers.put("n" + i, new InetSocketAddress("127.0.0.1", freePort()));
+      peers.put("n" + i, new InetSocketAddress("127.0.0.1", LoopbackPorts.free()));
     }
   }
 
@@ -246,11 +245,5 @@ final class TestCluster implements AutoCloseable {
         .atMost(ELECTION_WAIT)
         .ignoreExceptionsInstanceOf(ExecutionException.class)
         .until(() -> node.submit(proc.get(), nonce).get(), id -> id > 0);
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

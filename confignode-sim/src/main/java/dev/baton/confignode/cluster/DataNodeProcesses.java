@@ -1,6 +1,7 @@
 package dev.baton.confignode.cluster;
 
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ final class DataNodeProcesses {
       int id;
       synchronized (this) {
         id = addresses.size() + 1;
-        addresses.put(id, "127.0.0.1:" + ProcessCluster.freePort());
+        addresses.put(id, "127.0.0.1:" + LoopbackPorts.free());
       }
       launch(id);
       started.add(id);

@@ -3,10 +3,9 @@ package dev.baton.confignode.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -125,8 +124,8 @@ public final class ProcessCluster implements AutoCloseable {
     for (int i = 1; i <= n; i++) {
       String id = "cn" + i;
       peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
-      peers.append(freePort());
-      httpOf.put(id, "127.0.0.1:" + freePort());
+      peers.append(LoopbackPorts.free());
+      httpOf.put(id, "127.0.0.1:" + LoopbackPorts.free());
     }
     peersArg = peers.toString();
     anyNodeClient = new NodeApiClient(List.copyOf(httpOf.values()));
@@ -395,11 +394,5 @@ public final class ProcessCluster implements AutoCloseable {
       throw new IllegalArgumentException("no such member of the cluster: " + what);
     }
     return value;
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -2,6 +2,7 @@ package dev.baton.consensus.bench;
 
 import static dev.baton.consensus.bench.BenchDiagnostics.log;
 
+import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.ProcedureStateMachine;
@@ -9,7 +10,6 @@ import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +42,7 @@ final class BenchCluster {
     this.raft = raft;
     this.workers = workers;
     for (int i = 1; i <= NODES; i++) {
-      peers.put("b" + i, new InetSocketAddress("127.0.0.1", freePort()));
+      peers.put("b" + i, new InetSocketAddress("127.0.0.1", LoopbackPorts.free()));
     }
   }
 
@@ -178,11 +178,5 @@ final class BenchCluster {
     log("%s", message);
     log("threads of the nodes at that moment:%n%s", BenchDiagnostics.threadDump());
     return new IllegalStateException(message, cause);
-  }
-
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

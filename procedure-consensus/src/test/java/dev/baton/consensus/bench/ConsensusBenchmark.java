@@ -3,6 +3,7 @@ package dev.baton.consensus.bench;
 import static dev.baton.consensus.bench.BenchDiagnostics.log;
 
 import dev.baton.consensus.LeadershipManager;
+import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.consensus.RaftSettings;
@@ -100,7 +101,7 @@ public final class ConsensusBenchmark {
 
     Map<String, InetSocketAddress> rawPeers = new LinkedHashMap<>();
     for (int i = 1; i <= BenchCluster.NODES; i++) {
-      rawPeers.put("r" + i, new InetSocketAddress("127.0.0.1", BenchCluster.freePort()));
+      rawPeers.put("r" + i, new InetSocketAddress("127.0.0.1", LoopbackPorts.free()));
     }
     double raw;
     try (RawRatisBaseline baseline = new RawRatisBaseline(cluster.dir().resolve("raw"), rawPeers)) {
