@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Free TCP ports on the loopback interface for the local clusters of tests, benchmarks and the
@@ -18,41 +21,86 @@ import java.util.concurrent.ThreadLocalRandom;
  * gives every outgoing connection: between the choice and the member's bind, a connection of the
  * running cluster (or one still closing) could take it, and the member failed to start with
  * "Address already in use" (seen in CI: a gRPC server of a 3-node test cluster). So ports are drawn
- * below that range, at random, checked bindable, and never handed out twice by one process.
+ * outside that range (below it, or above it where the kernel's range stops short of the last port),
+ * at random, checked bindable, and never handed out twice by one process. Only where the ephemeral
+ * range leaves almost nothing outside it does the kernel choose, still never a port handed out
+ * before.
  */
 public final class LoopbackPorts {
   /** The lowest port handed out: clear of the well-known and most registered service ports. */
   static final int LOWEST = 10_000;
 
-  /** Where the ephemeral range starts when the kernel does not say (Linux's default). */
-  static final int DEFAULT_EPHEMERAL_START = 32_768;
+  /** The highest TCP port. */
+  static final int HIGHEST = 65_535;
 
-  /** Fewer candidate ports than this below the ephemeral range: fall back to {@code bind(0)}. */
-  static final int MIN_RANGE = 1_000;
+  /** The kernel's ephemeral range when it does not say (Linux's default). */
+  static final Range DEFAULT_EPHEMERAL = new Range(32_768, 60_999);
 
-  /** Random candidates tried before giving up. */
+  /** Fewer candidate ports than this outside the ephemeral range: the kernel chooses. */
+  static final int MIN_CANDIDATES = 1_000;
+
+  /** Candidates tried before giving up. */
   static final int MAX_ATTEMPTS = 1_000;
 
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
 
+  private static final Logger LOG = LoggerFactory.getLogger(LoopbackPorts.class);
+
   private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
+  private static final AtomicBoolean KERNEL_WARNED = new AtomicBoolean();
 
   private LoopbackPorts() {}
 
-  /** A loopback port free now, below the ephemeral range, not handed out before here. */
+  /** An inclusive range of ports. */
+  record Range(int first, int last) {
+    /** Ports at least {@link #LOWEST} below this range. */
+    int below() {
+      return Math.max(0, first - LOWEST);
+    }
+
+    /** Ports above this range. */
+    int above() {
+      return Math.max(0, HIGHEST - last);
+    }
+
+    boolean contains(int port) {
+      return port >= first && port <= last;
+    }
+  }
+
+  /** A loopback port free now, outside the ephemeral range, not handed out before here. */
   public static int free() throws IOException {
-    int top = ephemeralStart();
-    if (top - LOWEST < MIN_RANGE) {
+    return free(ephemeralRange());
+  }
+
+  /** As {@link #free()}, for a given ephemeral range. */
+  static int free(Range ephemeral) throws IOException {
+    int below = ephemeral.below();
+    int candidates = below + ephemeral.above();
+    if (candidates < MIN_CANDIDATES) {
+      if (KERNEL_WARNED.compareAndSet(false, true)) {
+        LOG.warn(
+            "the ephemeral range {} leaves fewer than {} loopback ports outside it: the kernel"
+                + " chooses them, and a local cluster's member may find its port taken",
+            ephemeral,
+            MIN_CANDIDATES);
+      }
       return kernelChosen();
     }
     for (int i = 0; i < MAX_ATTEMPTS; i++) {
-      int port = ThreadLocalRandom.current().nextInt(LOWEST, top);
+      int pick = ThreadLocalRandom.current().nextInt(candidates);
+      int port = pick < below ? LOWEST + pick : ephemeral.last() + 1 + (pick - below);
       if (HANDED_OUT.add(port) && bindable(port)) {
         return port;
       }
     }
     throw new IOException(
-        "no free loopback port in [" + LOWEST + ", " + top + ") after " + MAX_ATTEMPTS + " tries");
+        "no free loopback port outside the ephemeral range "
+            + ephemeral
+            + " after "
+            + MAX_ATTEMPTS
+            + " tries");
   }
 
   private static boolean bindable(int port) {
@@ -65,19 +113,24 @@ public final class LoopbackPorts {
   }
 
   private static int kernelChosen() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      HANDED_OUT.add(s.getLocalPort());
-      return s.getLocalPort();
+    for (int i = 0; i < MAX_ATTEMPTS; i++) {
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        if (HANDED_OUT.add(s.getLocalPort())) {
+          return s.getLocalPort();
+        }
+      }
     }
+    throw new IOException(
+        "the kernel chose only ports handed out before, " + MAX_ATTEMPTS + " times in a row");
   }
 
-  /** The first port of the kernel's ephemeral range. */
-  static int ephemeralStart() {
+  /** The kernel's ephemeral range, or Linux's default when it cannot be read. */
+  static Range ephemeralRange() {
     try {
       String[] range = Files.readString(EPHEMERAL_RANGE).trim().split("\\s+");
-      return Integer.parseInt(range[0]);
+      return new Range(Integer.parseInt(range[0]), Integer.parseInt(range[1]));
     } catch (IOException | RuntimeException unknown) {
-      return DEFAULT_EPHEMERAL_START;
+      return DEFAULT_EPHEMERAL;
     }
   }
 }
