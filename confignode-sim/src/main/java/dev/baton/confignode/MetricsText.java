@@ -45,6 +45,16 @@ final class MetricsText {
         "baton_applied_write_entries_total",
         "log entries that carried store batches",
         node.stateMachine().appliedWriteEntryCount());
+    counter(
+        out,
+        "baton_applied_submit_entries_total",
+        "log entries that carried submissions alone",
+        node.stateMachine().appliedSubmitEntryCount());
+    counter(
+        out,
+        "baton_carried_submissions_total",
+        "submissions applied from store-write entries (the leader's own, while its executor runs)",
+        node.stateMachine().carriedSubmissionCount());
     gauge(
         out,
         "baton_applied_index",

@@ -280,5 +280,11 @@ class AdminApiTest {
     assertTrue(samples.get("baton_live_procedures") >= 0, r.body());
     assertTrue(samples.get("baton_applied_store_batches_total") > 0, r.body());
     assertTrue(samples.get("baton_applied_write_entries_total") > 0, r.body());
+    // the submission came in a store entry of the running leader, or alone
+    assertTrue(
+        samples.get("baton_carried_submissions_total")
+                + samples.get("baton_applied_submit_entries_total")
+            > 0,
+        r.body());
   }
 }

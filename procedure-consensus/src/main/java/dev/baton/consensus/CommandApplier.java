@@ -51,6 +51,7 @@ final class CommandApplier {
   private final AtomicLong appliedBatches = new AtomicLong();
   private final AtomicLong appliedWriteEntries = new AtomicLong();
   private final AtomicLong appliedSubmitEntries = new AtomicLong();
+  private final AtomicLong carriedSubmissions = new AtomicLong();
 
   CommandApplier(ProcedureTable table) {
     this.table = table;
@@ -72,6 +73,11 @@ final class CommandApplier {
     return appliedSubmitEntries.get();
   }
 
+  /** Submissions applied from store-write entries that carried them (not from submit entries). */
+  long carriedSubmissionCount() {
+    return carriedSubmissions.get();
+  }
+
   /** Applies a command ({@code null}: the entry did not parse) of entry {@code index}. */
   Outcome apply(Command command, long term, long index) {
     CommandReply reply;
@@ -81,18 +87,24 @@ final class CommandApplier {
       reply = rejected("entry " + index + " is not a procedure command");
     } else {
       switch (command.getKindCase()) {
-        case WRITE -> reply = applyWrite(command.getWrite(), term, index);
+        case WRITE -> {
+          StoreWrite write = command.getWrite();
+          reply = applyWrite(write, term, index);
+          if (write.getEnvelopesCount() > 0) {
+            carriedSubmissions.addAndGet(write.getEnvelopesCount());
+            reply =
+                reply.toBuilder()
+                    .setCarried(applySubmits(write.getEnvelopesList(), index, submitted))
+                    .build();
+          }
+        }
         case SUBMIT -> {
           appliedSubmitEntries.incrementAndGet();
-          SubmitReply.Builder results = SubmitReply.newBuilder();
-          for (ByteString envelope : command.getSubmit().getEnvelopesList()) {
-            Submission result = applySubmit(envelope.toByteArray(), index);
-            results.addResults(result.result());
-            if (result.created() != null) {
-              submitted.add(result.created());
-            }
-          }
-          reply = CommandReply.newBuilder().setSubmitted(results).build();
+          reply =
+              CommandReply.newBuilder()
+                  .setSubmitted(
+                      applySubmits(command.getSubmit().getEnvelopesList(), index, submitted))
+                  .build();
         }
         case RESERVE -> {
           if (command.getReserve().getTerm() != term) {
@@ -201,6 +213,20 @@ final class CommandApplier {
     }
     table.applyMetadata(puts, write.getDeletesList());
     return CommandReply.newBuilder().setWritten(true).build();
+  }
+
+  /** Applies submissions in order; adds the records they created to {@code created}. */
+  private SubmitReply applySubmits(
+      List<ByteString> envelopes, long index, List<StoreRecord> created) {
+    SubmitReply.Builder results = SubmitReply.newBuilder();
+    for (ByteString envelope : envelopes) {
+      Submission result = applySubmit(envelope.toByteArray(), index);
+      results.addResults(result.result());
+      if (result.created() != null) {
+        created.add(result.created());
+      }
+    }
+    return results.build();
   }
 
   /** The result of one submission, and the record it created (null for a repeated nonce). */

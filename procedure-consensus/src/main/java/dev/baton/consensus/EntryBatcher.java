@@ -1,6 +1,5 @@
 package dev.baton.consensus;
 
-import com.google.protobuf.ByteString;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,7 +12,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 
 /**
  * Pipelined group commit into Raft log entries. An item that finds fewer than {@code
@@ -27,9 +28,10 @@ import java.util.function.Supplier;
  * entry's oldest item's time is up; an item whose time ran out while it was queued fails when its
  * entry would be sent.
  *
+ * @param <I> an item
  * @param <R> the result each item gets from its entry's reply
  */
-final class EntryBatcher<R> {
+final class EntryBatcher<I, R> {
 
   /** Bounds of one entry and of the pipeline. */
   record Limits(int maxItems, int maxBytes, int maxEntriesInFlight) {
@@ -52,31 +54,35 @@ final class EntryBatcher<R> {
     }
   }
 
-  private record Item<R>(ByteString bytes, CompletableFuture<R> result, long addedAt) {}
+  private record Item<I, R>(I value, int bytes, CompletableFuture<R> result, long addedAt) {}
 
-  private final Function<List<ByteString>, CompletableFuture<List<R>>> sender;
+  private final Function<List<I>, CompletableFuture<List<R>>> sender;
+  private final ToIntFunction<I> sizeOf;
   private final Supplier<? extends Throwable> stoppedError;
   private final Limits limits;
   private final LatencyHistogram queued;
   private final LatencyHistogram committed;
-  private final ArrayDeque<Item<R>> queue = new ArrayDeque<>();
+  private final ArrayDeque<Item<I, R>> queue = new ArrayDeque<>();
 
   /** By identity: an entry's equals and hashCode would walk its items. */
-  private final Set<List<Item<R>>> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final Set<List<Item<I, R>>> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
 
   private final long timeoutNanos;
   private boolean stopped;
 
   /**
-   * @param sender sends one entry made of the items' bytes; completes with one result per item, in
-   *     order, or exceptionally to fail them all
+   * @param sender sends one entry made of the items; completes with one result per item, in order,
+   *     or exceptionally to fail them all
+   * @param sizeOf an item's size in bytes, counted against {@link Limits#maxBytes}
    * @param stoppedError the error of items refused or cut off by {@link #stop}
    */
   EntryBatcher(
-      Function<List<ByteString>, CompletableFuture<List<R>>> sender,
+      Function<List<I>, CompletableFuture<List<R>>> sender,
+      ToIntFunction<I> sizeOf,
       Supplier<? extends Throwable> stoppedError,
       Limits limits) {
-    this(sender, stoppedError, limits, null, new LatencyHistogram(), new LatencyHistogram());
+    this(
+        sender, sizeOf, stoppedError, limits, null, new LatencyHistogram(), new LatencyHistogram());
   }
 
   /**
@@ -86,13 +92,15 @@ final class EntryBatcher<R> {
    * @param committed records, per entry, the time from sent until the sender's reply
    */
   EntryBatcher(
-      Function<List<ByteString>, CompletableFuture<List<R>>> sender,
+      Function<List<I>, CompletableFuture<List<R>>> sender,
+      ToIntFunction<I> sizeOf,
       Supplier<? extends Throwable> stoppedError,
       Limits limits,
       Duration timeout,
       LatencyHistogram queued,
       LatencyHistogram committed) {
     this.sender = sender;
+    this.sizeOf = sizeOf;
     this.stoppedError = stoppedError;
     this.limits = limits;
     this.timeoutNanos = timeout == null ? 0 : timeout.toNanos();
@@ -101,9 +109,10 @@ final class EntryBatcher<R> {
   }
 
   /** Queues an item; the future completes with its result once its entry is applied. */
-  CompletableFuture<R> add(ByteString bytes) {
-    Item<R> item = new Item<>(bytes, new CompletableFuture<>(), System.nanoTime());
-    List<Item<R>> entry;
+  CompletableFuture<R> add(I value) {
+    Item<I, R> item =
+        new Item<>(value, sizeOf.applyAsInt(value), new CompletableFuture<>(), System.nanoTime());
+    List<Item<I, R>> entry;
     synchronized (this) {
       if (stopped) {
         return CompletableFuture.failedFuture(stoppedError.get());
@@ -119,7 +128,16 @@ final class EntryBatcher<R> {
 
   /** Fails every queued and in-flight item and refuses new ones. Idempotent. */
   void stop() {
-    List<Item<R>> failed = new ArrayList<>();
+    stop(value -> false);
+  }
+
+  /**
+   * Fails every queued item, and every in-flight one but those {@code awaitReply} picks, and
+   * refuses new ones. The picked ones complete with their entry's reply (or its timeout): for an
+   * item that must not be retried elsewhere while its entry may still be committed. Idempotent.
+   */
+  void stop(Predicate<I> awaitReply) {
+    List<Item<I, R>> failed = new ArrayList<>();
     synchronized (this) {
       if (stopped) {
         return;
@@ -127,40 +145,43 @@ final class EntryBatcher<R> {
       stopped = true;
       failed.addAll(queue);
       queue.clear();
-      for (List<Item<R>> entry : inFlight) {
-        failed.addAll(entry);
+      for (List<Item<I, R>> entry : inFlight) {
+        for (Item<I, R> item : entry) {
+          if (!awaitReply.test(item.value())) {
+            failed.add(item);
+          }
+        }
       }
-      inFlight.clear();
     }
     Throwable cause = stoppedError.get();
-    for (Item<R> item : failed) {
+    for (Item<I, R> item : failed) {
       item.result().completeExceptionally(cause);
     }
   }
 
-  private List<Item<R>> takeEntryIfPipelineFree() {
+  private List<Item<I, R>> takeEntryIfPipelineFree() {
     if (queue.isEmpty() || inFlight.size() >= limits.maxEntriesInFlight()) {
       return null;
     }
-    List<Item<R>> entry = new ArrayList<>();
+    List<Item<I, R>> entry = new ArrayList<>();
     long bytes = 0;
     while (!queue.isEmpty() && entry.size() < limits.maxItems()) {
-      Item<R> next = queue.peekFirst();
-      if (!entry.isEmpty() && bytes + next.bytes().size() > limits.maxBytes()) {
+      Item<I, R> next = queue.peekFirst();
+      if (!entry.isEmpty() && bytes + next.bytes() > limits.maxBytes()) {
         break;
       }
       entry.add(queue.pollFirst());
-      bytes += next.bytes().size();
+      bytes += next.bytes();
     }
     inFlight.add(entry);
     return entry;
   }
 
-  private void send(List<Item<R>> entry) {
-    List<ByteString> bytes = new ArrayList<>(entry.size());
+  private void send(List<Item<I, R>> entry) {
+    List<I> values = new ArrayList<>(entry.size());
     long sentAt = System.nanoTime();
-    for (Item<R> item : entry) {
-      bytes.add(item.bytes());
+    for (Item<I, R> item : entry) {
+      values.add(item.value());
       queued.recordNanos(sentAt - item.addedAt());
     }
     long left = timeoutNanos == 0 ? 0 : timeoutNanos - (sentAt - entry.get(0).addedAt());
@@ -169,7 +190,7 @@ final class EntryBatcher<R> {
       sent = CompletableFuture.failedFuture(timedOut());
     } else {
       try {
-        sent = sender.apply(bytes);
+        sent = sender.apply(values);
       } catch (RuntimeException e) {
         sent = CompletableFuture.failedFuture(e);
       }
@@ -189,8 +210,8 @@ final class EntryBatcher<R> {
         "no reply within " + Duration.ofNanos(timeoutNanos) + " of the write being queued");
   }
 
-  private void completed(List<Item<R>> entry, List<R> results, Throwable error) {
-    List<Item<R>> next;
+  private void completed(List<Item<I, R>> entry, List<R> results, Throwable error) {
+    List<Item<I, R>> next;
     synchronized (this) {
       inFlight.remove(entry);
       next = stopped ? null : takeEntryIfPipelineFree();
@@ -200,7 +221,7 @@ final class EntryBatcher<R> {
           error instanceof CompletionException && error.getCause() != null
               ? error.getCause()
               : error;
-      for (Item<R> item : entry) {
+      for (Item<I, R> item : entry) {
         item.result().completeExceptionally(cause);
       }
     } else {

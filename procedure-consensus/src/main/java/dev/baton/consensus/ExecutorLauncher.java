@@ -112,6 +112,7 @@ final class ExecutorLauncher<Env> {
       t.pending.clear();
       t.streak.running(System.currentTimeMillis());
       manager.role = NodeRole.LEADER_RUNNING;
+      manager.runningStore = inc.store();
       running = t.running;
     }
     long loadedIndex = inc.store().loadedIndex();

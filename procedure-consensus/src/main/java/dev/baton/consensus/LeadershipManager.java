@@ -104,6 +104,10 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   private final Duration relaunchBackoff;
   private final Duration relaunchGiveUp;
   volatile NodeRole role = NodeRole.FOLLOWER;
+
+  /** The store of the executor running here as leader; null when none runs. */
+  volatile RaftProcedureStore runningStore;
+
   LeaderTerm<Env> current;
   volatile Recovery lastRecovery;
   private boolean shutdown;
@@ -182,6 +186,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       previous = current;
       current = next;
       role = NodeRole.LEADER_RECOVERING;
+      runningStore = null;
     }
     if (previous != null) {
       abandon(previous);
@@ -246,6 +251,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       t = current;
       current = null;
       role = NodeRole.FOLLOWER;
+      runningStore = null;
     }
     if (t != null) {
       abandon(t);
@@ -275,6 +281,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       t = current;
       current = null;
       role = NodeRole.FOLLOWER;
+      runningStore = null;
     }
     if (t != null) {
       LOG.info("Node {} stops its executor of term {}: {}", node.nodeId(), t.term, why);
@@ -328,6 +335,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     t.executor = null;
     t.store = null;
     role = NodeRole.LEADER_RECOVERING;
+    runningStore = null;
     if (t.running.isDone()) {
       t.running = new CompletableFuture<>();
     }

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -40,7 +41,8 @@ final class NodeCalls {
   private final LocalSubmitter local;
   private final ProcedureClient client;
   private final BooleanSupplier isLeader;
-  private final EntryBatcher<SubmitResult> submissions;
+  private final EntryBatcher<ByteString, SubmitResult> submissions;
+  private final Supplier<RaftProcedureStore> executorStore;
 
   NodeCalls(
       String nodeId,
@@ -50,6 +52,7 @@ final class NodeCalls {
       RaftSettings settings,
       LongSupplier clock,
       BooleanSupplier isLeader,
+      Supplier<RaftProcedureStore> executorStore,
       EntryBatcher.Limits limits) {
     this.codec = new ProcedureCodec(registry);
     this.clock = clock;
@@ -58,9 +61,11 @@ final class NodeCalls {
     this.local = new LocalSubmitter(server, group.getGroupId(), nodeId);
     this.client = new ProcedureClient(group, registry, settings);
     this.isLeader = isLeader;
+    this.executorStore = executorStore;
     this.submissions =
         new EntryBatcher<>(
             envelopes -> submitEntry(local, envelopes),
+            ByteString::size,
             () -> new NotLeaderException("node " + nodeId + " stopped"),
             limits);
   }
@@ -130,20 +135,22 @@ final class NodeCalls {
   }
 
   /**
-   * On the leader, the submission joins the next group-committed entry; elsewhere (or when the
-   * leader moved meanwhile) it goes to the leader through the client.
+   * On the leader, the submission joins the next group-committed entry: its running executor's next
+   * store entry, or (while none runs) the next entry of submissions; elsewhere (or when the leader
+   * moved meanwhile) it goes to the leader through the client.
    */
   private CompletableFuture<SubmitResult> submitLocallyOrForward(ByteString envelope) {
     if (!isLeader.getAsBoolean()) {
       return client.submit(envelope);
     }
-    return submissions
-        .add(envelope)
-        .exceptionallyCompose(
-            e ->
-                unwrap(e) instanceof NotLeaderException
-                    ? client.submit(envelope)
-                    : CompletableFuture.failedFuture(unwrap(e)));
+    RaftProcedureStore store = executorStore.get();
+    CompletableFuture<SubmitResult> local =
+        store != null && store.isRunning() ? store.submit(envelope) : submissions.add(envelope);
+    return local.exceptionallyCompose(
+        e ->
+            unwrap(e) instanceof NotLeaderException
+                ? client.submit(envelope)
+                : CompletableFuture.failedFuture(unwrap(e)));
   }
 
   private static CompletableFuture<List<SubmitResult>> submitEntry(

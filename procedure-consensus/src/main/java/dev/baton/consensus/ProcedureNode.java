@@ -118,6 +118,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             raftSettings,
             clock,
             this::isLeader,
+            () -> leadership.runningStore,
             executorSettings.batchLimits());
   }
 

@@ -103,9 +103,17 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return applier.appliedWriteEntryCount();
   }
 
-  /** Log entries that carried submissions (group-committed like the store batches). */
+  /**
+   * Log entries that carried only submissions (group-committed like the store batches): those of a
+   * node with no running executor, or sent through a client.
+   */
   public long appliedSubmitEntryCount() {
     return applier.appliedSubmitEntryCount();
+  }
+
+  /** Submissions applied from store-write entries, which carry the leader's own submissions. */
+  public long carriedSubmissionCount() {
+    return applier.carriedSubmissionCount();
   }
 
   /** Leaders this node has heard of, one per term it learned one in ({@link LeaderChanges}). */

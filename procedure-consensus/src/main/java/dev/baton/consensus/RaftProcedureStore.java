@@ -5,13 +5,14 @@ import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.ReserveIds;
 import dev.baton.consensus.proto.StoreWrite;
+import dev.baton.consensus.proto.SubmitResult;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreContents;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.Collections;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -27,6 +28,11 @@ import java.util.function.BooleanSupplier;
  * <p>Group commit through an {@link EntryBatcher}: concurrent writes share one entry. Concurrent
  * writes are causally independent (a procedure has at most one write in flight), so entries may
  * complete in any order.
+ *
+ * <p>While it runs, the entries also carry this node's own submissions ({@link #submit}): on a busy
+ * leader, half its entries were submissions alone, and every entry costs each member about the same
+ * work whatever it carries. They are applied whatever the fencing decides about the batches beside
+ * them: a submission is valid in any term.
  *
  * <p>Each entry carries the term this store was made for and its executor epoch within the term;
  * the state machine rejects it if the entry lands in another term, or after a fence of a later
@@ -45,7 +51,7 @@ final class RaftProcedureStore implements ProcedureStore {
   private final Duration writeTimeout;
   private final BooleanSupplier isLeader;
   private final String name;
-  private final EntryBatcher<Void> batcher;
+  private final EntryBatcher<Item, SubmitResult> batcher;
   private volatile boolean running;
   private volatile long loadedIndex = -1;
   private volatile long loadNanos;
@@ -70,6 +76,7 @@ final class RaftProcedureStore implements ProcedureStore {
     this.batcher =
         new EntryBatcher<>(
             this::sendEntry,
+            item -> item.bytes().size(),
             this::notLeader,
             limits,
             writeTimeout,
@@ -82,10 +89,15 @@ final class RaftProcedureStore implements ProcedureStore {
     running = true;
   }
 
+  /**
+   * Fails every queued write and every write on its way at once; a carried submission on its way
+   * waits for its entry's reply instead (the entry may still be committed, and one without a nonce
+   * sent again elsewhere would then be applied twice).
+   */
   @Override
   public void stop() {
     running = false;
-    batcher.stop();
+    batcher.stop(Item::submission);
   }
 
   @Override
@@ -118,10 +130,19 @@ final class RaftProcedureStore implements ProcedureStore {
     return term;
   }
 
+  /**
+   * One item of an entry: a store batch, or a submission carried along. A batch's result is {@link
+   * SubmitResult#getDefaultInstance()} when written, one with the reason when refused.
+   */
+  private record Item(ByteString bytes, boolean submission) {}
+
+  /** A store batch written, as a result of the shared batcher. */
+  private static final SubmitResult WRITTEN = SubmitResult.getDefaultInstance();
+
   @Override
   public void write(StoreBatch batch) throws IOException {
     ensureWritable();
-    await(batcher.add(batch.toProto().toByteString()), "store write");
+    written(await(batcher.add(new Item(batch.toProto().toByteString(), false)), "store write"));
   }
 
   /**
@@ -138,8 +159,41 @@ final class RaftProcedureStore implements ProcedureStore {
       return CompletableFuture.failedFuture(e);
     }
     return batcher
-        .add(batch.toProto().toByteString()) // bounded by the write timeout
-        .exceptionallyCompose(e -> CompletableFuture.failedFuture(asIoException(e, "store write")));
+        .add(new Item(batch.toProto().toByteString(), false)) // bounded by the write timeout
+        .handle(
+            (result, error) -> {
+              if (error != null) {
+                throw new CompletionException(asIoException(error, "store write"));
+              }
+              try {
+                written(result);
+              } catch (NotLeaderException refused) {
+                throw new CompletionException(refused);
+              }
+              return null;
+            });
+  }
+
+  /**
+   * Submits a new root procedure (a {@code ProcedureEnvelope} without an id) in this store's next
+   * entry; completes with the state machine's result for it, or fails with {@link
+   * NotLeaderException} if this store is not running (the caller may send it another way: a
+   * submission in an entry that did reach the log is answered again by its nonce).
+   */
+  CompletableFuture<SubmitResult> submit(ByteString envelope) {
+    try {
+      ensureWritable();
+    } catch (NotLeaderException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return batcher.add(new Item(envelope, true));
+  }
+
+  private void written(SubmitResult result) throws NotLeaderException {
+    if (result != WRITTEN) {
+      throw new NotLeaderException(
+          name + ": write rejected by the state machine: " + result.getRejected());
+    }
   }
 
   @Override
@@ -156,22 +210,41 @@ final class RaftProcedureStore implements ProcedureStore {
     return reply.getFirstId();
   }
 
-  /** One log entry carrying the batches, stamped with this store's term. */
-  private CompletableFuture<List<Void>> sendEntry(List<ByteString> batches) {
-    Command command =
-        Command.newBuilder()
-            .setWrite(StoreWrite.newBuilder().setTerm(term).setEpoch(epoch).addAllBatches(batches))
-            .build();
-    return raft.submit(command)
-        .thenApply(
-            reply -> {
-              if (reply.getKindCase() != CommandReply.KindCase.WRITTEN) {
-                throw new CompletionException(
-                    new NotLeaderException(
-                        name + ": write rejected by the state machine: " + reply.getRejected()));
-              }
-              return Collections.nCopies(batches.size(), null);
-            });
+  /** One log entry carrying the batches and submissions, stamped with this store's term. */
+  private CompletableFuture<List<SubmitResult>> sendEntry(List<Item> items) {
+    StoreWrite.Builder write = StoreWrite.newBuilder().setTerm(term).setEpoch(epoch);
+    for (Item item : items) {
+      if (item.submission()) {
+        write.addEnvelopes(item.bytes());
+      } else {
+        write.addBatches(item.bytes());
+      }
+    }
+    int submissions = write.getEnvelopesCount();
+    return raft.submit(Command.newBuilder().setWrite(write).build())
+        .thenApply(reply -> results(items, submissions, reply));
+  }
+
+  /** Each item's result from the entry's reply, in the items' order. */
+  private static List<SubmitResult> results(List<Item> items, int submissions, CommandReply reply) {
+    if (reply.getCarried().getResultsCount() != submissions) {
+      throw new CompletionException(
+          new IOException(
+              "a store entry carried "
+                  + submissions
+                  + " submissions but its reply answers "
+                  + reply.getCarried().getResultsCount()));
+    }
+    SubmitResult batchResult =
+        reply.getKindCase() == CommandReply.KindCase.WRITTEN
+            ? WRITTEN
+            : SubmitResult.newBuilder().setRejected(reply.getRejected()).build();
+    List<SubmitResult> results = new ArrayList<>(items.size());
+    int carried = 0;
+    for (Item item : items) {
+      results.add(item.submission() ? reply.getCarried().getResults(carried++) : batchResult);
+    }
+    return results;
   }
 
   private void ensureWritable() throws NotLeaderException {

@@ -3,6 +3,7 @@ package dev.baton.consensus;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,11 +32,11 @@ class EntryBatcherTest {
   private final LatencyHistogram queued = new LatencyHistogram();
   private final LatencyHistogram committed = new LatencyHistogram();
 
-  private EntryBatcher<Integer> batcher(int maxEntriesInFlight) {
+  private EntryBatcher<ByteString, Integer> batcher(int maxEntriesInFlight) {
     return batcher(maxEntriesInFlight, null);
   }
 
-  private EntryBatcher<Integer> batcher(int maxEntriesInFlight, Duration timeout) {
+  private EntryBatcher<ByteString, Integer> batcher(int maxEntriesInFlight, Duration timeout) {
     return new EntryBatcher<>(
         items -> {
           sent.add(items);
@@ -43,6 +44,7 @@ class EntryBatcherTest {
           replies.add(reply);
           return reply;
         },
+        ByteString::size,
         () -> new NotLeaderException("stopped"),
         new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, maxEntriesInFlight),
         timeout,
@@ -56,7 +58,7 @@ class EntryBatcherTest {
 
   @Test
   void itemsQueuedBehindAFullPipelineShareTheNextEntryAndTheTimingsCountThem() throws Exception {
-    EntryBatcher<Integer> b = batcher(1);
+    EntryBatcher<ByteString, Integer> b = batcher(1);
     List<CompletableFuture<Integer>> results = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       results.add(b.add(item(i)));
@@ -77,7 +79,7 @@ class EntryBatcherTest {
 
   @Test
   void aFailedEntryFailsItsItemsAndStopFailsQueuedOnes() {
-    EntryBatcher<Integer> b = batcher(1);
+    EntryBatcher<ByteString, Integer> b = batcher(1);
     CompletableFuture<Integer> first = b.add(item(1));
     CompletableFuture<Integer> second = b.add(item(2));
     replies.get(0).completeExceptionally(new IllegalStateException("refused"));
@@ -92,8 +94,21 @@ class EntryBatcherTest {
   }
 
   @Test
+  void stopLeavesThePickedInFlightItemsToTheirEntrysReply() throws Exception {
+    EntryBatcher<ByteString, Integer> b = batcher(1);
+    CompletableFuture<Integer> kept = b.add(item(1));
+    CompletableFuture<Integer> cut = b.add(item(2)); // queued: never sent, fails at once
+    b.stop(value -> value.equals(item(1)));
+    assertTrue(cut.isCompletedExceptionally());
+    assertFalse(kept.isDone(), "an item picked to await its reply was failed by stop");
+    replies.get(0).complete(List.of(10));
+    assertEquals(10, kept.get(WAIT, SECONDS));
+    assertEquals(1, sent.size(), "an entry went out after stop");
+  }
+
+  @Test
   void withATimeoutAnUnansweredEntryFailsItsItemsAndTheQueuedOnesAreBoundedToo() throws Exception {
-    EntryBatcher<Integer> b = batcher(1, TIMEOUT);
+    EntryBatcher<ByteString, Integer> b = batcher(1, TIMEOUT);
     long start = System.nanoTime();
     CompletableFuture<Integer> first = b.add(item(1));
     CompletableFuture<Integer> second = b.add(item(2)); // queued behind the first entry

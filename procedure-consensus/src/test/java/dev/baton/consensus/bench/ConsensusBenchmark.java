@@ -226,22 +226,29 @@ public final class ConsensusBenchmark {
    * The leader's applied entries by kind: a Raft entry costs every member about the same whatever
    * it carries, so these say how well group commit packs each kind at a given load.
    */
-  private record EntryCounts(long writeEntries, long writes, long submitEntries) {
+  private record EntryCounts(long writeEntries, long writes, long carried, long submitEntries) {
     static EntryCounts of(ProcedureNode<Object> leader) {
       ProcedureStateMachine sm = leader.stateMachine();
       return new EntryCounts(
-          sm.appliedWriteEntryCount(), sm.appliedBatchCount(), sm.appliedSubmitEntryCount());
+          sm.appliedWriteEntryCount(),
+          sm.appliedBatchCount(),
+          sm.carriedSubmissionCount(),
+          sm.appliedSubmitEntryCount());
     }
 
     String since(EntryCounts before, LoadRun run) {
       double we = (writeEntries - before.writeEntries) / run.seconds;
       double se = (submitEntries - before.submitEntries) / run.seconds;
+      double carriedPerSecond = (carried - before.carried) / run.seconds;
+      double alone = run.perSecond() - carriedPerSecond; // one submission per procedure
       return String.format(
-          "%.0f/s with store writes (%.1f writes each), %.0f/s with submissions (%.1f each)",
+          "%.0f/s with store writes (%.1f writes and %.1f submissions each),"
+              + " %.0f/s with submissions alone (%.1f each)",
           we,
           we == 0 ? 0 : (writes - before.writes) / run.seconds / we,
+          we == 0 ? 0 : carriedPerSecond / we,
           se,
-          se == 0 ? 0 : run.perSecond() / se);
+          se == 0 ? 0 : alone / se);
     }
   }
 
