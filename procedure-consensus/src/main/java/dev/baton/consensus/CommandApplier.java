@@ -1,6 +1,7 @@
 package dev.baton.consensus;
 
 import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
@@ -13,8 +14,8 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
 import dev.baton.procedure.proto.StoreBatchProto;
-import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -174,20 +175,44 @@ final class CommandApplier {
     if (!table.epochCurrent(term, write.getEpoch())) {
       return replacedEpoch("a store write", write.getEpoch(), term, index);
     }
-    StoreBatch[] batches = new StoreBatch[write.getBatchesCount()];
+    // all or nothing: every batch is read and checked before any is applied
+    StoreBatchProto[] batches = new StoreBatchProto[write.getBatchesCount()];
     try {
       for (int i = 0; i < batches.length; i++) {
-        batches[i] = StoreBatch.fromProto(StoreBatchProto.parseFrom(write.getBatches(i)));
+        batches[i] = parseAliased(write.getBatches(i));
+        for (int u = 0; u < batches[i].getUpsertsCount(); u++) {
+          long procId = batches[i].getUpserts(u).getProcId();
+          if (procId <= 0) {
+            throw new InvalidProtocolBufferException("a record with procId " + procId);
+          }
+        }
       }
-    } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+    } catch (InvalidProtocolBufferException e) {
       return rejected("entry " + index + " holds an unreadable store batch: " + e.getMessage());
     }
-    for (StoreBatch b : batches) {
+    for (StoreBatchProto b : batches) {
       table.apply(b);
     }
     appliedBatches.addAndGet(batches.length);
     appliedWriteEntries.incrementAndGet();
     return CommandReply.newBuilder().setWritten(true).build();
+  }
+
+  /**
+   * A batch read without copying its records' bytes: they alias the entry's (immutable) buffer
+   * until the table copies each one it keeps.
+   */
+  private static StoreBatchProto parseAliased(ByteString bytes)
+      throws InvalidProtocolBufferException {
+    CodedInputStream in = bytes.newCodedInput();
+    in.enableAliasing(true);
+    try {
+      return StoreBatchProto.parseFrom(in);
+    } catch (InvalidProtocolBufferException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new InvalidProtocolBufferException(e);
+    }
   }
 
   /** Opens the next executor epoch of the term (see {@code Fence} in consensus.proto). */

@@ -230,6 +230,19 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     super.close();
   }
 
+  /**
+   * An entry's command from one copy of its bytes, which the batches and submissions it holds alias
+   * (parsing a read-only buffer would copy the entry, then every field of it again).
+   */
+  static Command parseCommand(org.apache.ratis.thirdparty.com.google.protobuf.ByteString data)
+      throws IOException {
+    // a wrapped array reads as immutable, which aliasing needs
+    com.google.protobuf.CodedInputStream in =
+        com.google.protobuf.UnsafeByteOperations.unsafeWrap(data.toByteArray()).newCodedInput();
+    in.enableAliasing(true);
+    return Command.parseFrom(in);
+  }
+
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
@@ -243,8 +256,8 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     synchronized (table) {
       Command command;
       try {
-        command = Command.parseFrom(data.asReadOnlyByteBuffer());
-      } catch (InvalidProtocolBufferException e) {
+        command = parseCommand(data);
+      } catch (IOException e) {
         command = null;
       }
       long applyStart = System.nanoTime();

@@ -4,6 +4,8 @@ import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
+import dev.baton.procedure.proto.StoreBatchProto;
+import dev.baton.procedure.proto.StoreRecordProto;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
@@ -83,18 +85,30 @@ final class ProcedureTable {
 
   /** Applies one executor batch: upserts, then deletes (a deleted root frees its nonce). */
   synchronized void apply(StoreBatch batch) {
-    for (StoreRecord r : batch.upserts()) {
-      records.put(r.procId(), r.data());
+    apply(batch.toProto());
+  }
+
+  /**
+   * Applies one executor batch in its wire form (see {@link StoreBatch#toProto}); each record's
+   * bytes are copied out of it, so it may alias a log entry's buffer. Every upsert's id is positive
+   * ({@link CommandApplier} checks).
+   */
+  synchronized void apply(StoreBatchProto batch) {
+    long max = batch.getMaxProcId();
+    for (int i = 0; i < batch.getUpsertsCount(); i++) {
+      StoreRecordProto r = batch.getUpserts(i);
+      records.put(r.getProcId(), r.getData().toByteArray());
+      max = Math.max(max, r.getProcId());
     }
-    for (int i = 0; i < batch.deleteCount(); i++) {
-      long procId = batch.deleteAt(i);
+    for (int i = 0; i < batch.getDeletesCount(); i++) {
+      long procId = batch.getDeletes(i);
       records.remove(procId);
       NonceKey nonce = nonceOf.remove(procId);
       if (nonce != null) {
         nonces.remove(nonce, procId);
       }
     }
-    maxProcId = Math.max(maxProcId, batch.maxProcId());
+    maxProcId = Math.max(maxProcId, max);
   }
 
   /**

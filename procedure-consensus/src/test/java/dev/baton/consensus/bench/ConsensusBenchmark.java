@@ -144,8 +144,12 @@ public final class ConsensusBenchmark {
               firstId + 1,
               (int) (halfRate * seconds * TRACE_HEADROOM));
       EntryCounts beforeHalf = EntryCounts.of(leader);
+      ThreadAllocation allocation = new ThreadAllocation();
       half = load.openLoop(seconds, halfRate, breakdown, halfFromCall);
       log("log entries at half peak: %s", EntryCounts.of(leader).since(beforeHalf, half));
+      for (String line : allocation.report(half.perSecond() * half.seconds)) {
+        log("%s", line);
+      }
       log("where submit-to-done time goes at half peak:");
       for (String line : breakdown.report()) {
         log("  %s", line);
