@@ -210,11 +210,19 @@ final class EntryBatcher<I, R> {
         "no reply within " + Duration.ofNanos(timeoutNanos) + " of the write being queued");
   }
 
+  /**
+   * Sends the next entry first, then completes the finished one's items: what their callers chain
+   * on them (continuations, a caller's callbacks) runs on this thread and must not hold up writes
+   * queued meanwhile.
+   */
   private void completed(List<Item<I, R>> entry, List<R> results, Throwable error) {
     List<Item<I, R>> next;
     synchronized (this) {
       inFlight.remove(entry);
       next = stopped ? null : takeEntryIfPipelineFree();
+    }
+    if (next != null) {
+      send(next);
     }
     if (error != null) {
       Throwable cause =
@@ -228,9 +236,6 @@ final class EntryBatcher<I, R> {
       for (int i = 0; i < entry.size(); i++) {
         entry.get(i).result().complete(results.get(i));
       }
-    }
-    if (next != null) {
-      send(next);
     }
   }
 }

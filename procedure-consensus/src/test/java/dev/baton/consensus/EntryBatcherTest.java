@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -91,6 +92,18 @@ class EntryBatcherTest {
     assertTrue(b.add(item(3)).isCompletedExceptionally());
     assertEquals(1, committed.count());
     assertEquals(0, Collections.frequency(sent, List.of(item(3))));
+  }
+
+  @Test
+  void theNextEntryGoesOutBeforeTheFinishedEntrysCallbacksRun() throws Exception {
+    EntryBatcher<ByteString, Integer> b = batcher(1);
+    CompletableFuture<Integer> first = b.add(item(1));
+    b.add(item(2)); // queued behind the first entry
+    AtomicInteger sentWhenTheCallbackRan = new AtomicInteger(-1);
+    first.thenRun(() -> sentWhenTheCallbackRan.set(sent.size()));
+    replies.get(0).complete(List.of(10));
+    assertEquals(10, first.get(WAIT, SECONDS));
+    assertEquals(2, sentWhenTheCallbackRan.get(), "a callback held up the next entry");
   }
 
   @Test

@@ -185,25 +185,32 @@ final class LatencyBreakdown {
   }
 
   private static String withMax(String name, LatencyHistogram h) {
-    return histogramLine(name, h, "max", 1.0);
+    return histogramLine(name, h, String.format(Locale.ROOT, "max %.2f ms", max(h)));
   }
 
+  /** With p99.9 and the max: one stall (a slow disk flush, say) hides in the p99.9. */
   private static String histogramLine(String name, LatencyHistogram h) {
-    return histogramLine(name, h, "p99.9", 0.999);
+    return histogramLine(
+        name,
+        h,
+        String.format(
+            Locale.ROOT, "p99.9 %.2f ms, max %.2f ms", h.percentileMillis(0.999), max(h)));
   }
 
-  /** p50, the tail percentile and one more quantile ({@code label}) of {@code h}, in ms. */
-  private static String histogramLine(
-      String name, LatencyHistogram h, String label, double quantile) {
+  private static double max(LatencyHistogram h) {
+    return h.percentileMillis(1.0);
+  }
+
+  /** p50, the tail percentile and {@code more} of {@code h}, in ms. */
+  private static String histogramLine(String name, LatencyHistogram h, String more) {
     return String.format(
         Locale.ROOT,
-        "%-42s %9.2f %9.2f   (%d; %s %.2f ms)",
+        "%-42s %9.2f %9.2f   (%d; %s)",
         name,
         h.percentileMillis(0.5),
         h.percentileMillis(TAIL),
         h.count(),
-        label,
-        h.percentileMillis(quantile));
+        more);
   }
 
   private static long gcCount() {
