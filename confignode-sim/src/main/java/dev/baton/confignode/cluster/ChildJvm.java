@@ -19,13 +19,6 @@ public final class ChildJvm {
   /** Heap of each child; small processes, many of them on one machine. */
   static final String HEAP = "-Xmx256m";
 
-  /**
-   * G1's pause goal for each child, as for any ConfigNode (README "Running a ConfigNode"): a young
-   * collection stops every step and Raft reply of the node, so many short pauses beat few long
-   * ones.
-   */
-  static final String GC_PAUSE_GOAL = "-XX:MaxGCPauseMillis=20";
-
   private final String name;
   private final Path log;
   private final Process process;
@@ -75,7 +68,6 @@ public final class ChildJvm {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add(HEAP);
-    cmd.add(GC_PAUSE_GOAL);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(ConfigNodeMain.class.getName());
