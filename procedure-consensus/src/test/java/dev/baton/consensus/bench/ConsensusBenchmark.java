@@ -192,17 +192,23 @@ public final class ConsensusBenchmark {
       results.put("heapBytesPerLiveProcedure", (heapAfter - heapBefore) / (double) added);
     }
     String victim = cluster.awaitLeader().nodeId();
+    long gcCount = LatencyBreakdown.gcCount();
+    long gcMillis = LatencyBreakdown.gcMillis();
     cluster.closeNode(victim);
     ProcedureNode<Object> next =
         cluster.awaitValue(
             "a LEADER_RUNNING leader other than " + victim + " (rebuild at scale)",
             () -> cluster.otherLeader(victim, true));
     LeadershipManager.Recovery r = next.lastRecovery().orElseThrow();
+    // the three nodes share this JVM: a pause of any of them is a pause of the rebuild
+    long pauses = LatencyBreakdown.gcCount() - gcCount;
+    long paused = LatencyBreakdown.gcMillis() - gcMillis;
     cluster.startNode(victim);
     long ms = r.rebuildTime().toMillis();
     log(
-        "rebuild of %d live procedures on %s: %d ms (%s)",
-        r.procedures(), next.nodeId(), ms, r.phases());
+        "rebuild of %d live procedures on %s: %d ms (%s); from the kill until it ran, %d GC"
+            + " pauses took %d ms",
+        r.procedures(), next.nodeId(), ms, r.phases(), pauses, paused);
     results.put("rebuildAtScaleProcedures", r.procedures());
     results.put("rebuildAtScaleMs", ms);
     results.put("rebuildAtScaleProceduresPerSecond", ms == 0 ? 0 : r.procedures() * 1000.0 / ms);

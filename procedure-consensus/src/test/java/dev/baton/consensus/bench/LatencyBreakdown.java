@@ -213,7 +213,7 @@ final class LatencyBreakdown {
         more);
   }
 
-  private static long gcCount() {
+  static long gcCount() {
     long n = 0;
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
       n += Math.max(0, gc.getCollectionCount());
@@ -221,7 +221,7 @@ final class LatencyBreakdown {
     return n;
   }
 
-  private static long gcMillis() {
+  static long gcMillis() {
     long n = 0;
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
       n += Math.max(0, gc.getCollectionTime());
