@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.text.ParseException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -126,10 +127,15 @@ final class CpuProfile implements AutoCloseable {
     recording.close();
   }
 
-  private static void table(List<String> lines, String title, Map<String, Integer> m, int total) {
+  /** The {@link #TOP} largest of {@code m}, each as its share of {@code total}, under a title. */
+  static void table(
+      List<String> lines, String title, Map<String, ? extends Number> m, double total) {
     lines.add("  " + title + ":");
     m.entrySet().stream()
-        .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+        .sorted(
+            Comparator.comparingDouble(
+                    (Map.Entry<String, ? extends Number> e) -> e.getValue().doubleValue())
+                .reversed())
         .limit(TOP)
         .forEach(
             e ->
@@ -137,7 +143,7 @@ final class CpuProfile implements AutoCloseable {
                     String.format(
                         Locale.ROOT,
                         "    %5.1f %%  %s",
-                        100.0 * e.getValue() / Math.max(1, total),
+                        100.0 * e.getValue().doubleValue() / Math.max(1, total),
                         e.getKey())));
   }
 

@@ -16,7 +16,6 @@ import java.util.Map;
  */
 final class ThreadAllocation {
   private static final double BYTES_PER_MB = 1 << 20;
-  private static final int TOP = 10;
 
   private final com.sun.management.ThreadMXBean threads =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -41,18 +40,10 @@ final class ThreadAllocation {
     lines.add(
         String.format(
             Locale.ROOT,
-            "allocated: %.0f MB/s, %.1f KB per procedure; by thread:",
+            "allocated: %.0f MB/s, %.1f KB per procedure",
             total / BYTES_PER_MB / seconds,
             procedures == 0 ? 0 : total / 1024.0 / procedures));
-    long all = Math.max(1, total);
-    byKind.entrySet().stream()
-        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-        .limit(TOP)
-        .forEach(
-            e ->
-                lines.add(
-                    String.format(
-                        Locale.ROOT, "  %5.1f %%  %s", 100.0 * e.getValue() / all, e.getKey())));
+    CpuProfile.table(lines, "by thread (digits folded)", byKind, total);
     return lines;
   }
 
