@@ -83,15 +83,10 @@ final class ProcedureTable {
     return maxProcId;
   }
 
-  /** Applies one executor batch: upserts, then deletes (a deleted root frees its nonce). */
-  synchronized void apply(StoreBatch batch) {
-    apply(batch.toProto());
-  }
-
   /**
-   * Applies one executor batch in its wire form (see {@link StoreBatch#toProto}); each record's
-   * bytes are copied out of it, so it may alias a log entry's buffer. Every upsert's id is positive
-   * ({@link CommandApplier} checks).
+   * Applies one executor batch in its wire form (see {@link StoreBatch#toProto}): upserts, then
+   * deletes (a deleted root frees its nonce). Each record's bytes are copied out of it, so it may
+   * alias a log entry's buffer. Every upsert's id is positive ({@link CommandApplier} checks).
    */
   synchronized void apply(StoreBatchProto batch) {
     long max = batch.getMaxProcId();

@@ -80,7 +80,7 @@ public final class SnapshotPauseProbe {
       Arrays.fill(data, (byte) id);
       batch.upsert(new StoreRecord(id, data));
     }
-    table.apply(batch.maxProcId(size).build());
+    table.apply(batch.maxProcId(size).build().toProto());
     return table;
   }
 
