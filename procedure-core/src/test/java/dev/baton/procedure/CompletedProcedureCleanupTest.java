@@ -1,5 +1,6 @@
 package dev.baton.procedure;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,6 +67,9 @@ class CompletedProcedureCleanupTest {
     for (long id : ids) {
       assertEquals(ProcedureState.SUCCESS, executor.await(id, WAIT).state());
     }
+    // await returns once a procedure reads as finished; it is retired (moved from the live map to
+    // the retained ones) just after, on the completion thread, and the cleaner must find it there
+    await().atMost(WAIT).until(() -> executor.liveCount() == 0);
     return ids;
   }
 
