@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -33,14 +32,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  *
  * <p>Adding and polling are O(1) (a hash lookup and deque operations), independent of the number of
- * queues. One lock guards the structure.
+ * queues. One lock guards the structure. Blocked workers are woken one at a time ({@link
+ * PollerWakeups}).
  */
 public final class FairScheduler implements ProcedureScheduler {
   /** Default priority of the "other" class (procedures that name no resource). */
   public static final int DEFAULT_OTHER_PRIORITY = 0;
 
   private final ReentrantLock lock = new ReentrantLock();
-  private final Condition notEmpty = lock.newCondition();
+  private final PollerWakeups wakeups = new PollerWakeups(lock);
   private final RunQueueTable queues = new RunQueueTable();
   private final EnumMap<ResourceType, PriorityClass> classOf = new EnumMap<>(ResourceType.class);
   private final PriorityClass[] classes; // highest priority first
@@ -81,7 +81,7 @@ public final class FairScheduler implements ProcedureScheduler {
     lock.lock();
     try {
       running = false;
-      notEmpty.signalAll();
+      wakeups.wakeAll();
     } finally {
       lock.unlock();
     }
@@ -122,7 +122,7 @@ public final class FairScheduler implements ProcedureScheduler {
         q.cls.ring.addLast(q);
       }
       size++;
-      notEmpty.signal();
+      wakeups.added();
     } finally {
       lock.unlock();
     }
@@ -140,12 +140,19 @@ public final class FairScheduler implements ProcedureScheduler {
         if (!running || nanos <= 0) {
           return null;
         }
-        nanos = notEmpty.awaitNanos(nanos);
+        try {
+          nanos = wakeups.await(nanos);
+        } catch (InterruptedException e) {
+          wakeups.interrupted(size);
+          throw e;
+        }
       }
       if (!running) {
         return null;
       }
-      return takeNext();
+      Procedure<?> next = takeNext();
+      wakeups.taken(size);
+      return next;
     } finally {
       lock.unlock();
     }
@@ -188,6 +195,16 @@ public final class FairScheduler implements ProcedureScheduler {
     lock.lock();
     try {
       return queues.size;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes signalled to blocked workers so far. */
+  long wakeSignals() {
+    lock.lock();
+    try {
+      return wakeups.signals();
     } finally {
       lock.unlock();
     }

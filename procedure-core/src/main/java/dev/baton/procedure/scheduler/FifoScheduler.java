@@ -1,12 +1,19 @@
 package dev.baton.procedure.scheduler;
 
 import dev.baton.procedure.Procedure;
-import java.util.concurrent.LinkedBlockingDeque;
+import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
-/** The seed's plain queue: first in, first out, with continuations at the front. */
+/**
+ * The seed's plain queue: first in, first out, with continuations at the front. Blocked workers are
+ * woken one at a time ({@link PollerWakeups}), not one per added procedure.
+ */
 public final class FifoScheduler implements ProcedureScheduler {
-  private final LinkedBlockingDeque<Procedure<?>> queue = new LinkedBlockingDeque<>();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final PollerWakeups wakeups = new PollerWakeups(lock);
+  private final ArrayDeque<Procedure<?>> queue = new ArrayDeque<>();
   private volatile boolean running;
 
   @Override
@@ -16,17 +23,37 @@ public final class FifoScheduler implements ProcedureScheduler {
 
   @Override
   public void stop() {
-    running = false;
+    lock.lock();
+    try {
+      running = false;
+      wakeups.wakeAll();
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
   public void addFront(Procedure<?> proc) {
-    queue.addFirst(proc);
+    Objects.requireNonNull(proc, "proc");
+    lock.lock();
+    try {
+      queue.addFirst(proc);
+      wakeups.added();
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
   public void addBack(Procedure<?> proc) {
-    queue.addLast(proc);
+    Objects.requireNonNull(proc, "proc");
+    lock.lock();
+    try {
+      queue.addLast(proc);
+      wakeups.added();
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
@@ -34,16 +61,58 @@ public final class FifoScheduler implements ProcedureScheduler {
     if (!running) {
       return null;
     }
-    return queue.pollFirst(timeout, unit);
+    long nanos = unit.toNanos(timeout);
+    lock.lockInterruptibly();
+    try {
+      while (queue.isEmpty()) {
+        if (!running || nanos <= 0) {
+          return null;
+        }
+        try {
+          nanos = wakeups.await(nanos);
+        } catch (InterruptedException e) {
+          wakeups.interrupted(queue.size());
+          throw e;
+        }
+      }
+      if (!running) {
+        return null;
+      }
+      Procedure<?> next = queue.pollFirst();
+      wakeups.taken(queue.size());
+      return next;
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
   public int size() {
-    return queue.size();
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
   public void clear() {
-    queue.clear();
+    lock.lock();
+    try {
+      queue.clear();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes signalled to blocked workers so far. */
+  long wakeSignals() {
+    lock.lock();
+    try {
+      return wakeups.signals();
+    } finally {
+      lock.unlock();
+    }
   }
 }
