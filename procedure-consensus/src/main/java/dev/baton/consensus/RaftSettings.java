@@ -63,6 +63,17 @@ public record RaftSettings(
   /** Snapshots kept on disk: the newest, and one before it while a follower may still fetch it. */
   static final int SNAPSHOTS_RETAINED = 2;
 
+  /**
+   * Whether Ratis writes the commit index into the log (a metadata entry after each commit, on
+   * every member). Off: it cost each commit a second log write, and the commit index it keeps is
+   * needed by nothing here. A restarted member applies its log once a leader tells it the commit
+   * index (the leader's own executor waits for that anyway, and reads go through the read index);
+   * Apache Ozone turned it off in its metadata services for the same reason (HDDS-13281). In the
+   * consensus benchmark (3 nodes on 2 cores, 9,000 procedures/s) the Raft commit p50 went from 3.4
+   * to 1.3 ms and the submit-to-done p50 from 20 to 11-16 ms.
+   */
+  static final boolean LOG_COMMIT_INDEX = false;
+
   public RaftSettings {
     if (electionTimeoutMin.isNegative()
         || electionTimeoutMin.isZero()
@@ -119,6 +130,7 @@ public record RaftSettings(
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(logSegmentBytes));
     RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);
     return p;
   }
 
