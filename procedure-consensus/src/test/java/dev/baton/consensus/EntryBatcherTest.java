@@ -47,7 +47,8 @@ class EntryBatcherTest {
         },
         ByteString::size,
         () -> new NotLeaderException("stopped"),
-        new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, maxEntriesInFlight),
+        new EntryBatcher.Limits(
+            EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, maxEntriesInFlight, 1),
         timeout,
         queued,
         committed);
@@ -141,5 +142,60 @@ class EntryBatcherTest {
         .until(() -> sent.contains(List.of(item(3))) && replies.size() == sent.size());
     replies.get(sent.indexOf(List.of(item(3)))).complete(List.of(30));
     assertEquals(30, third.get(WAIT, SECONDS), "an entry answered in time is not failed");
+  }
+
+  @Test
+  void whileAnEntryIsOnItsWayTheNextWaitsUntilItCarriesEnoughItems() throws Exception {
+    int minItems = 3;
+    EntryBatcher<ByteString, Integer> b =
+        new EntryBatcher<>(
+            items -> {
+              sent.add(items);
+              CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
+              replies.add(reply);
+              return reply;
+            },
+            ByteString::size,
+            () -> new NotLeaderException("stopped"),
+            new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, 3, minItems));
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    results.add(b.add(item(0)));
+    assertEquals(1, sent.size(), "a lone item goes out at once");
+    results.add(b.add(item(1)));
+    results.add(b.add(item(2)));
+    assertEquals(1, sent.size(), "two items do not overlap the entry on its way");
+    results.add(b.add(item(3)));
+    assertEquals(2, sent.size(), "three do");
+    assertEquals(List.of(item(1), item(2), item(3)), sent.get(1));
+    results.add(b.add(item(4)));
+    replies.get(0).complete(List.of(10));
+    assertEquals(2, sent.size(), "one entry still on its way: the single queued item waits");
+    replies.get(1).complete(List.of(11, 12, 13));
+    assertEquals(3, sent.size(), "nothing on its way: the queued item goes out alone");
+    assertEquals(List.of(item(4)), sent.get(2));
+    replies.get(2).complete(List.of(14));
+    for (int i = 0; i < results.size(); i++) {
+      assertEquals(10 + i, results.get(i).get(WAIT, SECONDS));
+    }
+  }
+
+  @Test
+  void anOverlappingEntryGoesOutEarlyOnceItsItemsFillTheByteBound() {
+    EntryBatcher<ByteString, Integer> b =
+        new EntryBatcher<>(
+            items -> {
+              sent.add(items);
+              CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
+              replies.add(reply);
+              return reply;
+            },
+            ByteString::size,
+            () -> new NotLeaderException("stopped"),
+            new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 8, 3, 100));
+    b.add(ByteString.copyFromUtf8("a"));
+    b.add(ByteString.copyFromUtf8("bbbb"));
+    assertEquals(1, sent.size());
+    b.add(ByteString.copyFromUtf8("cccc"));
+    assertEquals(2, sent.size(), "8 bytes queued fill an entry: no reason to wait");
   }
 }
