@@ -54,6 +54,20 @@ class EntryBatcherTest {
         committed);
   }
 
+  /** A batcher without timeout or timings whose sender records each entry (sent, replies). */
+  private EntryBatcher<ByteString, Integer> recording(EntryBatcher.Limits limits) {
+    return new EntryBatcher<>(
+        items -> {
+          sent.add(items);
+          CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
+          replies.add(reply);
+          return reply;
+        },
+        ByteString::size,
+        () -> new NotLeaderException("stopped"),
+        limits);
+  }
+
   private static ByteString item(int i) {
     return ByteString.copyFromUtf8("item-" + i);
   }
@@ -148,15 +162,7 @@ class EntryBatcherTest {
   void whileAnEntryIsOnItsWayTheNextWaitsUntilItCarriesEnoughItems() throws Exception {
     int minItems = 3;
     EntryBatcher<ByteString, Integer> b =
-        new EntryBatcher<>(
-            items -> {
-              sent.add(items);
-              CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
-              replies.add(reply);
-              return reply;
-            },
-            ByteString::size,
-            () -> new NotLeaderException("stopped"),
+        recording(
             new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, 3, minItems));
     List<CompletableFuture<Integer>> results = new ArrayList<>();
     results.add(b.add(item(0)));
@@ -182,16 +188,7 @@ class EntryBatcherTest {
   @Test
   void anOverlappingEntryGoesOutEarlyOnceItsItemsFillTheByteBound() {
     EntryBatcher<ByteString, Integer> b =
-        new EntryBatcher<>(
-            items -> {
-              sent.add(items);
-              CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
-              replies.add(reply);
-              return reply;
-            },
-            ByteString::size,
-            () -> new NotLeaderException("stopped"),
-            new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 8, 3, 100));
+        recording(new EntryBatcher.Limits(EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 8, 3, 100));
     b.add(ByteString.copyFromUtf8("a"));
     b.add(ByteString.copyFromUtf8("bbbb"));
     assertEquals(1, sent.size());
