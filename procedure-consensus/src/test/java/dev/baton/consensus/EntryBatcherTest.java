@@ -39,12 +39,7 @@ class EntryBatcherTest {
 
   private EntryBatcher<ByteString, Integer> batcher(int maxEntriesInFlight, Duration timeout) {
     return new EntryBatcher<>(
-        items -> {
-          sent.add(items);
-          CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
-          replies.add(reply);
-          return reply;
-        },
+        this::record,
         ByteString::size,
         () -> new NotLeaderException("stopped"),
         new EntryBatcher.Limits(
@@ -57,15 +52,15 @@ class EntryBatcherTest {
   /** A batcher without timeout or timings whose sender records each entry (sent, replies). */
   private EntryBatcher<ByteString, Integer> recording(EntryBatcher.Limits limits) {
     return new EntryBatcher<>(
-        items -> {
-          sent.add(items);
-          CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
-          replies.add(reply);
-          return reply;
-        },
-        ByteString::size,
-        () -> new NotLeaderException("stopped"),
-        limits);
+        this::record, ByteString::size, () -> new NotLeaderException("stopped"), limits);
+  }
+
+  /** The sender: records the entry and the future that will complete it. */
+  private CompletableFuture<List<Integer>> record(List<ByteString> items) {
+    sent.add(items);
+    CompletableFuture<List<Integer>> reply = new CompletableFuture<>();
+    replies.add(reply);
+    return reply;
   }
 
   private static ByteString item(int i) {

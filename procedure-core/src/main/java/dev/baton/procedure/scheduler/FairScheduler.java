@@ -140,12 +140,7 @@ public final class FairScheduler implements ProcedureScheduler {
         if (!running || nanos <= 0) {
           return null;
         }
-        try {
-          nanos = wakeups.await(nanos);
-        } catch (InterruptedException e) {
-          wakeups.interrupted(size);
-          throw e;
-        }
+        nanos = wakeups.await(nanos, () -> size);
       }
       if (!running) {
         return null;
@@ -195,16 +190,6 @@ public final class FairScheduler implements ProcedureScheduler {
     lock.lock();
     try {
       return queues.size;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Wakes signalled to blocked workers so far. */
-  long wakeSignals() {
-    lock.lock();
-    try {
-      return wakeups.signals();
     } finally {
       lock.unlock();
     }

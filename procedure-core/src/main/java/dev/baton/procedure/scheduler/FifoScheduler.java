@@ -68,12 +68,7 @@ public final class FifoScheduler implements ProcedureScheduler {
         if (!running || nanos <= 0) {
           return null;
         }
-        try {
-          nanos = wakeups.await(nanos);
-        } catch (InterruptedException e) {
-          wakeups.interrupted(queue.size());
-          throw e;
-        }
+        nanos = wakeups.await(nanos, queue::size);
       }
       if (!running) {
         return null;
@@ -101,16 +96,6 @@ public final class FifoScheduler implements ProcedureScheduler {
     lock.lock();
     try {
       queue.clear();
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** Wakes signalled to blocked workers so far. */
-  long wakeSignals() {
-    lock.lock();
-    try {
-      return wakeups.signals();
     } finally {
       lock.unlock();
     }

@@ -2,6 +2,7 @@ package dev.baton.procedure.scheduler;
 
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 
 /**
  * How a scheduler wakes the workers blocked in its {@code poll}: at most one woken worker on its
@@ -21,7 +22,6 @@ final class PollerWakeups {
   private final Condition ready;
   private int waiting;
   private boolean wakeOnItsWay;
-  private long signals;
 
   PollerWakeups(ReentrantLock lock) {
     this.ready = lock.newCondition();
@@ -31,7 +31,6 @@ final class PollerWakeups {
   void added() {
     if (waiting > 0 && !wakeOnItsWay) {
       wakeOnItsWay = true;
-      signals++;
       ready.signal();
     }
   }
@@ -46,30 +45,28 @@ final class PollerWakeups {
   /**
    * Blocks up to {@code nanos}; returns the time left, as {@link Condition#awaitNanos}. Whatever
    * ended the wait (a wake, the timeout, an interrupt), no wake is on its way any more: this worker
-   * looks at the queue next, or, interrupted, calls {@link #interrupted}.
+   * looks at the queue next, or, interrupted, passes its wake on to another if {@code queued} still
+   * holds procedures.
    */
-  long await(long nanos) throws InterruptedException {
+  long await(long nanos, IntSupplier queued) throws InterruptedException {
     waiting++;
+    boolean interrupted = false;
     try {
       return ready.awaitNanos(nanos);
+    } catch (InterruptedException e) {
+      interrupted = true;
+      throw e;
     } finally {
       waiting--;
       wakeOnItsWay = false;
+      if (interrupted) {
+        taken(queued.getAsInt());
+      }
     }
-  }
-
-  /** A waiting worker was interrupted: its wake, if it had one, goes to another. */
-  void interrupted(int queued) {
-    taken(queued);
   }
 
   /** Wakes every waiting worker (the scheduler stops). */
   void wakeAll() {
     ready.signalAll();
-  }
-
-  /** Wakes signalled so far (for tests and diagnostics). */
-  long signals() {
-    return signals;
   }
 }
