@@ -41,7 +41,8 @@ final class CommandApplier {
    * What applying one entry did.
    *
    * @param reply the answer to the entry's requester; null for an abort (the leader's executor
-   *     decides it)
+   *     decides it, and the state machine answers where to read the decision: {@link
+   *     AbortOutcomes})
    * @param submitted procedures the entry created (new roots), in order
    * @param abortId the procedure an abort entry names; 0 otherwise
    */

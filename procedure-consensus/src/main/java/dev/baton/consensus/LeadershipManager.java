@@ -5,6 +5,7 @@ import dev.baton.procedure.store.StoreRecord;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -227,10 +228,10 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       running = t == null ? null : t.running;
     }
     if (t == null) {
-      return CompletableFuture.completedFuture(false);
+      return null; // not the leader: the leader's executor decides
     }
-    // while recovering, the abort waits for the executor; its answer goes to the requester.
-    // After every submission applied before it was adopted
+    // while recovering, the decision waits for the executor; either way it is made after every
+    // submission applied before the abort was adopted
     return adoptions.after(
         running,
         () -> {
@@ -238,7 +239,11 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
           synchronized (this) {
             e = t.executor;
           }
-          return e != null && e.isRunning() && e.abort(procId);
+          if (e == null || !e.isRunning()) {
+            throw new CompletionException(
+                new NotLeaderException("the executor of term " + t.term + " stopped"));
+          }
+          return e.abort(procId);
         });
   }
 

@@ -2,7 +2,6 @@ package dev.baton.consensus;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
-import dev.baton.consensus.proto.Abort;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.Submit;
@@ -129,9 +128,10 @@ final class NodeCalls {
 
   /** See {@link ProcedureNode#abort}. */
   CompletableFuture<Boolean> abort(long procId) {
-    Command command = Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
     return bounded(
-        send(command).thenApply(CommandReply::getAborted), "abort of " + procId, requestTimeout);
+        client.abortAsync(send(ProcedureClient.abortCommand(procId)), procId),
+        "abort of " + procId,
+        requestTimeout);
   }
 
   /**

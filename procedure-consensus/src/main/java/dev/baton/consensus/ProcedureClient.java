@@ -3,6 +3,8 @@ package dev.baton.consensus;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Abort;
+import dev.baton.consensus.proto.AbortOutcome;
+import dev.baton.consensus.proto.AbortPending;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
@@ -125,9 +127,45 @@ public final class ProcedureClient implements AutoCloseable {
     return procIdOf(get(submit(bytes), "submission"), proc.getType());
   }
 
+  /** Asks the leader's executor to abort a procedure; false if unknown, finished or refused. */
   public boolean abort(long procId) throws IOException {
-    Command command = Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
-    return get(send(command), "abort").getAborted();
+    return get(abortAsync(send(abortCommand(procId)), procId), "abort of procedure " + procId);
+  }
+
+  static Command abortCommand(long procId) {
+    return Command.newBuilder().setAbort(Abort.newBuilder().setProcId(procId)).build();
+  }
+
+  /**
+   * The decision on an abort whose entry was {@code sent}: read, once the executor made it, from
+   * the node that applied the entry as leader (an abort entry's apply does not wait for it).
+   */
+  CompletableFuture<Boolean> abortAsync(CompletableFuture<CommandReply> sent, long procId) {
+    return sent.thenCompose(
+        reply -> {
+          if (reply.getKindCase() != CommandReply.KindCase.ABORT_PENDING) {
+            throw new CompletionException(
+                new IOException(
+                    "abort of procedure " + procId + " refused: " + reply.getRejected()));
+          }
+          AbortPending pending = reply.getAbortPending();
+          Query outcome = Query.newBuilder().setAbortOutcome(pending.getIndex()).build();
+          return query(outcome, RaftPeerId.valueOf(pending.getNode()), true)
+              .thenApply(
+                  r -> {
+                    AbortOutcome o = r.getAbortOutcome();
+                    if (o.getKindCase() != AbortOutcome.KindCase.ABORTED) {
+                      throw new CompletionException(
+                          new IOException(
+                              "the abort of procedure "
+                                  + procId
+                                  + " was recorded, but its outcome is not known: "
+                                  + o.getUnknown()
+                                  + "; read the procedure's state, or abort it again"));
+                    }
+                    return o.getAborted();
+                  });
+        });
   }
 
   public Optional<ProcedureInfo> getInfo(long procId) throws IOException {
@@ -241,9 +279,17 @@ public final class ProcedureClient implements AutoCloseable {
   }
 
   private CompletableFuture<QueryReply> query(Query query, RaftPeerId server) {
+    return query(query, server, false);
+  }
+
+  /**
+   * A linearizable read by {@code server} (the leader if null); with {@code stay}, every attempt
+   * goes to {@code server}, else the attempts after the first go to the leader.
+   */
+  private CompletableFuture<QueryReply> query(Query query, RaftPeerId server, boolean stay) {
     Message message = Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray()));
     long deadline = System.nanoTime() + requestTimeout.toNanos();
-    return queryUntil(message, server, deadline)
+    return queryUntil(message, server, stay, deadline)
         .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -262,7 +308,7 @@ public final class ProcedureClient implements AutoCloseable {
    * </ul>
    */
   private CompletableFuture<QueryReply> queryUntil(
-      Message message, RaftPeerId server, long deadline) {
+      Message message, RaftPeerId server, boolean stay, long deadline) {
     // unordered: a read never waits behind an earlier request of this client (an ordered read
     // would wait for every earlier read to the same server, even one abandoned after a timeout)
     CompletableFuture<RaftClientReply> sent =
@@ -289,7 +335,8 @@ public final class ProcedureClient implements AutoCloseable {
                       () -> null,
                       CompletableFuture.delayedExecutor(
                           RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS))
-                  .thenCompose(ignored -> queryUntil(message, null, deadline));
+                  .thenCompose(
+                      ignored -> queryUntil(message, stay ? server : null, stay, deadline));
             });
   }
 

@@ -64,7 +64,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   private final LeaderExecutorSettings<Env> executorSettings;
   private final RaftSettings raftSettings;
   private final LongSupplier clock;
-  private final ProcedureStateMachine stateMachine = new ProcedureStateMachine();
+  private final ProcedureStateMachine stateMachine;
   private final LeadershipManager<Env> leadership;
   private final ReplicatedMetadata metadata;
   private final RaftPeer peer;
@@ -72,6 +72,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   private ProcedureNode(Builder<Env> b) {
     this.nodeId = b.nodeId;
+    this.stateMachine = new ProcedureStateMachine(nodeId);
     this.peers = Map.copyOf(b.peers);
     this.group = ProcedureGroup.of(b.peers);
     this.registry = b.registry;

@@ -1,6 +1,7 @@
 package dev.baton.consensus;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.baton.consensus.proto.AbortPending;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
@@ -59,7 +60,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     /** A submission was applied as {@code record} at log index {@code index}. */
     void submitted(long index, StoreRecord record);
 
-    /** An abort entry was applied; the reply goes to the requester (on the leader). */
+    /**
+     * An abort entry was applied: the executor's coming decision, or null if this node is not the
+     * leader (its executor does not decide). Must not wait for the decision.
+     */
     CompletableFuture<Boolean> abortRequested(long procId);
   }
 
@@ -69,7 +73,14 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final WriteTimings writeTimings = new WriteTimings();
   private final SnapshotTaker snapshots = new SnapshotTaker(storage, this::freeze);
   private final LeaderChanges leaderChanges = new LeaderChanges();
+  private final String nodeId;
+  private final AbortOutcomes abortOutcomes;
   private volatile Listener listener;
+
+  ProcedureStateMachine(String nodeId) {
+    this.nodeId = nodeId;
+    this.abortOutcomes = new AbortOutcomes(nodeId);
+  }
 
   void setListener(Listener listener) {
     this.listener = listener;
@@ -277,9 +288,15 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       }
     }
     if (reply == null) {
-      CompletableFuture<Boolean> aborted =
-          l == null ? CompletableFuture.completedFuture(false) : l.abortRequested(abortId);
-      return aborted.thenApply(a -> toMessage(CommandReply.newBuilder().setAborted(a).build()));
+      // an abort: the decision is read apart (AbortOutcomes); this apply completes now
+      CompletableFuture<Boolean> decision = l == null ? null : l.abortRequested(abortId);
+      if (decision != null) {
+        abortOutcomes.pending(index, decision);
+      }
+      reply =
+          CommandReply.newBuilder()
+              .setAbortPending(AbortPending.newBuilder().setIndex(index).setNode(nodeId))
+              .build();
     }
     return CompletableFuture.completedFuture(toMessage(reply));
   }
@@ -292,6 +309,15 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     } catch (InvalidProtocolBufferException e) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("not a procedure query: " + e.getMessage()));
+    }
+    if (query.getKindCase() == Query.KindCase.ABORT_OUTCOME) {
+      return abortOutcomes
+          .outcome(query.getAbortOutcome())
+          .thenApply(
+              o ->
+                  Message.valueOf(
+                      UnsafeByteOperations.unsafeWrap(
+                          QueryReply.newBuilder().setAbortOutcome(o).build().toByteArray())));
     }
     QueryReply.Builder reply = QueryReply.newBuilder();
     synchronized (table) {
