@@ -7,6 +7,7 @@ import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.consensus.RaftSettings;
+import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -95,6 +96,11 @@ public final class ConsensusBenchmark {
   private void run() throws Exception {
     results.put("electionTimeoutMinMs", raft.electionTimeoutMin().toMillis());
     results.put("electionTimeoutMaxMs", raft.electionTimeoutMax().toMillis());
+    // a run with -pl procedure-consensus but without -am takes procedure-core from ~/.m2, which
+    // may be older than the sources: say which classes are measured
+    log(
+        "procedure-core from %s",
+        ProcedureExecutor.class.getProtectionDomain().getCodeSource().getLocation());
     cluster.startAll();
     log("warming up for %d s (the JIT needs about a minute on 2 cores)", warmup);
     load.closedLoop(warmup);
