@@ -7,10 +7,24 @@ package dev.baton.procedure;
  */
 public abstract class EnumStateMachineProcedure<Env, S extends Enum<S>>
     extends StateMachineProcedure<Env, S> {
+  /**
+   * Each enum's constants, one array per enum shared by its procedures (never written): {@link
+   * Class#getEnumConstants} returns a fresh copy at every call, one per procedure built, and a new
+   * leader builds every live procedure at once.
+   */
+  private static final ClassValue<Object[]> CONSTANTS =
+      new ClassValue<>() {
+        @Override
+        protected Object[] computeValue(Class<?> type) {
+          return type.getEnumConstants();
+        }
+      };
+
   private final S[] states;
 
+  @SuppressWarnings("unchecked")
   protected EnumStateMachineProcedure(Class<S> type) {
-    this.states = type.getEnumConstants();
+    this.states = (S[]) CONSTANTS.get(type);
   }
 
   @Override
