@@ -1,10 +1,14 @@
 package dev.baton.consensus;
 
 import dev.baton.consensus.proto.AbortOutcome;
+import dev.baton.consensus.proto.QueryReply;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
  * The decisions of this node's executors on the abort entries it applied as leader, by the entry's
@@ -67,6 +71,34 @@ final class AbortOutcomes {
                         + index
                         + ": "
                         + cause(error).getMessage()));
+  }
+
+  /** {@link #outcome} as the reply to a {@code Query.abort_outcome}. */
+  CompletableFuture<Message> reply(long index) {
+    return outcome(index)
+        .thenApply(
+            o ->
+                Message.valueOf(
+                    UnsafeByteOperations.unsafeWrap(
+                        QueryReply.newBuilder().setAbortOutcome(o).build().toByteArray())));
+  }
+
+  /**
+   * The requester's side: the executor's decision in {@code reply}, or a {@link
+   * CompletionException} with an {@link IOException} that says why it is not known.
+   */
+  static boolean decision(QueryReply reply, long procId) {
+    AbortOutcome o = reply.getAbortOutcome();
+    if (o.getKindCase() != AbortOutcome.KindCase.ABORTED) {
+      throw new CompletionException(
+          new IOException(
+              "the abort of procedure "
+                  + procId
+                  + " was recorded, but its outcome is not known: "
+                  + o.getUnknown()
+                  + "; read the procedure's state, or abort it again"));
+    }
+    return o.getAborted();
   }
 
   private static AbortOutcome unknown(String why) {

@@ -3,7 +3,6 @@ package dev.baton.consensus;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Abort;
-import dev.baton.consensus.proto.AbortOutcome;
 import dev.baton.consensus.proto.AbortPending;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
@@ -151,20 +150,7 @@ public final class ProcedureClient implements AutoCloseable {
           AbortPending pending = reply.getAbortPending();
           Query outcome = Query.newBuilder().setAbortOutcome(pending.getIndex()).build();
           return query(outcome, RaftPeerId.valueOf(pending.getNode()), true)
-              .thenApply(
-                  r -> {
-                    AbortOutcome o = r.getAbortOutcome();
-                    if (o.getKindCase() != AbortOutcome.KindCase.ABORTED) {
-                      throw new CompletionException(
-                          new IOException(
-                              "the abort of procedure "
-                                  + procId
-                                  + " was recorded, but its outcome is not known: "
-                                  + o.getUnknown()
-                                  + "; read the procedure's state, or abort it again"));
-                    }
-                    return o.getAborted();
-                  });
+              .thenApply(r -> AbortOutcomes.decision(r, procId));
         });
   }
 

@@ -311,13 +311,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
           new IllegalArgumentException("not a procedure query: " + e.getMessage()));
     }
     if (query.getKindCase() == Query.KindCase.ABORT_OUTCOME) {
-      return abortOutcomes
-          .outcome(query.getAbortOutcome())
-          .thenApply(
-              o ->
-                  Message.valueOf(
-                      UnsafeByteOperations.unsafeWrap(
-                          QueryReply.newBuilder().setAbortOutcome(o).build().toByteArray())));
+      return abortOutcomes.reply(query.getAbortOutcome());
     }
     QueryReply.Builder reply = QueryReply.newBuilder();
     synchronized (table) {
