@@ -21,6 +21,9 @@ import java.time.Duration;
  * @param retryBackoffInitial first wait before retrying a step or rollback step that failed
  * @param retryBackoffMax the cap of the exponential retry backoff
  * @param stopJoinTimeout how long {@code stop()} waits for each worker to exit
+ * @param recoveryThreads threads that decode the stored records when the executor starts, at most
+ *     (one per {@link RecordDecoding#MIN_RECORDS_PER_THREAD} records); the wiring after runs on the
+ *     thread calling {@code start()}
  * @param term the term stamped on every record written (fencing token); 0 for local stores
  */
 public record ExecutorConfig(
@@ -35,6 +38,7 @@ public record ExecutorConfig(
     Duration retryBackoffInitial,
     Duration retryBackoffMax,
     Duration stopJoinTimeout,
+    int recoveryThreads,
     long term) {
 
   public static final int DEFAULT_CORE_WORKERS =
@@ -49,6 +53,7 @@ public record ExecutorConfig(
   public static final Duration DEFAULT_RETRY_BACKOFF_INITIAL = Duration.ofMillis(100);
   public static final Duration DEFAULT_RETRY_BACKOFF_MAX = Duration.ofSeconds(30);
   public static final Duration DEFAULT_STOP_JOIN_TIMEOUT = Duration.ofSeconds(10);
+  public static final int DEFAULT_RECOVERY_THREADS = Runtime.getRuntime().availableProcessors();
 
   /**
    * With retention zero, how long a finished root stays queryable on the executor that ran it: a
@@ -70,6 +75,7 @@ public record ExecutorConfig(
         DEFAULT_RETRY_BACKOFF_INITIAL,
         DEFAULT_RETRY_BACKOFF_MAX,
         DEFAULT_STOP_JOIN_TIMEOUT,
+        DEFAULT_RECOVERY_THREADS,
         0);
   }
 
@@ -99,6 +105,9 @@ public record ExecutorConfig(
               + retryBackoffInitial
               + "), got "
               + retryBackoffMax);
+    }
+    if (recoveryThreads < 1) {
+      throw new IllegalArgumentException("recoveryThreads must be >= 1, got " + recoveryThreads);
     }
     if (term < 0) {
       throw new IllegalArgumentException("term must be >= 0, got " + term);

@@ -57,7 +57,7 @@ final class ExecutorLifecycle<Env> {
       ctx.running = true;
       ctx.admission.attach();
       try {
-        new ProcedureRecovery<>(ctx).recover();
+        new ProcedureRecovery<>(ctx, name).recover();
       } catch (IOException | RuntimeException e) {
         ctx.running = false;
         ctx.admission.detach();

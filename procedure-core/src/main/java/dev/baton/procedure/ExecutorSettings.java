@@ -35,6 +35,7 @@ final class ExecutorSettings<Env> {
   Duration retryBackoffInitial = ExecutorConfig.DEFAULT_RETRY_BACKOFF_INITIAL;
   Duration retryBackoffMax = ExecutorConfig.DEFAULT_RETRY_BACKOFF_MAX;
   Duration stopJoinTimeout = ExecutorConfig.DEFAULT_STOP_JOIN_TIMEOUT;
+  int recoveryThreads = ExecutorConfig.DEFAULT_RECOVERY_THREADS;
   long term;
   LongSupplier clock = System::currentTimeMillis;
   LockManager lockManager;
@@ -87,6 +88,7 @@ final class ExecutorSettings<Env> {
         retryBackoffInitial,
         retryBackoffMax,
         stopJoinTimeout,
+        recoveryThreads,
         term);
   }
 }

@@ -216,7 +216,6 @@ public final class ProcedureCodec {
   public Procedure<?> decode(long procId, byte[] data) throws ProcedureCodecException {
     ProcedureEnvelope env = parseEnvelope(procId, data);
     Procedure<?> proc = registry.newInstance(env.getType());
-    proc.setType(env.getType());
     proc.setProcId(env.getProcId());
     proc.setParent(env.getParentProcId(), env.getRootProcId());
     proc.restoreState(stateOf(env));

@@ -313,6 +313,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       return this;
     }
 
+    /** Threads that decode the stored records at start, at most (see {@link RecordDecoding}). */
+    public Builder<Env> recoveryThreads(int n) {
+      s.recoveryThreads = n;
+      return this;
+    }
+
     public Builder<Env> stuckThreshold(Duration d) {
       s.stuckThreshold = d;
       return this;

@@ -10,7 +10,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.RandomAccess;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,17 +26,31 @@ final class ProcedureRecovery<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureRecovery.class);
 
   private final ExecutorContext<Env> ctx;
+  private final String name;
 
-  ProcedureRecovery(ExecutorContext<Env> ctx) {
+  /**
+   * @param name the executor's name (its decoding threads are named after it)
+   */
+  ProcedureRecovery(ExecutorContext<Env> ctx, String name) {
     this.ctx = ctx;
+    this.name = name;
   }
 
   /** Loads the store and wires everything; procedures are queued but no worker runs yet. */
   @SuppressWarnings("unchecked")
   void recover() throws IOException {
+    long startedAt = System.nanoTime();
     StoreContents contents = ctx.store.load();
+    long loadedAt = System.nanoTime();
     long maxId = contents.maxProcId();
-    int count = contents.records().size();
+    List<StoreRecord> records =
+        contents.records() instanceof RandomAccess
+            ? contents.records()
+            : new ArrayList<>(contents.records());
+    int count = records.size();
+    RecordDecoding.Result decoded =
+        RecordDecoding.decode(ctx.codec, records, ctx.config.recoveryThreads(), name);
+    long decodedAt = System.nanoTime();
     // By procId for lookups, and in ascending procId order for everything that iterates.
     Map<Long, Procedure<Env>> loaded = new HashMap<>(hashCapacity(count));
     List<Procedure<Env>> inOrder = new ArrayList<>(count);
@@ -42,15 +58,17 @@ final class ProcedureRecovery<Env> {
     boolean ascending = true;
     Map<Long, String> corruptReasons = new HashMap<>();
     Map<Long, ProcedureEnvelope> corruptEnvelopes = new HashMap<>();
-    for (StoreRecord r : contents.records()) {
+    for (int i = 0; i < count; i++) {
+      StoreRecord r = records.get(i);
       maxId = Math.max(maxId, r.procId());
-      try {
-        Procedure<Env> p = (Procedure<Env>) ctx.codec.decode(r.procId(), r.data());
+      ProcedureCodecException e = decoded.failures()[i];
+      if (e == null) {
+        Procedure<Env> p = (Procedure<Env>) decoded.procedures()[i];
         loaded.put(r.procId(), p);
         inOrder.add(p);
         ascending &= r.procId() > previousId;
         previousId = r.procId();
-      } catch (ProcedureCodecException e) {
+      } else {
         LOG.error(
             "procedure {} cannot be recovered and is reported as corrupt: {}. Its record is kept "
                 + "in the store; register the type or remove the procedure.",
@@ -114,6 +132,19 @@ final class ProcedureRecovery<Env> {
           ProcedureCodec.corruptInfo(e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
     }
     wireLive(live, brokenTrees);
+    long wiredAt = System.nanoTime();
+    LOG.info(
+        "recovered {} live procedures in {} trees, {} completed, {} corrupt, in {} ms: load {} ms,"
+            + " decode {} ms ({} threads), wiring {} ms",
+        live.size(),
+        ctx.stacks.size(),
+        ctx.completed.rootCount(),
+        ctx.corrupt.size(),
+        TimeUnit.NANOSECONDS.toMillis(wiredAt - startedAt),
+        TimeUnit.NANOSECONDS.toMillis(loadedAt - startedAt),
+        TimeUnit.NANOSECONDS.toMillis(decodedAt - loadedAt),
+        RecordDecoding.threadsFor(count, ctx.config.recoveryThreads()),
+        TimeUnit.NANOSECONDS.toMillis(wiredAt - decodedAt));
   }
 
   /** A HashMap capacity that holds {@code entries} without resizing. */
@@ -222,12 +253,6 @@ final class ProcedureRecovery<Env> {
     for (Procedure<Env> p : live) {
       p.afterRecover(ctx.env);
     }
-    LOG.info(
-        "recovered {} live procedures in {} trees, {} completed, {} corrupt",
-        live.size(),
-        ctx.stacks.size(),
-        ctx.completed.rootCount(),
-        ctx.corrupt.size());
   }
 
   /** Locks held across steps are taken again before anything else is scheduled. */

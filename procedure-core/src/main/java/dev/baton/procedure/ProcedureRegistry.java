@@ -17,11 +17,12 @@ public final class ProcedureRegistry {
   private final Map<String, Entry<?>> byType = new ConcurrentHashMap<>();
   private final Map<Class<?>, String> byClass = new ConcurrentHashMap<>();
 
-  private record Entry<P extends Procedure<?>>(Class<P> cls, Supplier<P> factory) {}
+  private record Entry<P extends Procedure<?>>(String type, Class<P> cls, Supplier<P> factory) {}
 
   /**
    * Registers {@code type} for {@code cls}. A type name is a letter followed by up to 127 letters,
-   * digits, '_', '.' or '-'.
+   * digits, '_', '.' or '-'. The factory, and the {@code readState} of what it makes, may be called
+   * from several threads at once when an executor starts (each call on its own instance).
    *
    * @throws IllegalArgumentException for a bad name, or a name or class registered twice
    */
@@ -38,7 +39,7 @@ public final class ProcedureRegistry {
       throw new IllegalArgumentException(
           cls.getName() + " is already registered as type '" + previousType + "'");
     }
-    Entry<?> previous = byType.putIfAbsent(type, new Entry<>(cls, factory));
+    Entry<?> previous = byType.putIfAbsent(type, new Entry<>(type, cls, factory));
     if (previous != null && previous.cls() != cls) {
       throw new IllegalArgumentException(
           "procedure type '" + type + "' is already registered for " + previous.cls().getName());
@@ -51,18 +52,20 @@ public final class ProcedureRegistry {
     return Optional.ofNullable(byClass.get(proc.getClass()));
   }
 
-  /** Whether {@code type} is registered. */
   /** The registered type names, sorted. */
   public java.util.SortedSet<String> types() {
     return new java.util.TreeSet<>(byType.keySet());
   }
 
+  /** Whether {@code type} is registered. */
   public boolean isRegistered(String type) {
     return byType.containsKey(type);
   }
 
   /**
-   * A new, empty instance of {@code type}.
+   * A new, empty instance of {@code type}, its type set to the registered name (one string shared
+   * by every instance, not a copy per decoded record). A recovery calls factories from several
+   * threads at once (see {@link RecordDecoding}).
    *
    * @throws UnknownProcedureTypeException if the type is not registered
    */
@@ -76,6 +79,7 @@ public final class ProcedureRegistry {
       throw new IllegalStateException(
           "factory of procedure type '" + type + "' returned " + proc + ", not a " + entry.cls());
     }
+    proc.setType(entry.type());
     return proc;
   }
 }

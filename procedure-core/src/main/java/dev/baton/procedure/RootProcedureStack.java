@@ -13,9 +13,14 @@ import java.util.TreeMap;
  * different workers.
  */
 final class RootProcedureStack<Env> {
+  /** Room for this many rollback entries before the list first grows. */
+  private static final int INITIAL_ENTRIES = 2;
+
   private final long rootProcId;
-  private final List<Procedure<Env>> members = new ArrayList<>();
-  private final List<Procedure<Env>> entries = new ArrayList<>();
+  // Sized for what most roots are, one member with a few steps (a list's default first array holds
+  // ten); a new leader builds one stack per live root at once.
+  private final List<Procedure<Env>> members = new ArrayList<>(1);
+  private final List<Procedure<Env>> entries = new ArrayList<>(INITIAL_ENTRIES);
   private int nextIndex;
   private int running;
   private boolean failed;

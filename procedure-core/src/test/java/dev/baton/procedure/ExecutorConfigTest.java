@@ -24,6 +24,7 @@ class ExecutorConfigTest {
         d.retryBackoffInitial(),
         d.retryBackoffMax(),
         d.stopJoinTimeout(),
+        d.recoveryThreads(),
         d.term());
   }
 
@@ -50,5 +51,29 @@ class ExecutorConfigTest {
             IllegalArgumentException.class,
             () -> with(Duration.ofSeconds(-1), Duration.ofSeconds(30)));
     assertTrue(e.getMessage().contains("completedRetention"), e.getMessage());
+  }
+
+  @Test
+  void noRecoveryThreadIsRefusedWithItsName() {
+    ExecutorConfig d = ExecutorConfig.defaults();
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () ->
+                new ExecutorConfig(
+                    d.coreWorkers(),
+                    d.maxWorkers(),
+                    d.stuckThreshold(),
+                    d.stuckCheckInterval(),
+                    d.keepAlive(),
+                    d.pollInterval(),
+                    d.completedRetention(),
+                    d.cleanerInterval(),
+                    d.retryBackoffInitial(),
+                    d.retryBackoffMax(),
+                    d.stopJoinTimeout(),
+                    0,
+                    d.term()));
+    assertTrue(e.getMessage().contains("recoveryThreads"), e.getMessage());
   }
 }

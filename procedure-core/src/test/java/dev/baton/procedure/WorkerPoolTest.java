@@ -197,6 +197,7 @@ class WorkerPoolTest {
             Duration.ofMillis(1),
             Duration.ofMillis(1),
             Duration.ofSeconds(10),
+            1,
             0);
     FifoScheduler scheduler = new FifoScheduler();
     scheduler.start();
