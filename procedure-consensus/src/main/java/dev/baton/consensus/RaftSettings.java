@@ -110,6 +110,11 @@ public record RaftSettings(
         electionTimeoutMin, electionTimeoutMax, requestTimeout, entries, logSegmentBytes);
   }
 
+  public RaftSettings withLogSegmentBytes(long bytes) {
+    return new RaftSettings(
+        electionTimeoutMin, electionTimeoutMax, requestTimeout, snapshotEvery, bytes);
+  }
+
   public RaftSettings withRequestTimeout(Duration timeout) {
     return new RaftSettings(
         electionTimeoutMin, electionTimeoutMax, timeout, snapshotEvery, logSegmentBytes);
@@ -131,6 +136,12 @@ public record RaftSettings(
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, snapshotEvery));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(logSegmentBytes));
+    // a segment file is never preallocated past the segment's own size
+    RaftServerConfigKeys.Log.setPreallocatedSize(
+        p,
+        SizeInBytes.valueOf(
+            Math.min(
+                logSegmentBytes, RaftServerConfigKeys.Log.PREALLOCATED_SIZE_DEFAULT.getSize())));
     RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);

@@ -69,8 +69,9 @@ public final class ConsensusBenchmark {
                       "bench.electionMinMs", RaftSettings.DEFAULT_ELECTION_TIMEOUT_MIN.toMillis())),
               Duration.ofMillis(
                   Long.getLong(
-                      "bench.electionMaxMs",
-                      RaftSettings.DEFAULT_ELECTION_TIMEOUT_MAX.toMillis())));
+                      "bench.electionMaxMs", RaftSettings.DEFAULT_ELECTION_TIMEOUT_MAX.toMillis())))
+          .withLogSegmentBytes(
+              Long.getLong("bench.segmentBytes", RaftSettings.DEFAULT_LOG_SEGMENT_BYTES));
 
   private final BenchCluster cluster;
   private final LoadPhases load;

@@ -3,9 +3,11 @@ package dev.baton.consensus.bench;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
@@ -17,12 +19,14 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.awaitility.Awaitility;
 
 /**
  * The baseline: plain small entries through an async Ratis client into a state machine that only
@@ -34,6 +38,12 @@ final class RawRatisBaseline implements AutoCloseable {
 
   /** Outstanding async requests (64 was the plateau in research/ratis.md §2.2). */
   static final int WINDOW = 64;
+
+  /** How long the baseline cluster may take to elect its first leader. */
+  private static final Duration LEADER_WAIT = Duration.ofSeconds(30);
+
+  /** How often the wait for that leader looks. */
+  private static final Duration LEADER_POLL = Duration.ofMillis(10);
 
   private static final class Counter extends BaseStateMachine {
     @Override
@@ -75,7 +85,31 @@ final class RawRatisBaseline implements AutoCloseable {
     }
     RaftProperties cp = new RaftProperties();
     org.apache.ratis.client.RaftClientConfigKeys.Async.setOutstandingRequestsMax(cp, WINDOW * 2);
-    client = RaftClient.newBuilder().setRaftGroup(group).setProperties(cp).build();
+    // Sent to the leader from the first request: a client that guesses logs an error for every
+    // request of its first window that reached a follower.
+    client =
+        RaftClient.newBuilder()
+            .setRaftGroup(group)
+            .setLeaderId(awaitLeader(group.getGroupId()))
+            .setProperties(cp)
+            .build();
+  }
+
+  /** The peer that leads {@code groupId}, once one does. */
+  private RaftPeerId awaitLeader(RaftGroupId groupId) {
+    return Awaitility.await("a raw Ratis leader")
+        .atMost(LEADER_WAIT)
+        .pollInterval(LEADER_POLL)
+        .until(() -> leaderOf(groupId), Objects::nonNull);
+  }
+
+  private RaftPeerId leaderOf(RaftGroupId groupId) throws IOException {
+    for (RaftServer s : servers) {
+      if (s.getDivision(groupId).getInfo().isLeader()) {
+        return s.getId();
+      }
+    }
+    return null;
   }
 
   /** Entries per second over {@code seconds}, with {@link #WINDOW} outstanding. */
