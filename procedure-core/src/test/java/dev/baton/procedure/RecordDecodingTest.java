@@ -1,6 +1,8 @@
 package dev.baton.procedure;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -12,11 +14,16 @@ import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,6 +33,7 @@ class RecordDecodingTest {
   private static final int THREADS = 3;
   private static final int RECORDS = THREADS * RecordDecoding.MIN_RECORDS_PER_THREAD;
   private static final String TYPE = "Recording";
+  private static final long WAIT_SECONDS = 10;
 
   /** A {@link Steps} that notes which thread read its state. */
   public static final class Recording extends Steps {
@@ -130,6 +138,55 @@ class RecordDecodingTest {
             IllegalStateException.class,
             () -> RecordDecoding.decode(codec, records, THREADS, "test"));
     assertEquals("factory broke on a helper", e.getMessage());
+  }
+
+  @Test
+  void anInterruptedCallerStopsItsHelpersAndSaysSo() throws Exception {
+    CountDownLatch helperBlocked = new CountDownLatch(1);
+    CountDownLatch helperInterrupted = new CountDownLatch(1);
+    Set<String> readers = ConcurrentHashMap.newKeySet();
+    ProcedureCodec codec =
+        codec(
+            () -> {
+              if (Thread.currentThread().getName().equals("test-decode-2")
+                  && helperBlocked.getCount() > 0) {
+                helperBlocked.countDown();
+                try {
+                  new CountDownLatch(1).await(); // until interrupted
+                } catch (InterruptedException e) {
+                  helperInterrupted.countDown();
+                  Thread.currentThread().interrupt();
+                  throw new IllegalStateException("decoding interrupted");
+                }
+              }
+              return new Recording(readers);
+            });
+    List<StoreRecord> records = records(codec, RECORDS);
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    Thread caller =
+        new Thread(
+            () -> {
+              try {
+                RecordDecoding.decode(codec, records, THREADS, "test");
+              } catch (Throwable t) {
+                thrown.set(t);
+              }
+              stillInterrupted.set(Thread.currentThread().isInterrupted());
+            },
+            "caller");
+    caller.start();
+    assertTrue(helperBlocked.await(WAIT_SECONDS, TimeUnit.SECONDS), "a helper started decoding");
+
+    caller.interrupt();
+
+    caller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+    assertFalse(caller.isAlive(), "the caller returned");
+    assertInstanceOf(InterruptedIOException.class, thrown.get());
+    assertTrue(stillInterrupted.get(), "the caller's interrupt flag is kept");
+    assertTrue(
+        helperInterrupted.await(WAIT_SECONDS, TimeUnit.SECONDS),
+        "the blocked helper was interrupted");
   }
 
   @Test
