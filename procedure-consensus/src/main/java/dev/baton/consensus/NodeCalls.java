@@ -190,7 +190,7 @@ final class NodeCalls {
             (value, error) -> {
               if (error != null) {
                 throw new CompletionException(
-                    ProcedureClient.asIOException(unwrap(error), what, timeout));
+                    RaftReplies.asIOException(unwrap(error), what, timeout));
               }
               return value;
             });

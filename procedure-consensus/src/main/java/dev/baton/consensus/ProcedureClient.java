@@ -33,15 +33,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
-import org.apache.ratis.protocol.exceptions.ReadIndexException;
-import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
@@ -71,23 +70,33 @@ public final class ProcedureClient implements AutoCloseable {
   private final RaftClient raft;
   private final ProcedureCodec codec;
   private final Duration requestTimeout;
+  private final WriteWindow writes;
 
   ProcedureClient(RaftGroup group, ProcedureRegistry registry, RaftSettings settings) {
+    this(group, registry, settings, WriteWindow.DEFAULT_SIZE);
+  }
+
+  ProcedureClient(
+      RaftGroup group, ProcedureRegistry registry, RaftSettings settings, int writeWindow) {
     this.codec = new ProcedureCodec(registry);
     this.requestTimeout = settings.requestTimeout();
+    this.writes = new WriteWindow(writeWindow);
+    RaftProperties properties = settings.clientProperties();
+    RaftClientConfigKeys.Async.setOutstandingRequestsMax(properties, writeWindow);
     this.raft =
         RaftClient.newBuilder()
             .setRaftGroup(group)
-            .setProperties(settings.clientProperties())
+            .setProperties(properties)
             .setRetryPolicy(retryPolicy(requestTimeout))
             .build();
   }
 
   /**
    * Writes are retried until they succeed: they go through Ratis' ordered sliding window, which a
-   * write that runs out of retries closes for good (every later write of this client would fail).
-   * Reads are unordered and independent, so they stop retrying after the request timeout: a read
-   * nobody waits for any more does not keep calling a cluster without a majority.
+   * write that runs out of retries closes for good (every later write of this client would fail); a
+   * {@link WriteWindow} keeps them from filling it. Reads are unordered and independent, so they
+   * stop retrying after the request timeout: a read nobody waits for any more does not keep calling
+   * a cluster without a majority.
    */
   private static RetryPolicy retryPolicy(Duration requestTimeout) {
     TimeDuration sleep = TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS);
@@ -214,8 +223,8 @@ public final class ProcedureClient implements AutoCloseable {
 
   /** Appends a command through the leader. */
   CompletableFuture<CommandReply> send(Command command) {
-    return raft.async()
-        .send(RaftReplies.message(command))
+    return writes
+        .send(() -> raft.async().send(RaftReplies.message(command)))
         .thenApply(RaftReplies::commandReply)
         .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -313,7 +322,7 @@ public final class ProcedureClient implements AutoCloseable {
         .exceptionallyCompose(
             error -> {
               Throwable cause = unwrap(error);
-              boolean retry = isNoLeaderYet(cause) || cause instanceof TimeoutException;
+              boolean retry = RaftReplies.isNoLeaderYet(cause) || cause instanceof TimeoutException;
               if (!retry || System.nanoTime() + RETRY_SLEEP.toNanos() >= deadline) {
                 return CompletableFuture.failedFuture(cause);
               }
@@ -330,15 +339,6 @@ public final class ProcedureClient implements AutoCloseable {
   private Duration readAttemptTimeout() {
     Duration d = requestTimeout.dividedBy(READ_ATTEMPTS);
     return d.compareTo(READ_ATTEMPT_MIN) < 0 ? READ_ATTEMPT_MIN : d;
-  }
-
-  /** Ratis' answers while no leader is elected and ready, or this one is stepping down. */
-  static boolean isNoLeaderYet(Throwable e) {
-    return e instanceof ReadIndexException
-        || e instanceof ServerNotReadyException
-        || e instanceof LeaderSteppingDownException
-        || e instanceof org.apache.ratis.protocol.exceptions.NotLeaderException
-        || e instanceof NotLeaderException;
   }
 
   private static Throwable unwrap(Throwable e) {
@@ -363,33 +363,7 @@ public final class ProcedureClient implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted during " + what);
     } catch (ExecutionException e) {
-      throw asIOException(e.getCause(), what, requestTimeout);
+      throw RaftReplies.asIOException(e.getCause(), what, requestTimeout);
     }
-  }
-
-  /** A clear error for a failed call; a timeout means no leader or no majority answered. */
-  static IOException asIOException(Throwable cause, String what, Duration timeout) {
-    if (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    if (cause instanceof TimeoutException) {
-      return new IOException(
-          what
-              + " got no answer within "
-              + timeout
-              + ": no leader, or no majority of the cluster reachable");
-    }
-    if (isNoLeaderYet(cause)) {
-      return new IOException(
-          what
-              + " failed: no leader, or no majority of the cluster reachable ("
-              + cause.getMessage()
-              + ")",
-          cause);
-    }
-    if (cause instanceof IOException io) {
-      return io;
-    }
-    return new IOException(what + " failed: " + cause, cause);
   }
 }

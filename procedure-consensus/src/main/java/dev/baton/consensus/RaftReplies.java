@@ -4,14 +4,22 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
+import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
-/** Encoding of commands into Ratis messages and decoding of Ratis replies, with clear errors. */
+/**
+ * Encoding of commands into Ratis messages and decoding of Ratis replies and failures into clear
+ * errors.
+ */
 final class RaftReplies {
   private RaftReplies() {}
 
@@ -58,5 +66,40 @@ final class RaftReplies {
     } catch (InvalidProtocolBufferException e) {
       throw new CompletionException(new IOException("unreadable reply from the state machine", e));
     }
+  }
+
+  /** Ratis' answers while no leader is elected and ready, or this one is stepping down. */
+  static boolean isNoLeaderYet(Throwable e) {
+    return e instanceof ReadIndexException
+        || e instanceof ServerNotReadyException
+        || e instanceof LeaderSteppingDownException
+        || e instanceof NotLeaderException
+        || e instanceof dev.baton.consensus.NotLeaderException;
+  }
+
+  /** A clear error for a failed call; a timeout means no leader or no majority answered. */
+  static IOException asIOException(Throwable cause, String what, Duration timeout) {
+    if (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    if (cause instanceof TimeoutException) {
+      return new IOException(
+          what
+              + " got no answer within "
+              + timeout
+              + ": no leader, or no majority of the cluster reachable");
+    }
+    if (isNoLeaderYet(cause)) {
+      return new IOException(
+          what
+              + " failed: no leader, or no majority of the cluster reachable ("
+              + cause.getMessage()
+              + ")",
+          cause);
+    }
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    return new IOException(what + " failed: " + cause, cause);
   }
 }

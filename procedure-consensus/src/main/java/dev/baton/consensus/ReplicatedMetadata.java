@@ -91,7 +91,7 @@ public final class ReplicatedMetadata {
     } catch (TimeoutException e) {
       throw new IOException("metadata write not committed within " + timeout);
     } catch (ExecutionException e) {
-      throw ProcedureClient.asIOException(e.getCause(), "metadata write", timeout);
+      throw RaftReplies.asIOException(e.getCause(), "metadata write", timeout);
     }
   }
 }

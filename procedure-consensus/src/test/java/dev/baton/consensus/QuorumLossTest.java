@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -157,6 +158,57 @@ class QuorumLossTest {
       cluster.kill(other.nodeId());
       long last = leader.submit(new Work("after"), null).get(30, TimeUnit.SECONDS);
       assertEquals(ProcedureState.SUCCESS, ProcedureNodeTest.awaitFinished(back, last).state());
+    }
+  }
+
+  @Test
+  void aClientThatGoesOnWritingWithoutAMajorityIsToldAtOnceInsteadOfBlocked() throws Exception {
+    int window = 2;
+    try (TestCluster cluster =
+        new TestCluster(dir, 3, b -> b.requestTimeout(REQUEST_TIMEOUT)).startAll()) {
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      List<String> followers =
+          cluster.running().stream()
+              .map(ProcedureNode::nodeId)
+              .filter(id -> !id.equals(leader.nodeId()))
+              .toList();
+      try (ProcedureClient client =
+          new ProcedureClient(
+              ProcedureGroup.of(cluster.peers),
+              Work.registry(),
+              RaftSettings.defaults().withRequestTimeout(REQUEST_TIMEOUT),
+              window)) {
+        followers.forEach(cluster::kill);
+        for (int i = 0; i < window; i++) {
+          NonceKey nonce = new NonceKey(2, i);
+          // times out; Ratis keeps retrying it in the background, holding its place
+          assertNoMajorityMessage(
+              assertThrows(IOException.class, () -> client.submit(new Work("unanswered"), nonce)));
+        }
+
+        long start = System.nanoTime();
+        IOException full =
+            assertThrows(
+                IOException.class, () -> client.submit(new Work("one more"), new NonceKey(2, 9)));
+        assertTrue(
+            Duration.ofNanos(System.nanoTime() - start).compareTo(REQUEST_TIMEOUT) < 0,
+            "refused at once, not after another timeout (or never, blocked in Ratis)");
+        assertTrue(full.getMessage().contains("still unanswered"), full.getMessage());
+        assertNoMajorityMessage(full);
+
+        for (String id : followers) {
+          cluster.start(id);
+        }
+        cluster.awaitRunningLeader();
+        // the writes Ratis kept retrying land and give their places back
+        long after =
+            Awaitility.await("a write once the majority is back")
+                .atMost(Duration.ofSeconds(60))
+                .ignoreExceptions()
+                .until(() -> client.submit(new Work("after"), new NonceKey(2, 10)), id -> id > 0);
+        assertEquals(
+            ProcedureState.SUCCESS, ProcedureNodeTest.awaitFinished(leader, after).state());
+      }
     }
   }
 
