@@ -11,6 +11,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class ExecutorConfigTest {
   private static ExecutorConfig with(Duration retention, Duration cleanerInterval) {
+    return with(retention, cleanerInterval, ExecutorConfig.DEFAULT_RECOVERY_THREADS);
+  }
+
+  private static ExecutorConfig with(
+      Duration retention, Duration cleanerInterval, int recoveryThreads) {
     ExecutorConfig d = ExecutorConfig.defaults();
     return new ExecutorConfig(
         d.coreWorkers(),
@@ -24,7 +29,7 @@ class ExecutorConfigTest {
         d.retryBackoffInitial(),
         d.retryBackoffMax(),
         d.stopJoinTimeout(),
-        d.recoveryThreads(),
+        recoveryThreads,
         d.term());
   }
 
@@ -59,21 +64,7 @@ class ExecutorConfigTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () ->
-                new ExecutorConfig(
-                    d.coreWorkers(),
-                    d.maxWorkers(),
-                    d.stuckThreshold(),
-                    d.stuckCheckInterval(),
-                    d.keepAlive(),
-                    d.pollInterval(),
-                    d.completedRetention(),
-                    d.cleanerInterval(),
-                    d.retryBackoffInitial(),
-                    d.retryBackoffMax(),
-                    d.stopJoinTimeout(),
-                    0,
-                    d.term()));
+            () -> with(d.completedRetention(), d.cleanerInterval(), 0));
     assertTrue(e.getMessage().contains("recoveryThreads"), e.getMessage());
   }
 }
