@@ -29,10 +29,6 @@ final class WriteWindow {
     this.places = new Semaphore(size);
   }
 
-  int size() {
-    return size;
-  }
-
   /** Writes still held by Ratis now. */
   int inFlight() {
     return size - places.availablePermits();
