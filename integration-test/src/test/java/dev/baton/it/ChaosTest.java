@@ -2,7 +2,7 @@ package dev.baton.it;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.baton.confignode.chaos.ChaosRun;
+import dev.baton.confignode.chaos.ClusterChaosRun;
 import dev.baton.confignode.chaos.FaultEvent;
 import dev.baton.confignode.chaos.FaultSchedule;
 import dev.baton.confignode.cluster.InvariantCheck;
@@ -32,7 +32,8 @@ class ChaosTest {
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
     InvariantCheck.Result result;
     try {
-      result = new ChaosRun(new ChaosRun.Settings(seed, SECONDS, 3, 3, false), out).run();
+      result =
+          new ClusterChaosRun(new ClusterChaosRun.Settings(seed, SECONDS, 3, 3, false), out).run();
     } finally {
       System.out.print(bytes.toString(StandardCharsets.UTF_8)); // the seed and timeline, always
     }

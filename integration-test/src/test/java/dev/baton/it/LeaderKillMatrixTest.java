@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeState;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeState;

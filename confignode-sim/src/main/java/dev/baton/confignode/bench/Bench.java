@@ -1,7 +1,7 @@
 package dev.baton.confignode.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
 import java.io.IOException;

@@ -1,6 +1,5 @@
 package dev.baton.confignode.cluster;
 
-import dev.baton.confignode.ConfigNodeMain;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,6 +12,12 @@ import java.util.concurrent.TimeUnit;
  * runs), frozen ({@link #pause}: SIGSTOP) and thawed ({@link #resume}: SIGCONT).
  */
 public final class ChildJvm {
+  /**
+   * The jar's entry point, named rather than referenced: the entry point depends on every command,
+   * and the commands on this package.
+   */
+  public static final String MAIN_CLASS = "dev.baton.confignode.ConfigNodeMain";
+
   /** How long to wait for a killed process to be gone, or for a signal command to return. */
   static final long WAIT_SECONDS = 10;
 
@@ -70,7 +75,7 @@ public final class ChildJvm {
     cmd.add(HEAP);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
-    cmd.add(ConfigNodeMain.class.getName());
+    cmd.add(MAIN_CLASS);
     cmd.addAll(args);
     Path log = logDir.resolve(name + ".log");
     Process p =

@@ -2,7 +2,7 @@ package dev.baton.confignode.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.Json;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package dev.baton.confignode.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;

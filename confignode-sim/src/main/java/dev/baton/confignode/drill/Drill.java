@@ -3,7 +3,7 @@ package dev.baton.confignode.drill;
 import static dev.baton.confignode.drill.DrillWorkload.args;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.NodeApiClient;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.Poll;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;

@@ -1,6 +1,5 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.datanode.CommandReply;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.DataNode;
@@ -11,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Registers a DataNode: ask it for its id (a fenced ping), then record it as ACTIVE. */
-public final class AddDataNode extends EnumStateProcedure<AddDataNode.S> {
+public final class AddDataNode extends ConfigNodeProcedure<AddDataNode.S> {
   enum S {
     PING,
     REGISTER

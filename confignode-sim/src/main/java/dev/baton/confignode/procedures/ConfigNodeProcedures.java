@@ -19,7 +19,7 @@ public final class ConfigNodeProcedures {
   public static final int DEFAULT_REPLICATION = 2;
 
   /** One procedure type: its registered name, class and factory. */
-  private record Type<P extends EnumStateProcedure<?>>(
+  private record Type<P extends ConfigNodeProcedure<?>>(
       String name, Class<P> cls, Supplier<P> factory) {}
 
   private static final List<Type<?>> TYPES =
@@ -42,7 +42,7 @@ public final class ConfigNodeProcedures {
     return registry;
   }
 
-  private static <P extends EnumStateProcedure<?>> void register(
+  private static <P extends ConfigNodeProcedure<?>> void register(
       ProcedureRegistry registry, Type<P> t) {
     registry.register(t.name(), t.cls(), t.factory());
   }

@@ -1,6 +1,5 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.datanode.RegionKind;
 import dev.baton.confignode.datanode.RegionRole;
 import dev.baton.confignode.meta.ClusterMetadata;
@@ -23,7 +22,7 @@ import java.util.Map;
  * DataNodes (fewest regions first), create every replica on its DataNode, then commit the metadata.
  * Rollback deletes the replicas it created.
  */
-public final class CreateDatabase extends EnumStateProcedure<CreateDatabase.S> {
+public final class CreateDatabase extends ConfigNodeProcedure<CreateDatabase.S> {
   enum S {
     VALIDATE,
     ALLOCATE,

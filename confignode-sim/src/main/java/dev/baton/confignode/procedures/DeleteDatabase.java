@@ -1,6 +1,5 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.DataNode;
 import dev.baton.confignode.meta.ClusterMetadata.Region;
@@ -18,7 +17,7 @@ import java.util.Map;
  * then delete its metadata. Once regions are being deleted there is no way back: those steps are
  * retried with backoff instead of rolled back.
  */
-public final class DeleteDatabase extends EnumStateProcedure<DeleteDatabase.S> {
+public final class DeleteDatabase extends ConfigNodeProcedure<DeleteDatabase.S> {
   enum S {
     VALIDATE,
     INVALIDATE_CACHE,

@@ -1,6 +1,5 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.datanode.RegionRole;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.Region;
@@ -19,7 +18,7 @@ import java.util.Map;
  * placement. Until the source replica is removed everything is undone on rollback; after that the
  * remaining steps are retried instead.
  */
-public final class MigrateRegion extends EnumStateProcedure<MigrateRegion.S> {
+public final class MigrateRegion extends ConfigNodeProcedure<MigrateRegion.S> {
   enum S {
     VALIDATE,
     ADD_PEER,

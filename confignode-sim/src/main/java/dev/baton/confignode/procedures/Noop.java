@@ -1,6 +1,5 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.ConfigNodeEnv;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -10,7 +9,7 @@ import java.io.IOException;
  * benchmarks. FIRST, then SECOND as many times as needed, then THIRD; the default three steps run
  * each once, and a one-step Noop runs FIRST only.
  */
-public final class Noop extends EnumStateProcedure<Noop.S> {
+public final class Noop extends ConfigNodeProcedure<Noop.S> {
   enum S {
     FIRST,
     SECOND,

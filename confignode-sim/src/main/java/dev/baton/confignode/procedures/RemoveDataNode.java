@@ -1,6 +1,5 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.ConfigNodeEnv;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.DataNode;
 import dev.baton.confignode.meta.ClusterMetadata.Region;
@@ -20,7 +19,7 @@ import java.util.Map;
  * the metadata. Children that succeeded are not undone by a rollback; the node is marked ACTIVE
  * again.
  */
-public final class RemoveDataNode extends EnumStateProcedure<RemoveDataNode.S> {
+public final class RemoveDataNode extends ConfigNodeProcedure<RemoveDataNode.S> {
   enum S {
     VALIDATE,
     MARK_REMOVING,

@@ -1,12 +1,11 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.ConfigNodeEnv;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 
 /** Parks in WAITING_TIMEOUT for a while, then finishes: for drills (live procedures, timeouts). */
-public final class Sleep extends EnumStateProcedure<Sleep.S> {
+public final class Sleep extends ConfigNodeProcedure<Sleep.S> {
   enum S {
     SLEEP,
     WAKE

@@ -1,0 +1,84 @@
+package dev.baton.confignode.admin;
+
+import dev.baton.confignode.http.HttpError;
+import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.consensus.NodeRole;
+import dev.baton.consensus.ProcedureNode;
+import dev.baton.procedure.ProcedureExecutor;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code /api/cluster} (this node's own view: role, leader, term, peers and its executor) and
+ * {@code /api/metadata} (a linearizable read of databases, regions and DataNodes).
+ */
+final class ClusterRoutes implements AdminRoutes {
+  private final ProcedureNode<ConfigNodeEnv> node;
+
+  ClusterRoutes(ProcedureNode<ConfigNodeEnv> node) {
+    this.node = node;
+  }
+
+  @Override
+  public Optional<Object> route(AdminRequest req) throws HttpError, InterruptedException {
+    if (req.isApi("cluster")) {
+      req.requireMethod("GET");
+      return Optional.of(cluster());
+    }
+    if (req.isApi("metadata")) {
+      req.requireMethod("GET");
+      return Optional.of(metadata());
+    }
+    return Optional.empty();
+  }
+
+  private Map<String, Object> cluster() {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("nodeId", node.nodeId());
+    out.put("role", node.role());
+    out.put("leaderId", node.leaderId().orElse(null));
+    out.put("term", node.term());
+    out.put("peers", new ArrayList<>(node.peers().keySet()));
+    out.put("executor", executor());
+    out.put("rejectedStaleWrites", node.rejectedWriteCount());
+    return out;
+  }
+
+  /**
+   * This node's executor: {@code state} is RUNNING on the leader whose executor runs, else the
+   * node's role; {@code running} procedures whose step a worker runs now, {@code queued} ones ready
+   * and waiting for a worker, {@code recovering} while a new leader rebuilds its executor.
+   */
+  private Map<String, Object> executor() {
+    Map<String, Object> executor = new LinkedHashMap<>();
+    Optional<ProcedureExecutor<ConfigNodeEnv>> e = node.executor();
+    executor.put("state", e.isPresent() ? "RUNNING" : node.role().name());
+    executor.put("running", e.map(ProcedureExecutor::runningCount).orElse(0));
+    executor.put("queued", e.map(ProcedureExecutor::queuedCount).orElse(0));
+    executor.put("recovering", node.role() == NodeRole.LEADER_RECOVERING);
+    executor.put("live", e.map(ProcedureExecutor::liveCount).orElse(0));
+    executor.put("workers", e.map(ProcedureExecutor::workerCount).orElse(0));
+    node.lastRecovery()
+        .ifPresent(
+            r -> {
+              executor.put("lastRecoveryTerm", r.term());
+              executor.put("lastRecoveryProcedures", r.procedures());
+              executor.put("lastRecoveryMillis", r.rebuildTime().toMillis());
+              executor.put("lastRecoveryRunningAt", r.runningAtMillis());
+            });
+    return executor;
+  }
+
+  private Map<String, Object> metadata() throws HttpError, InterruptedException {
+    ClusterMetadata.View view =
+        new ClusterMetadata.View(ClusterCalls.await(node.metadata().read("")));
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("databases", view.databases());
+    out.put("regions", view.regions());
+    out.put("dataNodes", view.dataNodes());
+    return out;
+  }
+}

@@ -1,0 +1,228 @@
+package dev.baton.confignode.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.sun.net.httpserver.HttpExchange;
+import dev.baton.confignode.http.HttpError;
+import dev.baton.confignode.http.HttpErrors;
+import dev.baton.confignode.http.Json;
+import dev.baton.confignode.http.JsonExchange;
+import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.procedure.ProcedureInfo;
+import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.flow.FailurePolicy;
+import dev.baton.procedure.flow.FlowDefinition;
+import dev.baton.procedure.flow.FlowGateway;
+import dev.baton.procedure.flow.FlowInfo;
+import dev.baton.procedure.flow.FlowRuntime;
+import dev.baton.procedure.flow.Flows;
+import dev.baton.procedure.flow.InvalidFlowException;
+import dev.baton.procedure.flow.NodeSpec;
+import dev.baton.procedure.flow.ResumeAction;
+import dev.baton.procedure.flow.Trigger;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The workflow routes of the admin API:
+ *
+ * <ul>
+ *   <li>{@code POST /api/flows} with {@code {nodes:[{name, type, args?, trigger?, onFailure?,
+ *       retries?, backoffMillis?}], edges:[{parent, child}]}} → {@code {flowId}}
+ *   <li>{@code GET /api/flows/{id}} → the flow with all its nodes
+ *   <li>{@code POST /api/flows/{id}/nodes/{node}/resume} with an optional {@code {action}} (RERUN,
+ *       MARK_SUCCEEDED, MARK_FAILED; default RERUN) → the flow after the resume
+ * </ul>
+ *
+ * Node types are the ConfigNode procedure types; {@code args} are that type's JSON arguments.
+ */
+public final class FlowRoutes implements AdminRoutes {
+  /** Node argument holding the task's JSON arguments as text. */
+  static final String JSON_ARG = "json";
+
+  /** Conflict: the operator action does not fit the node's state (e.g. it is not PENDING). */
+  static final String CONFLICT = "conflict";
+
+  record TriggerRequest(Trigger.Kind kind, Integer count, List<String> parents, String predicate) {}
+
+  record NodeRequest(
+      String name,
+      String type,
+      JsonNode args,
+      TriggerRequest trigger,
+      FailurePolicy onFailure,
+      Integer retries,
+      Long backoffMillis) {}
+
+  record EdgeRequest(String parent, String child) {}
+
+  record FlowRequest(List<NodeRequest> nodes, List<EdgeRequest> edges) {}
+
+  record ResumeRequest(ResumeAction action) {}
+
+  private final FlowGateway<ConfigNodeEnv> gateway;
+  private final Flows<ConfigNodeEnv> flows;
+
+  /**
+   * Flow routes over {@code gateway}, the node's way to submit and read procedures (any node
+   * forwards to the leader).
+   */
+  public FlowRoutes(
+      FlowGateway<ConfigNodeEnv> gateway, FlowRuntime<ConfigNodeEnv> runtime, Duration wait) {
+    this.gateway = gateway;
+    this.flows = new Flows<>(runtime, gateway, wait);
+  }
+
+  /** A flow runtime on {@code registry} whose task types are the ConfigNode procedure types. */
+  public static FlowRuntime<ConfigNodeEnv> runtime(ProcedureRegistry registry) {
+    FlowRuntime<ConfigNodeEnv> runtime = new FlowRuntime<>(registry);
+    for (String type : ConfigNodeProcedures.registry().types()) {
+      runtime.task(type, args -> ConfigNodeProcedures.create(type, json(args.get(JSON_ARG))));
+    }
+    return runtime;
+  }
+
+  @Override
+  public Optional<Object> route(AdminRequest req)
+      throws HttpError, IOException, InterruptedException {
+    String[] p = req.path();
+    if (p.length < 3 || !p[1].equals("api") || !p[2].equals("flows")) {
+      return Optional.empty();
+    }
+    return Optional.of(route(req, req.exchange(), p));
+  }
+
+  /** Routes {@code /api/flows...}; {@code p} is the split path ("", "api", "flows", ...). */
+  private Object route(AdminRequest req, HttpExchange exchange, String[] p)
+      throws HttpError, IOException, InterruptedException {
+    if (p.length == 3) {
+      req.requireMethod("POST");
+      return Map.of("flowId", submit(exchange));
+    }
+    long id = ProcedureRoutes.procId(p[3]);
+    if (p.length == 4) {
+      req.requireMethod("GET");
+      return view(id);
+    }
+    if (p.length == 7 && p[4].equals("nodes") && p[6].equals("resume")) {
+      req.requireMethod("POST");
+      return resume(exchange, id, p[5]);
+    }
+    throw new HttpError(
+        HttpURLConnection.HTTP_NOT_FOUND,
+        HttpErrors.NOT_FOUND,
+        "no such path: " + String.join("/", p));
+  }
+
+  private long submit(HttpExchange exchange) throws HttpError, IOException {
+    FlowRequest req =
+        JsonExchange.parse(
+            JsonExchange.readBody(exchange, ProcedureRoutes.MAX_BODY_BYTES), FlowRequest.class);
+    if (req.nodes() == null || req.nodes().isEmpty()) {
+      throw bad("missing required field 'nodes' (a non-empty list)");
+    }
+    try {
+      FlowDefinition.Builder b = FlowDefinition.builder();
+      for (NodeRequest n : req.nodes()) {
+        b.node(spec(n));
+      }
+      for (EdgeRequest e : req.edges() == null ? List.<EdgeRequest>of() : req.edges()) {
+        if (e == null || e.parent() == null || e.child() == null) {
+          throw bad("an edge needs 'parent' and 'child'");
+        }
+        b.edge(e.parent(), e.child());
+      }
+      return flows.submit(b.build());
+    } catch (IllegalArgumentException e) { // InvalidFlowException, bad task arguments
+      throw bad(e.getMessage());
+    }
+  }
+
+  private static NodeSpec spec(NodeRequest n) throws HttpError {
+    if (n == null || n.name() == null || n.type() == null) {
+      throw bad("a node needs 'name' and 'type'");
+    }
+    JsonNode args = n.args() == null ? NullNode.instance : n.args();
+    ConfigNodeProcedures.create(n.type(), args); // bad type or arguments: refused now
+    NodeSpec spec = NodeSpec.of(n.name(), n.type()).withArgs(Map.of(JSON_ARG, args.toString()));
+    if (n.trigger() != null) {
+      spec = spec.withTrigger(trigger(n.trigger()));
+    }
+    if (n.onFailure() != null) {
+      spec = spec.onFailure(n.onFailure());
+    }
+    if (n.retries() != null || n.backoffMillis() != null) {
+      spec =
+          spec.withRetries(
+              n.retries() == null ? 0 : n.retries(),
+              n.backoffMillis() == null ? 0 : n.backoffMillis());
+    }
+    return spec;
+  }
+
+  private static Trigger trigger(TriggerRequest t) throws HttpError {
+    if (t.kind() == null) {
+      throw bad("a trigger needs 'kind': one of " + List.of(Trigger.Kind.values()));
+    }
+    Set<String> parents = new TreeSet<>(t.parents() == null ? List.of() : t.parents());
+    return new Trigger(t.kind(), t.count() == null ? 0 : t.count(), parents, t.predicate());
+  }
+
+  private FlowInfo view(long id) throws HttpError {
+    Optional<ProcedureInfo> info = gateway.getInfo(id);
+    if (info.isEmpty() || !FlowRuntime.FLOW_TYPE.equals(info.get().type())) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no flow with id " + id);
+    }
+    return Flows.view(info.get());
+  }
+
+  private FlowInfo resume(HttpExchange exchange, long id, String nodeName)
+      throws HttpError, IOException, InterruptedException {
+    byte[] body = JsonExchange.readBody(exchange, ProcedureRoutes.MAX_BODY_BYTES);
+    ResumeAction action = ResumeAction.RERUN;
+    if (body.length > 0) {
+      ResumeRequest req = JsonExchange.parse(body, ResumeRequest.class);
+      if (req.action() != null) {
+        action = req.action();
+      }
+    }
+    FlowInfo flow = view(id);
+    if (flow.node(nodeName).isEmpty()) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_NOT_FOUND,
+          HttpErrors.NOT_FOUND,
+          "flow " + id + " has no node '" + nodeName + "'");
+    }
+    try {
+      return flows.resume(id, nodeName, action);
+    } catch (InvalidFlowException e) {
+      throw new HttpError(HttpURLConnection.HTTP_CONFLICT, CONFLICT, e.getMessage());
+    } catch (TimeoutException e) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_UNAVAILABLE,
+          ClusterCalls.UNAVAILABLE,
+          "resume: " + e.getMessage());
+    }
+  }
+
+  private static JsonNode json(String text) {
+    try {
+      return text == null ? NullNode.instance : Json.STRICT.readTree(text);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("task arguments are not JSON: " + e.getMessage(), e);
+    }
+  }
+
+  private static HttpError bad(String message) {
+    return new HttpError(HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, message);
+  }
+}

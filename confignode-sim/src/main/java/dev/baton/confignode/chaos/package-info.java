@@ -1,0 +1,5 @@
+/**
+ * The seeded chaos run: a fault schedule against a {@code cluster}, a steady workload, and the
+ * invariant check at the end. Uses {@code cluster}, {@code client} and {@code datanode}.
+ */
+package dev.baton.confignode.chaos;

@@ -1,0 +1,261 @@
+package dev.baton.confignode.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.confignode.http.Json;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A client of ConfigNode admin APIs: tries the given nodes in turn until one answers. Errors carry
+ * the node's JSON error message.
+ */
+public final class NodeApiClient {
+  /** Per-request timeout; the node itself waits up to 15 s for the cluster. */
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
+
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+  /** How long reads keep retrying while no node can serve them. */
+  static final Duration READ_PATIENCE = Duration.ofSeconds(60);
+
+  static final Duration READ_RETRY = Duration.ofMillis(200);
+
+  private static final int HTTP_SERVER_ERROR = 500;
+
+  private final List<String> nodes;
+  private final Duration patience;
+
+  /** HTTP/1.1: the admin API's server speaks nothing else, so an h2c upgrade offer is wasted. */
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(CONNECT_TIMEOUT)
+          .build();
+
+  /**
+   * @param nodes host:port of the nodes' admin APIs
+   */
+  public NodeApiClient(List<String> nodes) {
+    this(nodes, READ_PATIENCE);
+  }
+
+  /**
+   * @param nodes host:port of the nodes' admin APIs
+   * @param patience how long {@link #get} and {@link #retrying} keep asking while no node can serve
+   */
+  public NodeApiClient(List<String> nodes, Duration patience) {
+    if (nodes.isEmpty()) {
+      throw new IllegalArgumentException("no ConfigNode address given");
+    }
+    this.nodes = List.copyOf(nodes);
+    this.patience = patience;
+  }
+
+  /**
+   * A failed call: the HTTP status (0 if no node answered), the node's error code (empty if none)
+   * and the message.
+   */
+  public static final class ApiException extends IOException {
+    private final int status;
+    private final String error;
+
+    ApiException(int status, String message) {
+      this(status, "", message);
+    }
+
+    ApiException(int status, String error, String message) {
+      super(message);
+      this.status = status;
+      this.error = error;
+    }
+
+    public int status() {
+      return status;
+    }
+
+    /** The node's error code ({@code not_found}, {@code invalid_request}, ...), or empty. */
+    public String error() {
+      return error;
+    }
+
+    /** No node answered, or it could not serve the request now (503): worth asking again. */
+    public boolean retryable() {
+      return status == 0 || status >= HTTP_SERVER_ERROR;
+    }
+  }
+
+  public JsonNode cluster(String node) throws IOException, InterruptedException {
+    return call(node, "GET", "/api/cluster", null);
+  }
+
+  /**
+   * A read from any node; retried (reads are safe to repeat) while no node can serve it, up to
+   * {@link #READ_PATIENCE}, e.g. during an election.
+   */
+  public JsonNode get(String path) throws IOException, InterruptedException {
+    return retrying(() -> anyNode("GET", path, null));
+  }
+
+  /** A call to the cluster. */
+  @FunctionalInterface
+  public interface Call<T> {
+    T call() throws IOException, InterruptedException;
+  }
+
+  /**
+   * The result of {@code call}, asked again while it fails with a retryable error, up to this
+   * client's patience (for calls safe to repeat: reads, submissions with a nonce).
+   */
+  public <T> T retrying(Call<T> call) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (true) {
+      try {
+        return call.call();
+      } catch (ApiException e) {
+        if (!e.retryable() || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(READ_RETRY.toMillis());
+      }
+    }
+  }
+
+  public long submit(String type, JsonNode args, Long nonceGroup, Long nonce)
+      throws IOException, InterruptedException {
+    ObjectNode body = Json.LENIENT.createObjectNode();
+    body.put("type", type);
+    if (args != null) {
+      body.set("args", args);
+    }
+    if (nonce != null) {
+      ObjectNode n = body.putObject("nonce");
+      n.put("group", nonceGroup);
+      n.put("nonce", nonce);
+    }
+    return anyNode("POST", "/api/procedures", body).get("procId").asLong();
+  }
+
+  public JsonNode post(String path, JsonNode body) throws IOException, InterruptedException {
+    return anyNode("POST", path, body);
+  }
+
+  public JsonNode delete(String path) throws IOException, InterruptedException {
+    return anyNode("DELETE", path, null);
+  }
+
+  private JsonNode anyNode(String method, String path, JsonNode body)
+      throws IOException, InterruptedException {
+    ApiException last = null;
+    for (String node : nodes) {
+      try {
+        return call(node, method, path, body);
+      } catch (ApiException e) {
+        if (!e.retryable()) {
+          throw e;
+        }
+        last = e;
+      }
+    }
+    if (nodes.size() == 1) {
+      throw last;
+    }
+    throw new ApiException(
+        last.status(),
+        last.error(),
+        "no ConfigNode could serve "
+            + method
+            + " "
+            + path
+            + " (tried "
+            + String.join(", ", nodes)
+            + "); last: "
+            + last.getMessage());
+  }
+
+  /**
+   * The samples of one node's {@code GET /metrics} (Prometheus text: {@code name value} lines), by
+   * name.
+   */
+  public Map<String, Double> metrics(String node) throws IOException, InterruptedException {
+    HttpResponse<String> resp;
+    try {
+      resp =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://" + node + "/metrics"))
+                  .timeout(REQUEST_TIMEOUT)
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
+    }
+    if (resp.statusCode() != 200) {
+      throw new ApiException(
+          resp.statusCode(), "ConfigNode " + node + ": HTTP " + resp.statusCode() + " on /metrics");
+    }
+    Map<String, Double> out = new LinkedHashMap<>();
+    for (String line : resp.body().split("\n")) {
+      String[] parts = line.trim().split(" ");
+      if (parts.length == 2 && !line.startsWith("#")) {
+        try {
+          out.put(parts[0], Double.parseDouble(parts[1]));
+        } catch (NumberFormatException e) {
+          // not a sample
+        }
+      }
+    }
+    return out;
+  }
+
+  public JsonNode call(String node, String method, String path, JsonNode body)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create("http://" + node + path)).timeout(REQUEST_TIMEOUT);
+    if (body == null) {
+      req.method(method, HttpRequest.BodyPublishers.noBody());
+    } else {
+      req.header("Content-Type", "application/json")
+          .method(
+              method, HttpRequest.BodyPublishers.ofByteArray(Json.LENIENT.writeValueAsBytes(body)));
+    }
+    HttpResponse<byte[]> resp;
+    try {
+      resp = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());
+    } catch (IOException e) {
+      throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
+    }
+    JsonNode json;
+    try {
+      json = Json.LENIENT.readTree(resp.body());
+    } catch (IOException e) {
+      throw new ApiException(resp.statusCode(), "ConfigNode " + node + " sent no JSON");
+    }
+    if (resp.statusCode() != 200) {
+      String msg = json != null && json.has("message") ? json.get("message").asText() : "";
+      String error = json != null && json.has("error") ? json.get("error").asText() : "";
+      throw new ApiException(
+          resp.statusCode(),
+          error,
+          "ConfigNode " + node + ": HTTP " + resp.statusCode() + " " + error + ": " + msg);
+    }
+    return json;
+  }
+
+  /** Why a call got no answer, in words (the JDK's connect failures carry no message). */
+  private static String why(IOException e) {
+    if (e instanceof java.net.ConnectException) {
+      return "connection refused";
+    }
+    if (e instanceof java.net.http.HttpTimeoutException) {
+      return "no answer in time";
+    }
+    return e.getMessage() != null ? e.getMessage() : "connection failed";
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * The client side of the admin API ({@link dev.baton.confignode.client.NodeApiClient}), which the
+ * commands, the drill, chaos and the bench use. Uses only {@code http}.
+ */
+package dev.baton.confignode.client;

@@ -1,0 +1,230 @@
+package dev.baton.confignode.node;
+
+import dev.baton.confignode.admin.AdminServer;
+import dev.baton.confignode.admin.ClusterCalls;
+import dev.baton.confignode.admin.FaultRoutes;
+import dev.baton.confignode.admin.FlowRoutes;
+import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.faults.StateHolds;
+import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.procedures.AddDataNode;
+import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.consensus.ProcedureNode;
+import dev.baton.consensus.RaftSettings;
+import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.flow.FlowRuntime;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One ConfigNode: a {@link ProcedureNode} running the ConfigNode procedures, plus its HTTP admin
+ * API. DataNodes given at start are registered through {@link AddDataNode} procedures whose nonce
+ * comes from the address, so every node may ask and each DataNode is added once.
+ */
+public final class ConfigNodeServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ConfigNodeServer.class);
+
+  /** Nonce group of the registrations of start-up DataNodes. */
+  static final long DATANODE_NONCE_GROUP = 1;
+
+  /** How long registration of start-up DataNodes keeps trying (elections included). */
+  static final Duration REGISTRATION_PATIENCE = Duration.ofMinutes(2);
+
+  static final Duration REGISTRATION_RETRY = Duration.ofMillis(500);
+
+  /**
+   * How a node is set up.
+   *
+   * @param httpPort port of the admin API on 127.0.0.1 (0 picks a free one)
+   * @param dataNodes host:port of DataNodes to register at start (may be empty)
+   * @param faults whether the fault routes ({@link StateHolds}) are on; for drills only
+   * @param holdsAtStart holds set when the node starts (with {@code faults} on), so a node
+   *     restarted in a drill holds before it can run a single step
+   */
+  public record Config(
+      String nodeId,
+      Map<String, InetSocketAddress> peers,
+      Path dataDir,
+      int httpPort,
+      List<String> dataNodes,
+      RaftSettings raft,
+      boolean faults,
+      List<StateHolds.Hold> holdsAtStart) {
+    public Config {
+      holdsAtStart = List.copyOf(holdsAtStart);
+      if (!faults && !holdsAtStart.isEmpty()) {
+        throw new IllegalArgumentException("holds at start " + holdsAtStart + " need faults on");
+      }
+    }
+
+    /** A node without the fault routes. */
+    public Config(
+        String nodeId,
+        Map<String, InetSocketAddress> peers,
+        Path dataDir,
+        int httpPort,
+        List<String> dataNodes,
+        RaftSettings raft) {
+      this(nodeId, peers, dataDir, httpPort, dataNodes, raft, false, List.of());
+    }
+  }
+
+  private final Config config;
+  private final ProcedureNode<ConfigNodeEnv> node;
+  private final ClusterMetadata metadata;
+  private final LeaderAdminPublisher publisher;
+  private final StateHolds holds;
+  private AdminServer api;
+  private final FlowRuntime<ConfigNodeEnv> flowRuntime;
+  private Thread registrar;
+
+  public ConfigNodeServer(Config config) {
+    this.config = config;
+    this.holds =
+        config.faults()
+            ? StateHolds.enabled(ConfigNodeProcedures.stateNames())
+            : StateHolds.disabled();
+    for (StateHolds.Hold h : config.holdsAtStart()) {
+      holds.hold(h.type(), h.state());
+    }
+    AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
+    ProcedureRegistry registry = ConfigNodeProcedures.registry();
+    this.flowRuntime = FlowRoutes.runtime(registry);
+    AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
+    // one counter for every term this process leads: commands stay ordered even across envs
+    AtomicLong commandSeq = new AtomicLong();
+    // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load)
+    HttpClient dataNodeHttp = DataNodeClient.newHttpClient();
+    this.node =
+        ProcedureNode.<ConfigNodeEnv>builder()
+            .nodeId(config.nodeId())
+            .peers(config.peers())
+            .storageDir(config.dataDir().resolve("raft"))
+            .registry(registry)
+            .environment(
+                leader -> {
+                  publish.get().becameLeader(leader);
+                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodeHttp);
+                })
+            .raft(config.raft())
+            .build();
+    this.metadata = new ClusterMetadata(node.metadata());
+    flowRuntime.bind(node::executor);
+    meta.set(metadata);
+    this.publisher = new LeaderAdminPublisher(node, metadata);
+    publish.set(publisher);
+  }
+
+  /**
+   * Starts the Raft peer, then the admin API. If either fails, whatever started is closed again
+   * (the Raft port and storage are released) and the failure is thrown.
+   */
+  public void start() throws IOException {
+    try {
+      node.start();
+      api =
+          new AdminServer(node, metadata, holds)
+              .addRoutes(
+                  new FlowRoutes(
+                      new NodeFlowGateway(node, ClusterCalls.CLUSTER_WAIT),
+                      flowRuntime,
+                      ClusterCalls.CLUSTER_WAIT))
+              .addRoutes(new FaultRoutes(node, holds));
+      api.start(config.httpPort());
+      publisher.serving("127.0.0.1:" + api.port());
+    } catch (IOException | RuntimeException e) {
+      close();
+      throw e;
+    }
+    if (!config.dataNodes().isEmpty()) {
+      registrar = new Thread(this::registerDataNodes, "register-datanodes-" + config.nodeId());
+      registrar.setDaemon(true);
+      registrar.start();
+    }
+    LOG.info("ConfigNode {} serves its admin API on 127.0.0.1:{}", config.nodeId(), api.port());
+  }
+
+  public int httpPort() {
+    return api.port();
+  }
+
+  public ProcedureNode<ConfigNodeEnv> node() {
+    return node;
+  }
+
+  /** This node's fault holds (disabled unless started with {@code faults}). */
+  public StateHolds holds() {
+    return holds;
+  }
+
+  @Override
+  public void close() {
+    if (registrar != null) {
+      registrar.interrupt();
+    }
+    publisher.close();
+    if (api != null) {
+      api.close();
+    }
+    node.close();
+  }
+
+  private void registerDataNodes() {
+    long deadline = System.nanoTime() + REGISTRATION_PATIENCE.toNanos();
+    for (String address : config.dataNodes()) {
+      NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
+      while (!Thread.currentThread().isInterrupted()) {
+        try {
+          if (node.leaderId().isEmpty()) {
+            // No leader yet: wait for one rather than submit into the election. A submission the
+            // Raft client has to carry through an election leaves that client's next request
+            // hanging until its timeout (a procedure-consensus issue), which would make this
+            // node's first admin API read a 503.
+            if (System.nanoTime() > deadline) {
+              LOG.error("Could not register DataNode {}: no leader was elected", address);
+              break;
+            }
+            Thread.sleep(REGISTRATION_RETRY.toMillis());
+            continue;
+          }
+          long id =
+              node.submit(new AddDataNode(address), nonce)
+                  .get(config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+          LOG.info("DataNode {} registered by procedure {}", address, id);
+          break;
+        } catch (InterruptedException e) {
+          return;
+        } catch (Exception e) {
+          if (System.nanoTime() > deadline) {
+            LOG.error("Could not register DataNode {}: {}", address, e.toString());
+            break;
+          }
+          try {
+            Thread.sleep(REGISTRATION_RETRY.toMillis());
+          } catch (InterruptedException stop) {
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  static long addressNonce(String address) {
+    return UUID.nameUUIDFromBytes(address.getBytes(StandardCharsets.UTF_8))
+        .getMostSignificantBits();
+  }
+}

@@ -1,0 +1,94 @@
+package dev.baton.confignode.node;
+
+import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.consensus.LeaderContext;
+import dev.baton.consensus.ProcedureNode;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes this node's admin API address in the replicated metadata ({@link
+ * ClusterMetadata#LEADER_ADMIN}) each time it becomes leader, as a metadata write fenced by the new
+ * term. Followers read it to forward {@code GET /api/locks} to the leader. One background thread; a
+ * publication is given up when the term moves on.
+ */
+final class LeaderAdminPublisher implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderAdminPublisher.class);
+
+  /** Attempts per term (a write can fail while the new leader's log settles). */
+  static final int MAX_ATTEMPTS = 40;
+
+  static final Duration RETRY = Duration.ofMillis(250);
+
+  private final ProcedureNode<ConfigNodeEnv> node;
+  private final ClusterMetadata metadata;
+  private final ExecutorService thread;
+  private volatile String address;
+
+  LeaderAdminPublisher(ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata) {
+    this.node = node;
+    this.metadata = metadata;
+    this.thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "publish-admin-" + node.nodeId());
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** The admin API serves at {@code hostPort} from now on. */
+  void serving(String hostPort) {
+    this.address = hostPort;
+  }
+
+  /** Called when this node becomes the leader of {@code leader.term()}. */
+  void becameLeader(LeaderContext leader) {
+    thread.execute(() -> publish(leader));
+  }
+
+  private void publish(LeaderContext leader) {
+    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      if (node.term() != leader.term() || !node.isLeader()) {
+        return; // a later term publishes its own
+      }
+      String a = address;
+      if (a != null) {
+        try {
+          metadata.write(
+              leader,
+              Map.of(
+                  ClusterMetadata.LEADER_ADMIN,
+                  new ClusterMetadata.LeaderAdmin(leader.nodeId(), leader.term(), a)),
+              List.of());
+          LOG.debug("Leader {} of term {} published its admin API {}", node, leader.term(), a);
+          return;
+        } catch (IOException | RuntimeException e) {
+          LOG.debug("Publishing the admin API of term {} failed: {}", leader.term(), e.toString());
+        }
+      }
+      try {
+        Thread.sleep(RETRY.toMillis());
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+    LOG.warn(
+        "Leader {} could not publish its admin API address for term {}; followers answer"
+            + " GET /api/locks with 503 until the next term",
+        node.nodeId(),
+        leader.term());
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+  }
+}
