@@ -43,7 +43,9 @@ public abstract class EnumStateProcedure<S extends Enum<S>>
   @Override
   protected LockState acquireLock(ConfigNodeEnv env) {
     LockRequest request = lockRequest(env);
-    return request == null ? LockState.LOCK_ACQUIRED : env.lockManager().acquire(this, request);
+    return request == null
+        ? LockState.LOCK_ACQUIRED
+        : LockState.from(env.lockManager().acquire(this, request));
   }
 
   @Override
