@@ -3,6 +3,7 @@ package dev.baton.procedure;
 import dev.baton.procedure.scheduler.LockHost;
 import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
+import dev.baton.procedure.scheduler.Schedulable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -58,21 +59,23 @@ final class AdmissionControl<Env> implements LockHost {
   // ---------------------------------------------------------------- LockHost
 
   @Override
-  public void wake(Procedure<?> proc) {
-    ctx.timeouts.cancel(proc, TimeoutQueue.Kind.LOCK_WAIT_EXPIRED); // the wait is over
+  public void wake(Schedulable proc) {
+    // the wait is over
+    ctx.timeouts.cancel(procedureOf(proc), TimeoutQueue.Kind.LOCK_WAIT_EXPIRED);
     if (ctx.running) {
       ctx.scheduler.addFront(proc);
     }
   }
 
   @Override
-  public boolean isLive(Procedure<?> proc) {
+  public boolean isLive(Schedulable proc) {
     return ctx.procedures.get(proc.getProcId()) == proc;
   }
 
   @Override
-  public Procedure<?> parentOf(Procedure<?> proc) {
-    return proc.hasParent() ? ctx.procedures.get(proc.getParentProcId()) : null;
+  public Procedure<Env> parentOf(Schedulable proc) {
+    Procedure<?> p = procedureOf(proc);
+    return p.hasParent() ? ctx.procedures.get(p.getParentProcId()) : null;
   }
 
   @Override
@@ -81,8 +84,17 @@ final class AdmissionControl<Env> implements LockHost {
   }
 
   @Override
-  public void scheduleWaitTimeout(Procedure<?> proc, long deadline) {
-    ctx.timeouts.add(deadline, TimeoutQueue.Kind.LOCK_WAIT_EXPIRED, proc);
+  public void scheduleWaitTimeout(Schedulable proc, long deadline) {
+    ctx.timeouts.add(deadline, TimeoutQueue.Kind.LOCK_WAIT_EXPIRED, procedureOf(proc));
+  }
+
+  /**
+   * The procedure the lock manager or the limiter hands back. Both hold only procedures of this
+   * executor: the limiter is given nothing else, and the manager keeps only what {@link #isLive}
+   * accepted (an object in this executor's procedure table).
+   */
+  private static Procedure<?> procedureOf(Schedulable proc) {
+    return (Procedure<?>) proc;
   }
 
   /** A lock-wait deadline passed: fail the wait and queue the procedure if it still waited. */
@@ -150,7 +162,7 @@ final class AdmissionControl<Env> implements LockHost {
   }
 
   private void giveBackSlot(Procedure<?> proc) {
-    Procedure<?> next = limiter.release(proc);
+    Schedulable next = limiter.release(proc);
     if (next != null) {
       wake(next);
     }

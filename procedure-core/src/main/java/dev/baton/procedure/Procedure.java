@@ -1,5 +1,6 @@
 package dev.baton.procedure;
 
+import dev.baton.procedure.scheduler.Schedulable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -18,9 +19,12 @@ import java.io.IOException;
  * (stack indexes, children, lock flag, deadlines) lives in a package-private {@link
  * ExecutorBookkeeping}, not here.
  *
+ * <p>Schedulers, lock managers and limiters see a procedure as a {@link Schedulable}: its id and
+ * type.
+ *
  * @param <Env> the environment procedures act on
  */
-public abstract class Procedure<Env> {
+public abstract class Procedure<Env> implements Schedulable {
   /** Parent id of a root procedure. */
   public static final long NO_PARENT = -1;
 
@@ -152,6 +156,7 @@ public abstract class Procedure<Env> {
 
   // ---------------------------------------------------------------- read-only view
 
+  @Override
   public final long getProcId() {
     return procId;
   }
@@ -188,6 +193,7 @@ public abstract class Procedure<Env> {
   }
 
   /** The registered type name, set when submitted or loaded. */
+  @Override
   public final String getType() {
     return type;
   }

@@ -1,5 +1,6 @@
 package dev.baton.procedure;
 
+import dev.baton.procedure.scheduler.Schedulable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * handles wake-ups, timeouts and aborts, takes its lock, runs one step, persists the outcome and
  * queues what comes next. When the root stack has failed and no member runs, it unwinds it.
  */
-final class StepRunner<Env> implements Consumer<Procedure<?>> {
+final class StepRunner<Env> implements Consumer<Schedulable> {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
 
   private final ExecutorContext<Env> ctx;
@@ -33,10 +34,11 @@ final class StepRunner<Env> implements Consumer<Procedure<?>> {
     void run() throws IOException, InterruptedException;
   }
 
+  /** Runs {@code polled}, one of this executor's procedures (it queues nothing else). */
   @Override
   @SuppressWarnings("unchecked")
-  public void accept(Procedure<?> raw) {
-    Procedure<Env> proc = (Procedure<Env>) raw;
+  public void accept(Schedulable polled) {
+    Procedure<Env> proc = (Procedure<Env>) polled;
     if (!proc.exec.idLock.acquireOrAskRerun()) {
       return; // on a worker (maybe its write in flight): queued again when that ends
     }

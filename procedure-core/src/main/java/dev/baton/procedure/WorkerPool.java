@@ -1,6 +1,7 @@
 package dev.baton.procedure;
 
 import dev.baton.procedure.scheduler.ProcedureScheduler;
+import dev.baton.procedure.scheduler.Schedulable;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -23,7 +24,7 @@ final class WorkerPool {
 
   private final String name;
   private final ProcedureScheduler scheduler;
-  private final Consumer<Procedure<?>> runner;
+  private final Consumer<Schedulable> runner;
   private final ExecutorConfig config;
   private final List<Worker> workers = new CopyOnWriteArrayList<>();
   private final AtomicInteger workerSeq = new AtomicInteger();
@@ -35,7 +36,7 @@ final class WorkerPool {
   WorkerPool(
       String name,
       ProcedureScheduler scheduler,
-      Consumer<Procedure<?>> runner,
+      Consumer<Schedulable> runner,
       ExecutorConfig config) {
     this.name = name;
     this.scheduler = scheduler;
@@ -198,7 +199,7 @@ final class WorkerPool {
             pipeline.awaitSlot(pollMillis);
             continue;
           }
-          Procedure<?> proc = scheduler.poll(pollMillis, TimeUnit.MILLISECONDS);
+          Schedulable proc = scheduler.poll(pollMillis, TimeUnit.MILLISECONDS);
           if (proc == null) {
             if (temporary && pipeline.isEmpty() && System.nanoTime() - idleSince > keepAlive) {
               break;

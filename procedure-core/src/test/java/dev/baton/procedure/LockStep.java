@@ -1,6 +1,7 @@
 package dev.baton.procedure;
 
 import dev.baton.procedure.scheduler.LockMode;
+import dev.baton.procedure.scheduler.LockOutcome;
 import dev.baton.procedure.scheduler.LockRequest;
 import dev.baton.procedure.scheduler.ResourceKey;
 import dev.baton.procedure.scheduler.ResourceProcedure;
@@ -145,14 +146,14 @@ public class LockStep extends Procedure<LockEnv> implements ResourceProcedure {
     if (oneByOne) {
       for (Lock l : locks) {
         LockRequest single = LockRequest.builder().add(l.key(), l.mode()).build();
-        if (env.locks.acquire(this, single) != LockState.LOCK_ACQUIRED) {
+        if (env.locks.acquire(this, single) != LockOutcome.ACQUIRED) {
           return LockState.LOCK_EVENT_WAIT;
         }
       }
       return LockState.LOCK_ACQUIRED;
     }
     LockRequest r = request();
-    return r == null ? LockState.LOCK_ACQUIRED : env.locks.acquire(this, r);
+    return r == null ? LockState.LOCK_ACQUIRED : LockState.from(env.locks.acquire(this, r));
   }
 
   @Override

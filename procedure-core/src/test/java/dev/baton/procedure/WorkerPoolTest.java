@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.procedure.scheduler.FifoScheduler;
+import dev.baton.procedure.scheduler.Schedulable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -203,7 +204,7 @@ class WorkerPoolTest {
     scheduler.start();
     java.util.Map<Procedure<?>, CountDownLatch> gates =
         new java.util.concurrent.ConcurrentHashMap<>();
-    java.util.Set<Procedure<?>> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.Set<Schedulable> running = java.util.concurrent.ConcurrentHashMap.newKeySet();
     List<Procedure<?>> procs = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       Procedure<?> p = new ScriptedStep("p" + i);

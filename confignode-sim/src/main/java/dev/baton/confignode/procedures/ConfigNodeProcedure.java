@@ -42,7 +42,9 @@ public abstract class ConfigNodeProcedure<S extends Enum<S>>
   @Override
   protected LockState acquireLock(ConfigNodeEnv env) {
     LockRequest request = lockRequest(env);
-    return request == null ? LockState.LOCK_ACQUIRED : env.lockManager().acquire(this, request);
+    return request == null
+        ? LockState.LOCK_ACQUIRED
+        : LockState.from(env.lockManager().acquire(this, request));
   }
 
   @Override

@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * <p>The phases in order: warm-up and peak load ({@link LoadPhases}), the raw baseline ({@link
  * RawRatisBaseline}), latency at half the peak, parked live procedures and disk per procedure, the
  * leader kills ({@link FailoverPhase}), and the rebuild at scale with heap per procedure; the
- * cluster is a {@link BenchCluster}, the table a {@link BenchReport}.
+ * cluster is a {@link BenchCluster}, the table a {@link ConsensusBenchReport}.
  *
  * <p>Run: {@code mvn -B -q -pl procedure-consensus -am test-compile exec:java@bench-consensus}
  * (system properties {@code bench.warmupSeconds}, {@code bench.seconds}, {@code bench.live}, {@code
@@ -180,7 +180,7 @@ public final class ConsensusBenchmark {
     measureDisk();
     new FailoverPhase(cluster).run(kills, results);
     rebuildAtScale();
-    BenchReport.print(results);
+    ConsensusBenchReport.print(results);
   }
 
   /**

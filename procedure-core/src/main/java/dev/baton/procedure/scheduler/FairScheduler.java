@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -88,16 +87,16 @@ public final class FairScheduler implements ProcedureScheduler {
   }
 
   @Override
-  public void addFront(Procedure<?> proc) {
+  public void addFront(Schedulable proc) {
     add(proc, true);
   }
 
   @Override
-  public void addBack(Procedure<?> proc) {
+  public void addBack(Schedulable proc) {
     add(proc, false);
   }
 
-  private void add(Procedure<?> proc, boolean front) {
+  private void add(Schedulable proc, boolean front) {
     Objects.requireNonNull(proc, "proc");
     ResourceKey key = proc instanceof ResourceProcedure rp ? rp.schedulingResource() : null;
     lock.lock();
@@ -129,7 +128,7 @@ public final class FairScheduler implements ProcedureScheduler {
   }
 
   @Override
-  public Procedure<?> poll(long timeout, TimeUnit unit) throws InterruptedException {
+  public Schedulable poll(long timeout, TimeUnit unit) throws InterruptedException {
     if (!running) {
       return null;
     }
@@ -145,7 +144,7 @@ public final class FairScheduler implements ProcedureScheduler {
       if (!running) {
         return null;
       }
-      Procedure<?> next = takeNext();
+      Schedulable next = takeNext();
       wakeups.taken(size);
       return next;
     } finally {
@@ -154,13 +153,13 @@ public final class FairScheduler implements ProcedureScheduler {
   }
 
   /** The head of the first queue of the highest non-empty class; rotates that ring. */
-  private Procedure<?> takeNext() {
+  private Schedulable takeNext() {
     for (PriorityClass c : classes) {
       RunQueue q = c.ring.pollFirst();
       if (q == null) {
         continue;
       }
-      Procedure<?> proc = q.pollFirst();
+      Schedulable proc = q.pollFirst();
       if (q.isEmpty()) {
         q.inRing = false;
         if (q != other) {

@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class FifoScheduler implements ProcedureScheduler {
   private final ReentrantLock lock = new ReentrantLock();
   private final PollerWakeups wakeups = new PollerWakeups(lock);
-  private final ArrayDeque<Procedure<?>> queue = new ArrayDeque<>();
+  private final ArrayDeque<Schedulable> queue = new ArrayDeque<>();
   private volatile boolean running;
 
   @Override
@@ -33,7 +32,7 @@ public final class FifoScheduler implements ProcedureScheduler {
   }
 
   @Override
-  public void addFront(Procedure<?> proc) {
+  public void addFront(Schedulable proc) {
     Objects.requireNonNull(proc, "proc");
     lock.lock();
     try {
@@ -45,7 +44,7 @@ public final class FifoScheduler implements ProcedureScheduler {
   }
 
   @Override
-  public void addBack(Procedure<?> proc) {
+  public void addBack(Schedulable proc) {
     Objects.requireNonNull(proc, "proc");
     lock.lock();
     try {
@@ -57,7 +56,7 @@ public final class FifoScheduler implements ProcedureScheduler {
   }
 
   @Override
-  public Procedure<?> poll(long timeout, TimeUnit unit) throws InterruptedException {
+  public Schedulable poll(long timeout, TimeUnit unit) throws InterruptedException {
     if (!running) {
       return null;
     }
@@ -73,7 +72,7 @@ public final class FifoScheduler implements ProcedureScheduler {
       if (!running) {
         return null;
       }
-      Procedure<?> next = queue.pollFirst();
+      Schedulable next = queue.pollFirst();
       wakeups.taken(queue.size());
       return next;
     } finally {

@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -16,9 +15,9 @@ final class LockAndQueue {
   private static final int MAX_NAMED_PROCEDURES = 5;
 
   final ResourceKey key;
-  Procedure<?> exclusive;
+  Schedulable exclusive;
   long exclusiveSince;
-  IdentityHashMap<Procedure<?>, Long> shared; // holder -> since; created on first use
+  IdentityHashMap<Schedulable, Long> shared; // holder -> since; created on first use
   ArrayDeque<LockWaiter> waiters; // created on first use
   long heldSince;
 
@@ -38,7 +37,7 @@ final class LockAndQueue {
     return shared == null ? 0 : shared.size();
   }
 
-  IdentityHashMap<Procedure<?>, Long> shared() {
+  IdentityHashMap<Schedulable, Long> shared() {
     if (shared == null) {
       shared = new IdentityHashMap<>(4);
     }
@@ -61,13 +60,13 @@ final class LockAndQueue {
               exclusive.getProcId(), exclusive.getType(), LockMode.EXCLUSIVE, exclusiveSince));
     }
     if (shared != null) {
-      List<Map.Entry<Procedure<?>, Long>> byAge = new ArrayList<>(shared.entrySet());
+      List<Map.Entry<Schedulable, Long>> byAge = new ArrayList<>(shared.entrySet());
       byAge.sort(
           (a, b) ->
               a.getValue().equals(b.getValue())
                   ? Long.compare(a.getKey().getProcId(), b.getKey().getProcId())
                   : Long.compare(a.getValue(), b.getValue()));
-      for (Map.Entry<Procedure<?>, Long> s : byAge) {
+      for (Map.Entry<Schedulable, Long> s : byAge) {
         holders.add(
             new LockInfo.Holder(
                 s.getKey().getProcId(), s.getKey().getType(), LockMode.SHARED, s.getValue()));
@@ -106,7 +105,7 @@ final class LockAndQueue {
           .append(" ms");
     } else if (sharedCount() > 0) {
       List<Long> ids = new ArrayList<>();
-      for (Procedure<?> p : shared.keySet()) {
+      for (Schedulable p : shared.keySet()) {
         ids.add(p.getProcId());
       }
       ids.sort(null);

@@ -1,7 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.LockState;
-import dev.baton.procedure.Procedure;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +14,8 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * protected LockState acquireLock(Env env) {
- *   return env.lockManager().acquire(this, LockRequest.exclusive(ResourceKey.region(db, id)));
+ *   return LockState.from(
+ *       env.lockManager().acquire(this, LockRequest.exclusive(ResourceKey.region(db, id))));
  * }
  * protected void releaseLock(Env env) {
  *   env.lockManager().release(this);
@@ -35,13 +34,13 @@ import org.slf4j.LoggerFactory;
  *       hold locks others wait for: no deadlock among procedures that take their locks in one
  *       request.
  *   <li><b>Parking, no polling.</b> A blocked procedure is parked on the wait queue of the first
- *       lock that blocks it and {@code acquire} returns {@link LockState#LOCK_EVENT_WAIT}; the
- *       executor frees its worker. When that lock is released, the queue is served from its head:
- *       each waiter whose whole request can now be granted gets it (the locks are handed to it
- *       before it runs, so nobody can take them in between) and is {@link LockHost#wake woken}; a
- *       waiter still blocked by another lock moves to that lock's queue; the first waiter still
- *       blocked by this lock stops the pass. When the woken procedure calls {@code acquire} again
- *       it finds its locks held and gets {@link LockState#LOCK_ACQUIRED}.
+ *       lock that blocks it and {@code acquire} returns {@link LockOutcome#PARKED}; the executor
+ *       frees its worker. When that lock is released, the queue is served from its head: each
+ *       waiter whose whole request can now be granted gets it (the locks are handed to it before it
+ *       runs, so nobody can take them in between) and is {@link LockHost#wake woken}; a waiter
+ *       still blocked by another lock moves to that lock's queue; the first waiter still blocked by
+ *       this lock stops the pass. When the woken procedure calls {@code acquire} again it finds its
+ *       locks held and gets {@link LockOutcome#ACQUIRED}.
  *   <li><b>FIFO, no barging.</b> A request may take a lock only if nobody waits for it, or if it is
  *       the head of the lock's queue. A stream of shared requests therefore cannot starve an
  *       exclusive waiter: once it waits, later requests queue behind it. Consecutive shared waiters
@@ -105,8 +104,8 @@ public final class LockManager {
    * it off the queue, remembers why (its next {@link #acquire} throws {@link
    * LockWaitTimeoutException}) and returns true; the caller then wakes it.
    */
-  public boolean expireWait(Procedure<?> proc) {
-    List<Procedure<?>> wake = new ArrayList<>();
+  public boolean expireWait(Schedulable proc) {
+    List<Schedulable> wake = new ArrayList<>();
     synchronized (this) {
       LockOwner o = table.owners.get(proc);
       if (o == null || o.waiting == null) {
@@ -131,19 +130,19 @@ public final class LockManager {
   /**
    * Takes every lock of {@code request} for {@code proc}, or parks it.
    *
-   * @return {@link LockState#LOCK_ACQUIRED} if {@code proc} now holds every lock of the request
-   *     (including locks handed to it while it was parked); {@link LockState#LOCK_EVENT_WAIT} if it
-   *     was parked (holding nothing) and will be woken when it can have them all
+   * @return {@link LockOutcome#ACQUIRED} if {@code proc} now holds every lock of the request
+   *     (including locks handed to it while it was parked); {@link LockOutcome#PARKED} if it was
+   *     parked (holding nothing) and will be woken when it can have them all
    * @throws LockWaitTimeoutException if the previous wait of {@code proc} timed out
    */
-  public LockState acquire(Procedure<?> proc, LockRequest request) {
+  public LockOutcome acquire(Schedulable proc, LockRequest request) {
     Objects.requireNonNull(proc, "proc");
     Objects.requireNonNull(request, "request");
-    List<Procedure<?>> wake = null;
-    LockState result;
+    List<Schedulable> wake = null;
+    LockOutcome result;
     synchronized (this) {
       if (!table.host.isLive(proc)) {
-        return LockState.LOCK_EVENT_WAIT; // an object of a stopped executor: it never runs again
+        return LockOutcome.PARKED; // an object of a stopped executor: it never runs again
       }
       LockOwner o = table.owners.get(proc);
       if (o != null && o.timedOut != null) {
@@ -175,14 +174,14 @@ public final class LockManager {
           table.grantAll(o, request);
         }
         table.forgetIfIdle(o); // everything was covered by an ancestor's locks
-        result = LockState.LOCK_ACQUIRED;
+        result = LockOutcome.ACQUIRED;
       } else {
         if (o == null) {
           o = table.ownerOf(proc);
         }
         wake = wake == null ? new ArrayList<>() : wake;
         table.park(o, request, blocker, wake);
-        result = LockState.LOCK_EVENT_WAIT;
+        result = LockOutcome.PARKED;
       }
     }
     wakeAll(wake);
@@ -193,8 +192,8 @@ public final class LockManager {
    * Releases every lock {@code proc} holds and takes it off any wait queue; waiters that can now
    * have their locks get them and are woken. Releasing what is not held does nothing.
    */
-  public void release(Procedure<?> proc) {
-    List<Procedure<?>> wake = new ArrayList<>();
+  public void release(Schedulable proc) {
+    List<Schedulable> wake = new ArrayList<>();
     synchronized (this) {
       LockOwner o = table.owners.remove(proc);
       if (o == null) {
@@ -214,7 +213,7 @@ public final class LockManager {
   }
 
   /** The mode in which {@code proc} itself holds {@code key}, if it does. */
-  public synchronized Optional<LockMode> heldMode(Procedure<?> proc, ResourceKey key) {
+  public synchronized Optional<LockMode> heldMode(Schedulable proc, ResourceKey key) {
     LockAndQueue e = table.entries.get(key);
     if (e == null) {
       return Optional.empty();
@@ -228,7 +227,7 @@ public final class LockManager {
   }
 
   /** Whether {@code proc} is parked on a wait queue. */
-  public synchronized boolean isWaiting(Procedure<?> proc) {
+  public synchronized boolean isWaiting(Schedulable proc) {
     LockOwner o = table.owners.get(proc);
     return o != null && o.waiting != null;
   }
@@ -237,7 +236,7 @@ public final class LockManager {
    * Why {@code proc} waits, e.g. {@code "waiting for lock region:db1/7 (EXCLUSIVE) held by
    * procedure 12 (EXCLUSIVE) for 1500 ms"}; empty if it does not wait for a lock.
    */
-  public synchronized Optional<String> waitReason(Procedure<?> proc) {
+  public synchronized Optional<String> waitReason(Schedulable proc) {
     LockOwner o = table.owners.get(proc);
     if (o == null) {
       return Optional.empty();
@@ -276,13 +275,13 @@ public final class LockManager {
     return table.entries.size();
   }
 
-  private void wakeAll(List<Procedure<?>> wake) {
+  private void wakeAll(List<Schedulable> wake) {
     if (wake == null) {
       return;
     }
     LockHost h;
     synchronized (this) {
-      for (Procedure<?> p : wake) {
+      for (Schedulable p : wake) {
         LockOwner o = table.owners.get(p);
         if (o != null) {
           table.forgetIfIdle(o);
@@ -290,7 +289,7 @@ public final class LockManager {
       }
       h = table.host;
     }
-    for (Procedure<?> p : wake) {
+    for (Schedulable p : wake) {
       h.wake(p);
     }
   }

@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,12 +9,12 @@ import java.util.List;
  * the manager's monitor.
  */
 final class LockOwner {
-  final Procedure<?> proc;
+  final Schedulable proc;
   final List<LockAndQueue> held = new ArrayList<>(2);
   LockWaiter waiting;
   String timedOut;
 
-  LockOwner(Procedure<?> proc) {
+  LockOwner(Schedulable proc) {
     this.proc = proc;
   }
 

@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -17,7 +16,7 @@ final class LockTable {
   private static final int MAX_ANCESTOR_DEPTH = 10_000;
 
   final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
-  final Map<Procedure<?>, LockOwner> owners = new IdentityHashMap<>();
+  final Map<Schedulable, LockOwner> owners = new IdentityHashMap<>();
 
   /** The executor the manager is attached to; set by the manager under its monitor. */
   LockHost host = LockHost.DETACHED;
@@ -28,7 +27,7 @@ final class LockTable {
   }
 
   /** The owner record of {@code proc}, created if it has none. */
-  LockOwner ownerOf(Procedure<?> proc) {
+  LockOwner ownerOf(Schedulable proc) {
     return owners.computeIfAbsent(proc, LockOwner::new);
   }
 
@@ -37,7 +36,7 @@ final class LockTable {
    * checkFirst} (the queue it waits on) before the others; null if it may have them all.
    */
   LockAndQueue blocker(
-      Procedure<?> proc, LockOwner o, LockRequest request, LockAndQueue checkFirst) {
+      Schedulable proc, LockOwner o, LockRequest request, LockAndQueue checkFirst) {
     LockRequest.Item[] items = request.itemArray();
     if (checkFirst != null) {
       LockMode mode = modeIn(items, checkFirst.key);
@@ -64,7 +63,7 @@ final class LockTable {
   }
 
   /** Whether lock {@code e} keeps {@code proc} from holding it in {@code mode} now. */
-  boolean blocks(Procedure<?> proc, LockOwner o, LockAndQueue e, LockMode mode) {
+  boolean blocks(Schedulable proc, LockOwner o, LockAndQueue e, LockMode mode) {
     if (e.exclusive == proc) {
       return false;
     }
@@ -88,8 +87,8 @@ final class LockTable {
   }
 
   /** Whether an ancestor of {@code proc} holds {@code e} in a mode that covers {@code mode}. */
-  boolean ancestorHolds(Procedure<?> proc, LockAndQueue e, LockMode mode) {
-    Procedure<?> a = host.parentOf(proc);
+  boolean ancestorHolds(Schedulable proc, LockAndQueue e, LockMode mode) {
+    Schedulable a = host.parentOf(proc);
     for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
       if (e.exclusive == a) {
         return true;
@@ -105,7 +104,7 @@ final class LockTable {
   /** Registers {@code o} as holder of every item it does not hold or have access to yet. */
   void grantAll(LockOwner o, LockRequest request) {
     long now = host.now();
-    Procedure<?> proc = o.proc;
+    Schedulable proc = o.proc;
     for (LockRequest.Item item : request.itemArray()) {
       LockAndQueue e = entries.get(item.key());
       if (e == null) {
@@ -141,7 +140,7 @@ final class LockTable {
   }
 
   /** Drops every lock {@code o} holds and serves the queues of those locks. */
-  void releaseHolds(LockOwner o, List<Procedure<?>> wake) {
+  void releaseHolds(LockOwner o, List<Schedulable> wake) {
     if (o.held.isEmpty()) {
       return;
     }
@@ -164,7 +163,7 @@ final class LockTable {
   }
 
   /** Parks {@code o} (holding nothing) on the queue of {@code blocker}, or keeps its place. */
-  void park(LockOwner o, LockRequest request, LockAndQueue blocker, List<Procedure<?>> wake) {
+  void park(LockOwner o, LockRequest request, LockAndQueue blocker, List<Schedulable> wake) {
     LockWaiter w = o.waiting;
     if (w == null) {
       long now = host.now();
@@ -207,7 +206,7 @@ final class LockTable {
    * request, moves waiters blocked elsewhere to that lock's queue, and stops at the first waiter
    * this lock still blocks.
    */
-  void process(LockAndQueue e, List<Procedure<?>> wake) {
+  void process(LockAndQueue e, List<Schedulable> wake) {
     while (e.waiters != null && !e.waiters.isEmpty()) {
       LockWaiter w = e.waiters.peekFirst();
       LockOwner o = w.owner;

@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -86,7 +85,7 @@ public final class ProcedureLimiter {
    * none is free: {@code proc} then waits in its type's queue (keeping its place if it already did)
    * until {@link #release} hands it a slot.
    */
-  public boolean tryAcquire(Procedure<?> proc) {
+  public boolean tryAcquire(Schedulable proc) {
     Slots s = byType.get(proc.getType());
     if (s == null) {
       return true;
@@ -114,7 +113,7 @@ public final class ProcedureLimiter {
    * Gives back the slot of {@code proc} (or takes it off the wait queue). Returns the procedure the
    * freed slot was handed to, which the caller must queue to run; null if none.
    */
-  public Procedure<?> release(Procedure<?> proc) {
+  public Schedulable release(Schedulable proc) {
     Slots s = byType.get(proc.getType());
     if (s == null) {
       return null;
@@ -126,7 +125,7 @@ public final class ProcedureLimiter {
         }
         return null;
       }
-      Procedure<?> next = s.waiters.pollFirst();
+      Schedulable next = s.waiters.pollFirst();
       if (next == null) {
         return null;
       }
@@ -137,7 +136,7 @@ public final class ProcedureLimiter {
   }
 
   /** Whether {@code proc} waits for a slot. */
-  public boolean isWaiting(Procedure<?> proc) {
+  public boolean isWaiting(Schedulable proc) {
     Slots s = byType.get(proc.getType());
     if (s == null) {
       return false;
@@ -159,7 +158,7 @@ public final class ProcedureLimiter {
   }
 
   /** Why {@code proc} waits, e.g. "limit of type MigrateRegion is full: 100 of 100 slots ...". */
-  public Optional<String> waitReason(Procedure<?> proc) {
+  public Optional<String> waitReason(Schedulable proc) {
     Slots s = byType.get(proc.getType());
     if (s == null) {
       return Optional.empty();
@@ -169,7 +168,7 @@ public final class ProcedureLimiter {
         return Optional.empty();
       }
       int ahead = 0;
-      for (Procedure<?> p : s.waiters) {
+      for (Schedulable p : s.waiters) {
         if (p == proc) {
           break;
         }
@@ -199,7 +198,7 @@ public final class ProcedureLimiter {
         running.sort(null);
         reserved.sort(null);
         List<Long> waiting = new ArrayList<>(s.waiters.size());
-        for (Procedure<?> p : s.waiters) {
+        for (Schedulable p : s.waiters) {
           waiting.add(p.getProcId());
         }
         out.add(new LimitInfo(s.type, s.limit, running, reserved, waiting));
@@ -213,9 +212,9 @@ public final class ProcedureLimiter {
     final String type;
     final int limit;
     // holder -> true while its step runs, false while the slot is reserved for it
-    final Map<Procedure<?>, Boolean> holders = new IdentityHashMap<>();
-    final ArrayDeque<Procedure<?>> waiters = new ArrayDeque<>();
-    final Set<Procedure<?>> waiting = Collections.newSetFromMap(new IdentityHashMap<>());
+    final Map<Schedulable, Boolean> holders = new IdentityHashMap<>();
+    final ArrayDeque<Schedulable> waiters = new ArrayDeque<>();
+    final Set<Schedulable> waiting = Collections.newSetFromMap(new IdentityHashMap<>());
 
     Slots(String type, int limit) {
       this.type = type;

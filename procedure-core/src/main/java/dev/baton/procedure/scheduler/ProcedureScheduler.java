@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,13 +17,13 @@ public interface ProcedureScheduler {
   void stop();
 
   /** Queues a procedure to run before the others (a continuation or a child). */
-  void addFront(Procedure<?> proc);
+  void addFront(Schedulable proc);
 
   /** Queues a procedure after the others (new submissions, yields). */
-  void addBack(Procedure<?> proc);
+  void addBack(Schedulable proc);
 
   /** Takes the next procedure, waiting up to the timeout; null if none came or stopped. */
-  Procedure<?> poll(long timeout, TimeUnit unit) throws InterruptedException;
+  Schedulable poll(long timeout, TimeUnit unit) throws InterruptedException;
 
   /** Number of queued entries. */
   int size();

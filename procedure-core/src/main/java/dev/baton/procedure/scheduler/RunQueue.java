@@ -1,6 +1,5 @@
 package dev.baton.procedure.scheduler;
 
-import dev.baton.procedure.Procedure;
 import java.util.Arrays;
 
 /**
@@ -13,7 +12,7 @@ final class RunQueue {
   final int hash;
   final FairScheduler.PriorityClass cls;
   boolean inRing;
-  private Procedure<?>[] items = new Procedure<?>[INITIAL_CAPACITY];
+  private Schedulable[] items = new Schedulable[INITIAL_CAPACITY];
   private int head;
   private int count;
 
@@ -27,7 +26,7 @@ final class RunQueue {
     return count == 0;
   }
 
-  void addLast(Procedure<?> p) {
+  void addLast(Schedulable p) {
     if (count == items.length) {
       grow();
     }
@@ -35,7 +34,7 @@ final class RunQueue {
     count++;
   }
 
-  void addFirst(Procedure<?> p) {
+  void addFirst(Schedulable p) {
     if (count == items.length) {
       grow();
     }
@@ -44,8 +43,8 @@ final class RunQueue {
     count++;
   }
 
-  Procedure<?> pollFirst() {
-    Procedure<?> p = items[head];
+  Schedulable pollFirst() {
+    Schedulable p = items[head];
     items[head] = null;
     head = (head + 1) & (items.length - 1);
     count--;
@@ -59,7 +58,7 @@ final class RunQueue {
   }
 
   private void grow() {
-    Procedure<?>[] bigger = new Procedure<?>[items.length * 2];
+    Schedulable[] bigger = new Schedulable[items.length * 2];
     for (int i = 0; i < count; i++) {
       bigger[i] = items[(head + i) & (items.length - 1)];
     }

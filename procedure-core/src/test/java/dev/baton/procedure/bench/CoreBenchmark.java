@@ -85,7 +85,7 @@ public final class CoreBenchmark {
       System.setProperty(LOG_LEVEL_PROPERTY, QUIET_LOG_LEVEL); // the executors' INFO lines
     }
     BenchSettings settings = BenchSettings.fromSystemProperties();
-    BenchReport report = new BenchReport();
+    CoreBenchReport report = new CoreBenchReport();
     describeMachine(report, settings);
     report.context("heap", JvmMeter.keepHeapCommitted());
     List<Path> tempDirs = new ArrayList<>();
@@ -105,7 +105,7 @@ public final class CoreBenchmark {
     report.print(System.out);
   }
 
-  private static void describeMachine(BenchReport report, BenchSettings settings) {
+  private static void describeMachine(CoreBenchReport report, BenchSettings settings) {
     Runtime rt = Runtime.getRuntime();
     report.context("cores", rt.availableProcessors());
     report.context(
@@ -138,7 +138,7 @@ public final class CoreBenchmark {
             + settings.recoveryRounds());
   }
 
-  private static void inMemoryThroughput(BenchSettings settings, BenchReport report)
+  private static void inMemoryThroughput(BenchSettings settings, CoreBenchReport report)
       throws Exception {
     ThroughputRun run = new ThroughputRun(settings.inFlight());
     progress("in-memory: warming up for %d s", settings.warmup().toSeconds());
@@ -169,7 +169,8 @@ public final class CoreBenchmark {
     jvmRows(report, s, "in_memory", r);
   }
 
-  private static void jvmRows(BenchReport report, String s, String key, ThroughputRun.Result r) {
+  private static void jvmRows(
+      CoreBenchReport report, String s, String key, ThroughputRun.Result r) {
     report.figure(s, key + ".cpu_percent", "JVM CPU, % of all cores", r.cpuPercent(), 0);
     report.figure(
         s,
@@ -179,8 +180,8 @@ public final class CoreBenchmark {
         1);
   }
 
-  private static void fileThroughput(BenchSettings settings, BenchReport report, List<Path> dirs)
-      throws Exception {
+  private static void fileThroughput(
+      BenchSettings settings, CoreBenchReport report, List<Path> dirs) throws Exception {
     ThroughputRun run = new ThroughputRun(settings.inFlight());
     Path probeDir = Files.createTempDirectory("baton-bench-probe-");
     dirs.add(probeDir);
@@ -241,7 +242,7 @@ public final class CoreBenchmark {
       String key,
       boolean fileStore,
       BenchSettings settings,
-      BenchReport report,
+      CoreBenchReport report,
       List<Path> dirs)
       throws Exception {
     Supplier<ProcedureStore> reopen;

@@ -1,15 +1,16 @@
 package dev.baton.procedure.bench;
 
-import dev.baton.procedure.LockState;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.scheduler.FairScheduler;
 import dev.baton.procedure.scheduler.FifoScheduler;
 import dev.baton.procedure.scheduler.LockHost;
 import dev.baton.procedure.scheduler.LockManager;
+import dev.baton.procedure.scheduler.LockOutcome;
 import dev.baton.procedure.scheduler.LockRequest;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.scheduler.ResourceKey;
 import dev.baton.procedure.scheduler.ResourceProcedure;
+import dev.baton.procedure.scheduler.Schedulable;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -182,7 +183,7 @@ public final class SchedulerBenchmark {
                 try {
                   go.await();
                   for (long i = 0; i < perThread; i++) {
-                    Procedure<?> p = s.poll(1, TimeUnit.SECONDS);
+                    Schedulable p = s.poll(1, TimeUnit.SECONDS);
                     s.addBack(p);
                   }
                 } catch (InterruptedException e) {
@@ -258,7 +259,7 @@ public final class SchedulerBenchmark {
                 // threads use disjoint regions (even / odd), so no pair waits
                 for (long i = 0; i < perThread; i++) {
                   LockRequest r = requests[(int) ((i * threads + offset) % LOCK_REGIONS)];
-                  if (locks.acquire(p, r) != LockState.LOCK_ACQUIRED) {
+                  if (locks.acquire(p, r) != LockOutcome.ACQUIRED) {
                     throw new IllegalStateException("uncontended acquire parked");
                   }
                   locks.release(p);
@@ -289,11 +290,11 @@ public final class SchedulerBenchmark {
     BenchProc holder = a;
     BenchProc waiter = b;
     for (long i = 0; i < n; i++) {
-      if (locks.acquire(waiter, r) != LockState.LOCK_EVENT_WAIT) {
+      if (locks.acquire(waiter, r) != LockOutcome.PARKED) {
         throw new IllegalStateException("expected to park");
       }
       locks.release(holder); // hands the lock to the waiter
-      if (locks.acquire(waiter, r) != LockState.LOCK_ACQUIRED) {
+      if (locks.acquire(waiter, r) != LockOutcome.ACQUIRED) {
         throw new IllegalStateException("expected the handed lock");
       }
       BenchProc t = holder;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.baton.procedure.Procedure;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +33,7 @@ class FairSchedulerTest {
 
   private List<String> drain(FairScheduler s) throws InterruptedException {
     List<String> out = new ArrayList<>();
-    Procedure<?> p;
+    Schedulable p;
     while ((p = s.poll(0, TimeUnit.MILLISECONDS)) != null) {
       out.add(p.toString());
     }
@@ -110,7 +109,7 @@ class FairSchedulerTest {
     scheduler.addBack(new TestProc("b", B));
     int polls = 0;
     while (true) {
-      Procedure<?> p = scheduler.poll(0, TimeUnit.MILLISECONDS);
+      Schedulable p = scheduler.poll(0, TimeUnit.MILLISECONDS);
       polls++;
       if (p.toString().equals("b")) {
         break;
@@ -157,7 +156,7 @@ class FairSchedulerTest {
     }
     assertEquals(model.size(), scheduler.queueCount(), "seed " + seed);
     assertEquals(queued, scheduler.size());
-    Procedure<?> p;
+    Schedulable p;
     while ((p = scheduler.poll(0, TimeUnit.MILLISECONDS)) != null) {
       TestProc t = (TestProc) p;
       assertSame(model.get(t.resource).pollFirst(), t, "seed " + seed);
@@ -169,7 +168,7 @@ class FairSchedulerTest {
   @Test
   void pollWaitsForAnAdditionAndStopReleasesPollers() throws Exception {
     CountDownLatch polling = new CountDownLatch(1);
-    CompletableFuture<Procedure<?>> first =
+    CompletableFuture<Schedulable> first =
         CompletableFuture.supplyAsync(
             () -> {
               polling.countDown();
@@ -185,7 +184,7 @@ class FairSchedulerTest {
     assertSame(p, first.get(10, TimeUnit.SECONDS));
 
     CountDownLatch polling2 = new CountDownLatch(1);
-    CompletableFuture<Procedure<?>> second =
+    CompletableFuture<Schedulable> second =
         CompletableFuture.supplyAsync(
             () -> {
               polling2.countDown();

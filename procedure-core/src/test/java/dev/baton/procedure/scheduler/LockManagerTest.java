@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.baton.procedure.LockState;
-import dev.baton.procedure.Procedure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -27,24 +25,24 @@ class LockManagerTest {
 
   /** Records wake-ups and timers; the clock moves by hand. */
   static final class Host implements LockHost {
-    final List<Procedure<?>> woken = new ArrayList<>();
-    final Map<Procedure<?>, Long> timers = new IdentityHashMap<>();
-    final Map<Procedure<?>, Procedure<?>> parents = new IdentityHashMap<>();
-    final List<Procedure<?>> dead = new ArrayList<>();
+    final List<Schedulable> woken = new ArrayList<>();
+    final Map<Schedulable, Long> timers = new IdentityHashMap<>();
+    final Map<Schedulable, Schedulable> parents = new IdentityHashMap<>();
+    final List<Schedulable> dead = new ArrayList<>();
     long now = 1_000;
 
     @Override
-    public void wake(Procedure<?> proc) {
+    public void wake(Schedulable proc) {
       woken.add(proc);
     }
 
     @Override
-    public boolean isLive(Procedure<?> proc) {
+    public boolean isLive(Schedulable proc) {
       return !dead.contains(proc);
     }
 
     @Override
-    public Procedure<?> parentOf(Procedure<?> proc) {
+    public Schedulable parentOf(Schedulable proc) {
       return parents.get(proc);
     }
 
@@ -54,7 +52,7 @@ class LockManagerTest {
     }
 
     @Override
-    public void scheduleWaitTimeout(Procedure<?> proc, long deadline) {
+    public void scheduleWaitTimeout(Schedulable proc, long deadline) {
       timers.put(proc, deadline);
     }
 
@@ -82,17 +80,17 @@ class LockManagerTest {
     TestProc s1 = proc("s1");
     TestProc s2 = proc("s2");
     TestProc x = proc("x");
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(s1, LockRequest.shared(N1)));
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(s2, LockRequest.shared(N1)));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(x, LockRequest.exclusive(N1)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(s1, LockRequest.shared(N1)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(s2, LockRequest.shared(N1)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(x, LockRequest.exclusive(N1)));
     assertTrue(locks.isWaiting(x));
     locks.release(s1);
     assertEquals(List.of(), host.takeWoken(), "one shared holder remains");
     locks.release(s2);
     assertEquals(List.of("x"), host.takeWoken());
     assertEquals(Optional.of(LockMode.EXCLUSIVE), locks.heldMode(x, N1));
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(x, LockRequest.exclusive(N1)));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(s1, LockRequest.shared(N1)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(x, LockRequest.exclusive(N1)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(s1, LockRequest.shared(N1)));
   }
 
   @Test
@@ -100,16 +98,16 @@ class LockManagerTest {
     TestProc r1 = proc("r1");
     TestProc r2 = proc("r2");
     TestProc drop = proc("drop");
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(r1, LockRequest.exclusive(R1)));
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(r2, LockRequest.exclusive(R2)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(r1, LockRequest.exclusive(R1)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(r2, LockRequest.exclusive(R2)));
     assertEquals(Optional.of(LockMode.SHARED), locks.heldMode(r1, DB));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(drop, LockRequest.exclusive(DB)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(drop, LockRequest.exclusive(DB)));
     locks.release(r1);
     assertEquals(List.of(), host.takeWoken());
     locks.release(r2);
     assertEquals(List.of("drop"), host.takeWoken());
     TestProc late = proc("late");
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(late, LockRequest.shared(R1)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(late, LockRequest.shared(R1)));
     assertTrue(locks.waitReason(late).orElseThrow().contains("database:db (SHARED) held by"));
   }
 
@@ -124,7 +122,7 @@ class LockManagerTest {
     locks.acquire(holder, LockRequest.exclusive(N1));
     for (TestProc p : List.of(x1, s2, s3, x4, s5)) {
       LockRequest r = p.label.startsWith("x") ? LockRequest.exclusive(N1) : LockRequest.shared(N1);
-      assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(p, r));
+      assertEquals(LockOutcome.PARKED, locks.acquire(p, r));
     }
     assertEquals(
         List.of(
@@ -153,13 +151,13 @@ class LockManagerTest {
     TestProc reader = proc("reader");
     TestProc writer = proc("writer");
     TestProc reader2 = proc("reader2");
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(reader, LockRequest.shared(DB)));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(writer, LockRequest.exclusive(DB)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(reader, LockRequest.shared(DB)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(writer, LockRequest.exclusive(DB)));
     // compatible with the holder, but the writer waits first
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(reader2, LockRequest.shared(DB)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(reader2, LockRequest.shared(DB)));
     // a region lock needs the database shared: it queues behind the writer too
     TestProc region = proc("region");
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(region, LockRequest.exclusive(R1)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(region, LockRequest.exclusive(R1)));
     locks.release(reader);
     assertEquals(List.of("writer"), host.takeWoken());
     locks.release(writer);
@@ -174,14 +172,14 @@ class LockManagerTest {
     ResourceKey n2 = ResourceKey.node("n2");
     locks.acquire(a, LockRequest.exclusive(N1));
     locks.acquire(b, LockRequest.exclusive(n2));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(both, LockRequest.exclusive(N1, n2)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(both, LockRequest.exclusive(N1, n2)));
     assertEquals(Optional.empty(), locks.heldMode(both, N1));
     assertEquals(Optional.empty(), locks.heldMode(both, n2));
     locks.release(a);
     assertEquals(List.of(), host.takeWoken(), "n2 still blocks it");
     assertEquals(Optional.empty(), locks.heldMode(both, N1), "waits holding nothing");
     TestProc other = proc("other");
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(other, LockRequest.exclusive(N1)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(other, LockRequest.exclusive(N1)));
     locks.release(other);
     locks.release(b);
     assertEquals(List.of("both"), host.takeWoken());
@@ -195,10 +193,10 @@ class LockManagerTest {
     TestProc q = proc("q");
     TestProc r = proc("r");
     locks.acquire(q, LockRequest.exclusive(R2));
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(p, LockRequest.exclusive(R1)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(p, LockRequest.exclusive(R1)));
     locks.acquire(r, LockRequest.exclusive(R1)); // waits for p
     // p asks for more in a second call, which blocks: it must not wait holding R1
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(p, LockRequest.exclusive(R2)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(p, LockRequest.exclusive(R2)));
     assertEquals(Optional.empty(), locks.heldMode(p, R1));
     assertEquals(List.of("r"), host.takeWoken());
   }
@@ -211,12 +209,12 @@ class LockManagerTest {
     TestProc stranger = proc("stranger");
     host.parents.put(child, drop);
     host.parents.put(grandchild, child);
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(drop, LockRequest.exclusive(DB)));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(stranger, LockRequest.exclusive(R2)));
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(child, LockRequest.exclusive(R1)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(drop, LockRequest.exclusive(DB)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(stranger, LockRequest.exclusive(R2)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(child, LockRequest.exclusive(R1)));
     assertEquals(Optional.of(LockMode.EXCLUSIVE), locks.heldMode(child, R1));
     assertEquals(Optional.empty(), locks.heldMode(child, DB), "covered by its parent's lock");
-    assertEquals(LockState.LOCK_ACQUIRED, locks.acquire(grandchild, LockRequest.shared(DB)));
+    assertEquals(LockOutcome.ACQUIRED, locks.acquire(grandchild, LockRequest.shared(DB)));
     locks.release(child);
     locks.release(grandchild);
     assertEquals(List.of(), host.takeWoken());
@@ -231,8 +229,8 @@ class LockManagerTest {
     TestProc behind = proc("behind");
     locks.acquire(holder, LockRequest.exclusive(R1));
     LockRequest request = LockRequest.exclusive(R1).withWaitTimeout(Duration.ofMillis(100));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(waiter, request));
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(behind, LockRequest.shared(R1)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(waiter, request));
+    assertEquals(LockOutcome.PARKED, locks.acquire(behind, LockRequest.shared(R1)));
     assertEquals(1_100L, host.timers.get(waiter));
     assertEquals(null, host.timers.get(behind), "no timeout asked");
     host.now = 1_050;
@@ -287,7 +285,7 @@ class LockManagerTest {
   void staleProceduresAreIgnoredAndAttachEmptiesTheTable() {
     TestProc old = proc("old");
     host.dead.add(old);
-    assertEquals(LockState.LOCK_EVENT_WAIT, locks.acquire(old, LockRequest.exclusive(R1)));
+    assertEquals(LockOutcome.PARKED, locks.acquire(old, LockRequest.exclusive(R1)));
     assertEquals(0, locks.size(), "a stale procedure neither holds nor waits");
     TestProc p = proc("p");
     locks.acquire(p, LockRequest.exclusive(R1));

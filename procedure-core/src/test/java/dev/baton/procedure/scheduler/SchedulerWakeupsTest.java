@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.baton.procedure.Procedure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,7 +105,7 @@ class SchedulerWakeupsTest {
     int producers = 4;
     int perProducer = 5_000;
     int total = producers * perProducer;
-    Set<Procedure<?>> seen = ConcurrentHashMap.newKeySet();
+    Set<Schedulable> seen = ConcurrentHashMap.newKeySet();
     AtomicInteger duplicates = new AtomicInteger();
     CountDownLatch all = new CountDownLatch(total);
     for (int i = 0; i < 4; i++) {
@@ -115,7 +114,7 @@ class SchedulerWakeupsTest {
           () -> {
             try {
               while (!Thread.currentThread().isInterrupted()) {
-                Procedure<?> p = scheduler.poll(POLL_FOREVER_MINUTES, TimeUnit.MINUTES);
+                Schedulable p = scheduler.poll(POLL_FOREVER_MINUTES, TimeUnit.MINUTES);
                 if (p == null) {
                   return;
                 }
@@ -177,7 +176,7 @@ class SchedulerWakeupsTest {
           "stopped-" + i,
           () -> {
             try {
-              Procedure<?> p = scheduler.poll(POLL_FOREVER_MINUTES, TimeUnit.MINUTES);
+              Schedulable p = scheduler.poll(POLL_FOREVER_MINUTES, TimeUnit.MINUTES);
               synchronized (results) {
                 results.add(p == null ? "null" : p);
               }

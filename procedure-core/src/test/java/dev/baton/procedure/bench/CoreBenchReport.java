@@ -11,7 +11,7 @@ import java.util.Map;
  * The benchmark's figures: printed as a table (with each target and a pass/miss mark) and as one
  * JSON line with the same figures, for scripts.
  */
-final class BenchReport {
+final class CoreBenchReport {
   private static final String PASS = "pass";
   private static final String MISS = "MISS";
   private static final String ROW_FORMAT = "%-22s %-36s %14s %12s  %s%n";

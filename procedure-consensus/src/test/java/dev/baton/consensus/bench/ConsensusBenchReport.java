@@ -4,14 +4,14 @@ import java.util.Locale;
 import java.util.Map;
 
 /** The benchmark's table and JSON line, with each figure against its target. */
-final class BenchReport {
+final class ConsensusBenchReport {
   static final double TARGET_UPDATE_RATIO = 3.0;
   static final double TARGET_PROCS_PER_SECOND = 2000;
   static final double TARGET_P99_MS = 50;
   static final double TARGET_FAILOVER_MS = 1000;
   static final double TARGET_REBUILD_MS = 500;
 
-  private BenchReport() {}
+  private ConsensusBenchReport() {}
 
   static void print(Map<String, Object> results) {
     double raw = value(results, "rawRatisEntriesPerSecond");
