@@ -245,7 +245,9 @@ public final class ProcedureCodec {
     try (DataInputStream in =
         new DataInputStream(new ByteArrayInputStream(env.getStateData().toByteArray()))) {
       proc.readState(in);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | OutOfMemoryError e) {
+      // an OutOfMemoryError here is an allocation sized by the record (a forged or corrupt length
+      // that no check caught): it fails this record only, like any other unreadable state
       throw new ProcedureCodecException(
           "state of procedure "
               + procId

@@ -234,10 +234,7 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
     nextStateId = in.readInt();
     cycles = in.readInt();
     noMoreState = in.readBoolean();
-    int n = in.readInt();
-    if (n < 0 || n > in.available() / Integer.BYTES) {
-      throw new IOException("executed state count " + n + " does not fit the stored bytes");
-    }
+    int n = BoundedReads.readCount(in, Integer.BYTES, "executed states");
     executedStates = new int[n];
     for (int i = 0; i < n; i++) {
       executedStates[i] = in.readInt();

@@ -11,6 +11,7 @@ import dev.baton.procedure.store.CorruptStoreException;
 import dev.baton.procedure.store.FileProcedureStore;
 import dev.baton.procedure.testing.CrashInjectingStore;
 import dev.baton.procedure.testing.CrashInjectingStore.Mode;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -256,6 +258,52 @@ class FileStoreRestartTest {
     clock.set(T0 + 60_000);
     assertEquals(ProcedureState.SUCCESS, restarted.await(id, WAIT).state());
     assertEquals(List.of("exec w:WAIT@" + T0, "exec w:DONE@" + (T0 + 60_000)), env.journal());
+  }
+
+  /** A waiting step whose stored state cannot be decoded without running out of memory. */
+  static final class GreedyWaitingStep extends WaitingStep {
+    GreedyWaitingStep(LongSupplier clock) {
+      super(clock);
+    }
+
+    GreedyWaitingStep(LongSupplier clock, String name, long waitMillis) {
+      super(clock, name, waitMillis);
+    }
+
+    @Override
+    protected void deserializeStateData(DataInputStream in) throws IOException {
+      super.deserializeStateData(in);
+      long[] unaffordable = new long[Integer.MAX_VALUE]; // more than any heap may hold
+      name += unaffordable.length;
+    }
+  }
+
+  @Test
+  void aRecordWhoseDecodingRunsOutOfMemoryIsReportedCorruptAndTheOthersRecover() throws Exception {
+    ProcedureRegistry withGreedy =
+        registry()
+            .register("Greedy", GreedyWaitingStep.class, () -> new GreedyWaitingStep(clock::get));
+    ProcedureExecutor<TestEnv> executor = start(newStore(), withGreedy);
+    long known = executor.submit(new WaitingStep(clock::get, "known", 60_000));
+    long greedy = executor.submit(new GreedyWaitingStep(clock::get, "greedy", 60_000));
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Stream.of(known, greedy)
+                    .allMatch(
+                        id ->
+                            executor.getInfo(id).orElseThrow().state()
+                                == ProcedureState.WAITING_TIMEOUT));
+    executor.stop();
+
+    ProcedureExecutor<TestEnv> restarted = start(newStore(), withGreedy);
+    ProcedureInfo corrupt = restarted.getInfo(greedy).orElseThrow();
+    assertEquals(ProcedureState.FAILED, corrupt.state(), corrupt::toString);
+    assertTrue(corrupt.failure().contains("corrupt"), corrupt.failure());
+    assertTrue(corrupt.failure().contains("Greedy"), corrupt.failure());
+    clock.set(T0 + 60_000);
+    assertEquals(ProcedureState.SUCCESS, restarted.await(known, WAIT).state());
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.baton.confignode.procedures;
 
 import dev.baton.confignode.datanode.RegionKind;
 import dev.baton.confignode.meta.ClusterMetadata.Region;
+import dev.baton.procedure.BoundedReads;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -10,6 +11,9 @@ import java.util.List;
 
 /** Writes and reads region lists inside a procedure's own state. */
 final class RegionCodec {
+  /** The fewest bytes a written region takes: id, replica count and leader, database and kind. */
+  private static final int MIN_REGION_BYTES = 3 * Integer.BYTES + 2 * Short.BYTES;
+
   private RegionCodec() {}
 
   static void write(DataOutputStream out, List<Region> regions) throws IOException {
@@ -20,7 +24,7 @@ final class RegionCodec {
   }
 
   static List<Region> readList(DataInputStream in) throws IOException {
-    int n = in.readInt();
+    int n = BoundedReads.readCount(in, MIN_REGION_BYTES, "regions");
     List<Region> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       out.add(read(in));
@@ -43,7 +47,7 @@ final class RegionCodec {
     int id = in.readInt();
     String db = in.readUTF();
     RegionKind kind = RegionKind.valueOf(in.readUTF());
-    int n = in.readInt();
+    int n = BoundedReads.readCount(in, Integer.BYTES, "replicas of region " + id);
     List<Integer> replicas = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       replicas.add(in.readInt());

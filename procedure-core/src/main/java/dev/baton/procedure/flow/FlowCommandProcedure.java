@@ -1,5 +1,6 @@
 package dev.baton.procedure.flow;
 
+import dev.baton.procedure.BoundedReads;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
@@ -128,7 +129,7 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
     kind = FlowCommand.Kind.values()[in.readByte()];
     node = in.readUTF();
     action = ResumeAction.values()[in.readByte()];
-    int n = in.readInt();
+    int n = BoundedReads.readCount(in, FlowGraph.MIN_SPEC_BYTES, "flow command nodes");
     List<NodeSpec> specs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       specs.add(FlowGraph.readSpec(in));

@@ -1,5 +1,6 @@
 package dev.baton.procedure.flow;
 
+import dev.baton.procedure.BoundedReads;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -19,6 +20,30 @@ import java.util.TreeSet;
  * procedure's state and, identically, as its result, so any node of a cluster can show a flow.
  */
 final class FlowGraph {
+  /** The fewest bytes {@link java.io.DataOutputStream#writeUTF} writes (its length prefix). */
+  static final int MIN_UTF_BYTES = 2;
+
+  /** The fewest bytes one argument takes: its name and value. */
+  static final int MIN_ARG_BYTES = 2 * MIN_UTF_BYTES;
+
+  /**
+   * The fewest bytes a written {@link NodeSpec} takes: name, type and trigger predicate (strings),
+   * argument and trigger counts, trigger count, retries (ints), trigger kind and policy (bytes),
+   * backoff (a long).
+   */
+  static final int MIN_SPEC_BYTES =
+      3 * MIN_UTF_BYTES + 4 * Integer.BYTES + 2 * Byte.BYTES + Long.BYTES;
+
+  /**
+   * The fewest bytes a written node takes: its spec, parent count, state and pending flag, attempts
+   * and pending epoch, task id and retry time, detail.
+   */
+  static final int MIN_NODE_BYTES =
+      MIN_SPEC_BYTES + 3 * Integer.BYTES + 2 * Byte.BYTES + 2 * Long.BYTES + MIN_UTF_BYTES;
+
+  /** The fewest bytes an applied command takes: its id and name. */
+  static final int MIN_COMMAND_BYTES = Long.BYTES + MIN_UTF_BYTES;
+
   private static final int FORMAT_VERSION = 1;
 
   final FlowInfo.Kind kind;
@@ -143,14 +168,14 @@ final class FlowGraph {
   static NodeSpec readSpec(DataInputStream in) throws IOException {
     String name = in.readUTF();
     String type = in.readUTF();
-    int argc = in.readInt();
+    int argc = BoundedReads.readCount(in, MIN_ARG_BYTES, "node arguments");
     Map<String, String> args = new HashMap<>();
     for (int i = 0; i < argc; i++) {
       args.put(in.readUTF(), in.readUTF());
     }
     Trigger.Kind tk = Trigger.Kind.values()[in.readByte()];
     int count = in.readInt();
-    int named = in.readInt();
+    int named = BoundedReads.readCount(in, MIN_UTF_BYTES, "trigger parents");
     Set<String> names = new TreeSet<>();
     for (int i = 0; i < named; i++) {
       names.add(in.readUTF());
@@ -194,7 +219,7 @@ final class FlowGraph {
     FlowGraph g = new FlowGraph(kind, in.readUTF(), in.readUTF());
     g.state = state;
     g.detail = in.readUTF();
-    int count = in.readInt();
+    int count = BoundedReads.readCount(in, MIN_NODE_BYTES, "flow nodes");
     List<List<Integer>> parents = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       parents.add(readNode(in, g));
@@ -208,7 +233,7 @@ final class FlowGraph {
         g.link(p, i);
       }
     }
-    int commands = in.readInt();
+    int commands = BoundedReads.readCount(in, MIN_COMMAND_BYTES, "applied commands");
     for (int i = 0; i < commands; i++) {
       g.appliedCommands.put(in.readLong(), in.readUTF());
     }
@@ -217,7 +242,7 @@ final class FlowGraph {
 
   private static List<Integer> readNode(DataInputStream in, FlowGraph g) throws IOException {
     NodeSpec spec = readSpec(in);
-    int parents = in.readInt();
+    int parents = BoundedReads.readCount(in, Integer.BYTES, "node parents");
     List<Integer> ps = new ArrayList<>(parents);
     for (int i = 0; i < parents; i++) {
       ps.add(in.readInt());

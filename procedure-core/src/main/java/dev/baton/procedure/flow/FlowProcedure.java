@@ -1,5 +1,6 @@
 package dev.baton.procedure.flow;
 
+import dev.baton.procedure.BoundedReads;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureExecutor;
@@ -345,8 +346,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   @Override
   protected void deserializeStateData(DataInputStream in) throws IOException {
-    byte[] b = new byte[in.readInt()];
-    in.readFully(b);
+    byte[] b = BoundedReads.readBytes(in, "flow graph");
     graph = FlowGraph.decode(b);
     encoded = b;
   }
