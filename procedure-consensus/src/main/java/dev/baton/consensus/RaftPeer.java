@@ -1,8 +1,8 @@
 package dev.baton.consensus;
 
+import dev.baton.procedure.store.DurableFiles;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -72,7 +72,7 @@ final class RaftPeer {
     // Ratis exits the JVM on some start failures (e.g. a port already taken). A library embedded
     // in a ConfigNode must not: it throws instead, and start() reports a clear IOException.
     ExitUtils.disableSystemExit();
-    Files.createDirectories(storageDir);
+    DurableFiles.createPrivateDirectories(storageDir);
     int port = ProcedureGroup.port(peers, nodeId);
     boolean existing = ProcedureGroup.hasStorage(storageDir);
     if (!existing) {

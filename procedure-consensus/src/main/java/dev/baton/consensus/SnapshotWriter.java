@@ -1,5 +1,6 @@
 package dev.baton.consensus;
 
+import dev.baton.procedure.store.DurableFiles;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
@@ -7,7 +8,6 @@ import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
@@ -171,13 +171,14 @@ final class SnapshotWriter {
           h.beforeRename(tmp, image.at());
         }
         checkNotCancelled(file);
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        DurableFiles.publish(tmp, file);
       } catch (IOException | InterruptedException | RuntimeException e) {
         Files.deleteIfExists(tmp);
         throw e;
       }
       MD5Hash digest = MD5Hash.newInstance(md5.digest());
       MD5FileUtil.saveMD5File(file.toFile(), digest);
+      DurableFiles.syncDirectory(file.toAbsolutePath().getParent());
       SingleFileSnapshotInfo info =
           new SingleFileSnapshotInfo(new FileInfo(file, digest), image.at());
       storage.updateLatestSnapshot(info);

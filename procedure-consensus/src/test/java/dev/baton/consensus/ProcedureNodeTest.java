@@ -9,7 +9,9 @@ import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +24,16 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ProcedureNodeTest {
   @TempDir Path dir;
+
+  @Test
+  void aFreshStorageDirectoryIsReadableByItsOwnerOnly() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 1).startAll()) {
+      cluster.awaitRunningLeader();
+      assertEquals(
+          "rwx------",
+          PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("n1"))));
+    }
+  }
 
   @Test
   void submissionOnAFollowerRunsOnTheLeaderAndEveryNodeAnswersReads() throws Exception {

@@ -2,6 +2,7 @@ package dev.baton.confignode.datanode;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.baton.confignode.http.Json;
+import dev.baton.procedure.store.DurableFiles;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,7 +12,6 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.slf4j.Logger;
@@ -63,7 +63,7 @@ final class DataNodeJournal implements Closeable {
   /** Opens (creating if needed) and recovers the data directory of {@code config}. */
   static DataNodeJournal open(DataNodeConfig config) throws IOException {
     Path dir = config.dataDir();
-    Files.createDirectories(dir);
+    DurableFiles.createPrivateDirectories(dir);
     Path lockFile = dir.resolve(LOCK_FILE);
     FileChannel lockChannel =
         FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
@@ -295,20 +295,6 @@ final class DataNodeJournal implements Closeable {
       }
       ch.force(true);
     }
-    Files.move(
-        temp,
-        dir.resolve(SNAPSHOT_FILE),
-        StandardCopyOption.ATOMIC_MOVE,
-        StandardCopyOption.REPLACE_EXISTING);
-    forceDirectory(dir);
-  }
-
-  /** Makes a rename durable; a no-op where directories cannot be opened (not Linux). */
-  private static void forceDirectory(Path dir) {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    } catch (IOException e) {
-      LOG.debug("cannot fsync directory {}: {}", dir, e.toString());
-    }
+    DurableFiles.publish(temp, dir.resolve(SNAPSHOT_FILE));
   }
 }

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -27,6 +28,15 @@ class DataNodeJournalTest {
 
   private DataNodeConfig config() {
     return DataNodeConfig.of(ID, dir);
+  }
+
+  @Test
+  void aFreshDataDirectoryIsReadableByItsOwnerOnly() throws IOException {
+    Path fresh = dir.resolve("fresh");
+    try (DataNodeJournal j = DataNodeJournal.open(DataNodeConfig.of(ID, fresh))) {
+      assertEquals(
+          "rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh)));
+    }
   }
 
   /** Decides, persists and applies, like the server. */

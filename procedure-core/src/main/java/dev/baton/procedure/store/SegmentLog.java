@@ -179,15 +179,6 @@ final class SegmentLog implements Closeable {
     if (!fsync) {
       return;
     }
-    FileChannel channel;
-    try {
-      channel = FileChannel.open(dir, StandardOpenOption.READ);
-    } catch (IOException e) {
-      LOG.debug("Cannot open {} to sync it; relying on the file system", dir, e);
-      return;
-    }
-    try (channel) {
-      channel.force(true);
-    }
+    DurableFiles.syncDirectory(dir);
   }
 }

@@ -1,7 +1,6 @@
 package dev.baton.procedure.store;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -51,7 +50,7 @@ final class StoreSession {
   /** Locks the directory, recovers the segments and starts the writer thread. */
   static StoreSession open(Path dir, FileProcedureStore.Config config, StoreCounters counters)
       throws IOException {
-    Files.createDirectories(dir);
+    DurableFiles.createPrivateDirectories(dir);
     StoreDirectoryLock lock = StoreDirectoryLock.acquire(dir);
     SegmentLog log = null;
     try {
