@@ -10,6 +10,7 @@ import dev.baton.consensus.proto.MetadataWrite;
 import dev.baton.consensus.proto.StoreWrite;
 import dev.baton.consensus.proto.SubmitReply;
 import dev.baton.consensus.proto.SubmitResult;
+import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
@@ -96,7 +97,9 @@ final class CommandApplier {
             carriedSubmissions.addAndGet(write.getEnvelopesCount());
             reply =
                 reply.toBuilder()
-                    .setCarried(applySubmits(write.getEnvelopesList(), index, submitted))
+                    .setCarried(
+                        applySubmits(
+                            write.getEnvelopesList(), write.getLiveCap(), index, submitted))
                     .build();
           }
         }
@@ -105,7 +108,11 @@ final class CommandApplier {
           reply =
               CommandReply.newBuilder()
                   .setSubmitted(
-                      applySubmits(command.getSubmit().getEnvelopesList(), index, submitted))
+                      applySubmits(
+                          command.getSubmit().getEnvelopesList(),
+                          command.getSubmit().getLiveCap(),
+                          index,
+                          submitted))
                   .build();
         }
         case RESERVE -> {
@@ -241,12 +248,16 @@ final class CommandApplier {
     return CommandReply.newBuilder().setWritten(true).build();
   }
 
-  /** Applies submissions in order; adds the records they created to {@code created}. */
+  /**
+   * Applies submissions in order; adds the records they created to {@code created}. A submission
+   * that would take the table past {@code liveCap} live roots (0: no cap) is refused; one that
+   * repeats a known nonce still answers with its procedure.
+   */
   private SubmitReply applySubmits(
-      List<ByteString> envelopes, long index, List<StoreRecord> created) {
+      List<ByteString> envelopes, long liveCap, long index, List<StoreRecord> created) {
     SubmitReply.Builder results = SubmitReply.newBuilder();
     for (ByteString envelope : envelopes) {
-      Submission result = applySubmit(envelope.toByteArray(), index);
+      Submission result = applySubmit(envelope.toByteArray(), liveCap, index);
       results.addResults(result.result());
       if (result.created() != null) {
         created.add(result.created());
@@ -258,9 +269,16 @@ final class CommandApplier {
   /** The result of one submission, and the record it created (null for a repeated nonce). */
   private record Submission(SubmitResult result, StoreRecord created) {}
 
-  private Submission applySubmit(byte[] envelope, long index) {
+  private Submission applySubmit(byte[] envelope, long liveCap, long index) {
     try {
       ProcedureEnvelope env = ProcedureCodec.parseEnvelope(0, envelope);
+      NonceKey nonce = ProcedureTable.nonceOf(env);
+      boolean repeated = nonce != null && table.procIdOf(nonce) != 0;
+      int live = table.liveRootCount();
+      if (!repeated && liveCap > 0 && live >= liveCap) {
+        return new Submission(
+            SubmitResult.newBuilder().setOverCapacity(overCapacity(live, liveCap)).build(), null);
+      }
       StoreRecord created = table.submit(env, envelope);
       long procId =
           created != null ? created.procId() : table.procIdOf(ProcedureTable.nonceOf(env));
@@ -272,6 +290,15 @@ final class CommandApplier {
               .build(),
           null);
     }
+  }
+
+  /** The refusal of a submission over the cap: the figures, and what the operator can do. */
+  static String overCapacity(int live, long cap) {
+    return "the cluster holds "
+        + live
+        + " unfinished procedures, its cap is "
+        + cap
+        + " (maxLiveProcedures); submit again once some have finished";
   }
 
   static CommandReply rejected(String why) {

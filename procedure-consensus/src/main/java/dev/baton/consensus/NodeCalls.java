@@ -121,7 +121,7 @@ final class NodeCalls {
     ByteString bytes = UnsafeByteOperations.unsafeWrap(envelope); // a fresh array: not copied
     return bounded(
         submitLocallyOrForward(bytes)
-            .thenApply(result -> ProcedureClient.procIdOf(result, proc.getType())),
+            .thenApply(result -> ProcedureClient.procIdInStage(result, proc.getType())),
         "submission of " + proc.getType(),
         requestTimeout);
   }

@@ -348,12 +348,26 @@ public final class ProcedureClient implements AutoCloseable {
     return e;
   }
 
-  static long procIdOf(SubmitResult result, String type) {
-    if (result.getKindCase() != SubmitResult.KindCase.PROC_ID) {
-      throw new CompletionException(
-          new IOException("submission of " + type + " refused: " + result.getRejected()));
+  /** The id a submission's result carries; the refusal it carries as an exception. */
+  static long procIdOf(SubmitResult result, String type) throws IOException {
+    switch (result.getKindCase()) {
+      case PROC_ID:
+        return result.getProcId();
+      case OVER_CAPACITY:
+        throw new LiveProcedureCapException(
+            "submission of " + type + " refused: " + result.getOverCapacity());
+      default:
+        throw new IOException("submission of " + type + " refused: " + result.getRejected());
     }
-    return result.getProcId();
+  }
+
+  /** As {@link #procIdOf}, for a stage of a future: a refusal completes it exceptionally. */
+  static long procIdInStage(SubmitResult result, String type) {
+    try {
+      return procIdOf(result, type);
+    } catch (IOException refused) {
+      throw new CompletionException(refused);
+    }
   }
 
   private <T> T get(CompletableFuture<T> future, String what) throws IOException {

@@ -46,6 +46,13 @@ import org.apache.ratis.server.RaftServer;
  */
 public final class ProcedureNode<Env> implements AutoCloseable {
   /**
+   * The default cap on unfinished root procedures: far above what a metadata service runs at once,
+   * low enough that a runaway submitter cannot grow the replicated table until a member runs out of
+   * heap (about 1.4 KB of heap per live procedure on each member).
+   */
+  public static final long DEFAULT_MAX_LIVE_PROCEDURES = 1_000_000;
+
+  /**
    * Workers of a leader executor: steps wait on Raft commits (milliseconds), so concurrency, not
    * CPU, bounds the step rate; group commit turns many concurrent writes into one entry.
    */
@@ -72,7 +79,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   private ProcedureNode(Builder<Env> b) {
     this.nodeId = b.nodeId;
-    this.stateMachine = new ProcedureStateMachine(nodeId);
+    this.stateMachine = new ProcedureStateMachine(nodeId, b.maxLiveProcedures);
     this.peers = Map.copyOf(b.peers);
     this.group = ProcedureGroup.of(b.peers);
     this.registry = b.registry;
@@ -308,8 +315,24 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         (leader, store) -> store;
     private Duration relaunchBackoff = LeadershipManager.DEFAULT_RELAUNCH_BACKOFF;
     private Duration relaunchGiveUp = LeadershipManager.DEFAULT_RELAUNCH_GIVE_UP;
+    private long maxLiveProcedures = DEFAULT_MAX_LIVE_PROCEDURES;
 
     private Builder() {}
+
+    /**
+     * The most unfinished root procedures the cluster holds while this node leads (default {@value
+     * ProcedureNode#DEFAULT_MAX_LIVE_PROCEDURES}; 0: no cap). A submission past it fails with
+     * {@link LiveProcedureCapException}; one that repeats a known nonce still gets its procedure.
+     * The cap is checked when the submission is applied, against the replicated table, with the
+     * leader's value at the time it appended the submission, so every member decides alike.
+     */
+    public Builder<Env> maxLiveProcedures(long cap) {
+      if (cap < 0) {
+        throw new IllegalArgumentException("maxLiveProcedures is 0 (no cap) or positive: " + cap);
+      }
+      this.maxLiveProcedures = cap;
+      return this;
+    }
 
     public Builder<Env> nodeId(String id) {
       this.nodeId = id;

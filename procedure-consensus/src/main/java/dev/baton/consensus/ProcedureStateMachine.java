@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -75,11 +76,26 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final LeaderChanges leaderChanges = new LeaderChanges();
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
+  private final LeaderStamp stamp;
   private volatile Listener listener;
 
-  ProcedureStateMachine(String nodeId) {
+  /**
+   * @param maxLiveProcedures the cap this node, as leader, sets on submissions (0: none)
+   */
+  ProcedureStateMachine(String nodeId, long maxLiveProcedures) {
     this.nodeId = nodeId;
     this.abortOutcomes = new AbortOutcomes(nodeId);
+    this.stamp = new LeaderStamp(maxLiveProcedures);
+  }
+
+  /** The cap on live root procedures this node sets on the submissions it appends as leader. */
+  long maxLiveProcedures() {
+    return stamp.liveCap();
+  }
+
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) {
+    return stamp.startTransaction(this, request);
   }
 
   void setListener(Listener listener) {

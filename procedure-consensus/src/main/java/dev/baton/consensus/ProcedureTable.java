@@ -58,6 +58,7 @@ final class ProcedureTable {
   private final Map<NonceKey, Long> nonces = new HashMap<>();
   private final Map<Long, NonceKey> nonceOf = new HashMap<>();
   private final TreeMap<String, byte[]> metadata = new TreeMap<>();
+  private final LiveRoots liveRoots = new LiveRoots();
   private long maxProcId;
   private long fenceTerm;
   private long fenceEpoch;
@@ -92,12 +93,15 @@ final class ProcedureTable {
     long max = batch.getMaxProcId();
     for (int i = 0; i < batch.getUpsertsCount(); i++) {
       StoreRecordProto r = batch.getUpserts(i);
-      records.put(r.getProcId(), r.getData().toByteArray());
+      byte[] data = r.getData().toByteArray();
+      records.put(r.getProcId(), data);
+      liveRoots.written(r.getProcId(), data);
       max = Math.max(max, r.getProcId());
     }
     for (int i = 0; i < batch.getDeletesCount(); i++) {
       long procId = batch.getDeletes(i);
       records.remove(procId);
+      liveRoots.deleted(procId);
       NonceKey nonce = nonceOf.remove(procId);
       if (nonce != null) {
         nonces.remove(nonce, procId);
@@ -123,11 +127,17 @@ final class ProcedureTable {
     byte[] record = ProcedureCodec.assignProcId(submission, bytes, procId);
     maxProcId = procId;
     records.put(procId, record);
+    liveRoots.submitted(procId);
     if (nonce != null) {
       nonces.put(nonce, procId);
       nonceOf.put(procId, nonce);
     }
     return new StoreRecord(procId, record);
+  }
+
+  /** Root procedures submitted that have not finished (see {@link LiveRoots}). */
+  synchronized int liveRootCount() {
+    return liveRoots.count();
   }
 
   /** The procedure submitted with {@code nonce}, or 0. */
@@ -298,7 +308,7 @@ final class ProcedureTable {
     maxProcId = loadedMax;
     fenceTerm = loadedFenceTerm;
     fenceEpoch = loadedFenceEpoch;
-    rebuildNonces();
+    rebuildIndexes();
     LOG.info(
         "Loaded procedure snapshot {}: {} procedures, max procId {}",
         file,
@@ -306,12 +316,16 @@ final class ProcedureTable {
         maxProcId);
   }
 
-  private void rebuildNonces() {
+  /** Rebuilds what is derived from the records: the nonce index and the live roots. */
+  private void rebuildIndexes() {
     nonces.clear();
     nonceOf.clear();
+    liveRoots.clear();
     for (Map.Entry<Long, byte[]> e : records.entrySet()) {
       try {
-        NonceKey nonce = nonceOf(ProcedureCodec.parseEnvelope(e.getKey(), e.getValue()));
+        ProcedureEnvelope env = ProcedureCodec.parseEnvelope(e.getKey(), e.getValue());
+        liveRoots.loaded(env);
+        NonceKey nonce = nonceOf(env);
         if (nonce != null) {
           nonces.put(nonce, e.getKey());
           nonceOf.put(e.getKey(), nonce);
@@ -327,6 +341,7 @@ final class ProcedureTable {
     records.clear();
     nonces.clear();
     nonceOf.clear();
+    liveRoots.clear();
     metadata.clear();
     maxProcId = 0;
     fenceTerm = 0;

@@ -212,7 +212,11 @@ final class RaftProcedureStore implements ProcedureStore {
 
   /** One log entry carrying the batches and submissions, stamped with this store's term. */
   private CompletableFuture<List<SubmitResult>> sendEntry(List<Item> items) {
-    StoreWrite.Builder write = StoreWrite.newBuilder().setTerm(term).setEpoch(epoch);
+    StoreWrite.Builder write =
+        StoreWrite.newBuilder()
+            .setTerm(term)
+            .setEpoch(epoch)
+            .setLiveCap(stateMachine.maxLiveProcedures());
     for (Item item : items) {
       if (item.submission()) {
         write.addEnvelopes(item.bytes());

@@ -34,7 +34,7 @@ class AbortOutcomesTest {
   @Test
   void theApplyOfAnAbortCompletesBeforeTheExecutorDecides() throws Exception {
     CompletableFuture<Boolean> decision = new CompletableFuture<>();
-    ProcedureStateMachine sm = new ProcedureStateMachine("n1");
+    ProcedureStateMachine sm = new ProcedureStateMachine("n1", 0);
     sm.setListener(new Deciding(decision));
 
     CompletableFuture<Message> applied = sm.applyTransaction(abortEntry(sm, 7, 42));
@@ -55,7 +55,7 @@ class AbortOutcomesTest {
 
   @Test
   void aFollowerOrAnExecutorThatStoppedGivesNoDecisionButSaysWhy() throws Exception {
-    ProcedureStateMachine follower = new ProcedureStateMachine("n2");
+    ProcedureStateMachine follower = new ProcedureStateMachine("n2", 0);
     follower.setListener(new Deciding(null)); // not the leader: its executor does not decide
     follower.applyTransaction(abortEntry(follower, 3, 42)).get(10, TimeUnit.SECONDS);
     AbortOutcome none = outcome(follower, 3).get(10, TimeUnit.SECONDS);
@@ -64,7 +64,7 @@ class AbortOutcomesTest {
     assertTrue(none.getUnknown().contains("log index 3"), none.getUnknown());
 
     CompletableFuture<Boolean> decision = new CompletableFuture<>();
-    ProcedureStateMachine leader = new ProcedureStateMachine("n1");
+    ProcedureStateMachine leader = new ProcedureStateMachine("n1", 0);
     leader.setListener(new Deciding(decision));
     leader.applyTransaction(abortEntry(leader, 4, 42)).get(10, TimeUnit.SECONDS);
     decision.completeExceptionally(new NotLeaderException("the executor of term 2 stopped"));
