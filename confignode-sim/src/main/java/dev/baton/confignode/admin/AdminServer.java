@@ -10,6 +10,7 @@ import dev.baton.confignode.http.JsonExchange;
 import dev.baton.confignode.http.LoopbackHttpServer;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.consensus.ProcedureNode;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -44,10 +45,13 @@ public final class AdminServer implements AutoCloseable {
   private ExecutorService threads;
 
   public AdminServer(
-      ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata, StateHolds holds) {
+      ProcedureNode<ConfigNodeEnv> node,
+      ClusterMetadata metadata,
+      StateHolds holds,
+      ProcedureLimits limits) {
     this.node = node;
     routes.add(new ClusterRoutes(node));
-    routes.add(new ProcedureRoutes(node, holds));
+    routes.add(new ProcedureRoutes(node, holds, limits));
     routes.add(new LockRoutes(node, metadata));
   }
 
@@ -96,11 +100,13 @@ public final class AdminServer implements AutoCloseable {
             HttpURLConnection.HTTP_UNAVAILABLE,
             new ErrorReply(ClusterCalls.UNAVAILABLE, "the node is shutting down"));
       } catch (RuntimeException e) {
-        LOG.error("admin API failed on {} {}", req.method(), req.uri(), e);
+        String reference = HttpErrors.newReference();
+        LOG.error(
+            "admin API failed on {} {} (reference {})", req.method(), req.uri(), reference, e);
         JsonExchange.send(
             exchange,
             HttpURLConnection.HTTP_INTERNAL_ERROR,
-            new ErrorReply(HttpErrors.INTERNAL, "internal error: " + e));
+            new ErrorReply(HttpErrors.INTERNAL, HttpErrors.internalMessage(reference)));
       }
     }
   }

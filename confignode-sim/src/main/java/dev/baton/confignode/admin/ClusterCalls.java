@@ -2,6 +2,7 @@ package dev.baton.confignode.admin;
 
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
+import dev.baton.consensus.LiveProcedureCapException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +28,10 @@ public final class ClusterCalls {
           "the cluster did not answer within " + CLUSTER_WAIT + " (no leader or no majority)");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
+      if (cause instanceof LiveProcedureCapException full) {
+        throw new HttpError(
+            HttpErrors.HTTP_TOO_MANY_REQUESTS, HttpErrors.TOO_MANY_PROCEDURES, full.getMessage());
+      }
       if (cause instanceof IllegalArgumentException bad) {
         throw new HttpError(
             HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, bad.getMessage());

@@ -5,8 +5,10 @@ import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
+import dev.baton.confignode.http.Paging;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
@@ -16,6 +18,7 @@ import dev.baton.procedure.ProcedureState;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,10 +40,12 @@ final class ProcedureRoutes implements AdminRoutes {
 
   private final ProcedureNode<ConfigNodeEnv> node;
   private final StateHolds holds;
+  private final ProcedureLimits limits;
 
-  ProcedureRoutes(ProcedureNode<ConfigNodeEnv> node, StateHolds holds) {
+  ProcedureRoutes(ProcedureNode<ConfigNodeEnv> node, StateHolds holds, ProcedureLimits limits) {
     this.node = node;
     this.holds = holds;
+    this.limits = limits;
   }
 
   @Override
@@ -51,7 +56,7 @@ final class ProcedureRoutes implements AdminRoutes {
         return Optional.of(submit(req));
       }
       req.requireMethod("GET");
-      return Optional.of(list(req.query()));
+      return Optional.of(list(req));
     }
     if (req.isApi(PATH, null)) {
       req.requireMethod("GET");
@@ -79,19 +84,35 @@ final class ProcedureRoutes implements AdminRoutes {
     }
     Procedure<ConfigNodeEnv> proc;
     try {
-      proc = ConfigNodeProcedures.create(body.type(), body.args());
+      proc = ConfigNodeProcedures.create(body.type(), body.args(), limits);
     } catch (IllegalArgumentException e) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, e.getMessage());
     }
     NonceKey nonce =
         body.nonce() == null ? null : new NonceKey(body.nonce().group(), body.nonce().nonce());
+    if (nonce != null && nonce.group() == ConfigNodeProcedures.NODE_NONCE_GROUP) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_BAD_REQUEST,
+          HttpErrors.INVALID_REQUEST,
+          "nonce group "
+              + ConfigNodeProcedures.NODE_NONCE_GROUP
+              + " is reserved for the node's own submissions; use another group");
+    }
     long id = ClusterCalls.await(node.submit(proc, nonce));
     return Map.of("procId", id);
   }
 
-  private List<ProcedureView> list(Map<String, String> query)
-      throws HttpError, InterruptedException {
+  /**
+   * One page of the procedures that match the filters, in id order: at most {@code limit} (default
+   * {@value Paging#DEFAULT_PAGE}, at most {@value Paging#MAX_PAGE}) with ids above {@code after}
+   * (default 0). When more match, the reply's {@value Paging#NEXT_AFTER_HEADER} header holds the
+   * {@code after} of the next page.
+   */
+  private List<ProcedureView> list(AdminRequest req) throws HttpError, InterruptedException {
+    Map<String, String> query = req.query();
+    int limit = (int) queryNumber(query, "limit", Paging.DEFAULT_PAGE, 1, Paging.MAX_PAGE);
+    long after = queryNumber(query, "after", 0, 0, Long.MAX_VALUE);
     ProcedureState state = null;
     if (query.containsKey("state")) {
       try {
@@ -107,13 +128,53 @@ final class ProcedureRoutes implements AdminRoutes {
       }
     }
     String type = query.get("type");
+    List<ProcedureInfo> all = new ArrayList<>(ClusterCalls.await(node.list()));
+    all.sort(Comparator.comparingLong(ProcedureInfo::procId));
     List<ProcedureView> out = new ArrayList<>();
-    for (ProcedureInfo i : ClusterCalls.await(node.list())) {
-      if ((state == null || i.state() == state) && (type == null || type.equals(i.type()))) {
-        out.add(view(i));
+    for (ProcedureInfo i : all) {
+      if (i.procId() <= after
+          || (state != null && i.state() != state)
+          || (type != null && !type.equals(i.type()))) {
+        continue;
       }
+      if (out.size() == limit) {
+        req.exchange()
+            .getResponseHeaders()
+            .set(Paging.NEXT_AFTER_HEADER, Long.toString(out.get(out.size() - 1).procId()));
+        break;
+      }
+      out.add(view(i));
     }
     return out;
+  }
+
+  /** A whole-number query parameter within {@code min..max}, or {@code absent} if not given. */
+  private static long queryNumber(
+      Map<String, String> query, String name, long absent, long min, long max) throws HttpError {
+    String value = query.get(name);
+    if (value == null) {
+      return absent;
+    }
+    try {
+      long n = Long.parseLong(value);
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new HttpError(
+        HttpURLConnection.HTTP_BAD_REQUEST,
+        HttpErrors.INVALID_REQUEST,
+        "'"
+            + name
+            + "' must be a whole number from "
+            + min
+            + " to "
+            + max
+            + ", got '"
+            + value
+            + "'");
   }
 
   private ProcedureView get(long id) throws HttpError, InterruptedException {

@@ -1,8 +1,10 @@
 package dev.baton.confignode.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.http.Paging;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -102,6 +104,26 @@ public final class NodeApiClient {
    */
   public JsonNode get(String path) throws IOException, InterruptedException {
     return retrying(() -> anyNode("GET", path, null));
+  }
+
+  /**
+   * Every procedure that matches {@code filter} (query parameters such as {@code state=RUNNABLE},
+   * or empty), read page by page in id order ({@link Paging}); each page is a read as in {@link
+   * #get}.
+   */
+  public ArrayNode listProcedures(String filter) throws IOException, InterruptedException {
+    ArrayNode all = Json.LENIENT.createArrayNode();
+    long after = 0;
+    while (true) {
+      String query =
+          (filter.isEmpty() ? "" : filter + "&") + "limit=" + Paging.MAX_PAGE + "&after=" + after;
+      JsonNode page = get("/api/procedures?" + query);
+      all.addAll((ArrayNode) page);
+      if (page.size() < Paging.MAX_PAGE) {
+        return all;
+      }
+      after = page.get(page.size() - 1).get("procId").asLong();
+    }
   }
 
   /** A call to the cluster. */

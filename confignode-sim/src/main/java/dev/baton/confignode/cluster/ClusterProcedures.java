@@ -91,7 +91,7 @@ public final class ClusterProcedures {
   public void awaitAllFinished(Duration timeout) throws IOException, InterruptedException {
     Poll.untilTrue(
         () -> {
-          for (JsonNode p : api.get().get("/api/procedures")) {
+          for (JsonNode p : api.get().listProcedures("")) {
             if (!p.get("finished").asBoolean()) {
               return false;
             }

@@ -102,7 +102,7 @@ public final class InvariantCheck {
       Map<Long, Long> acknowledged,
       boolean everyNonceResolved)
       throws IOException, InterruptedException {
-    JsonNode procedures = api.get("/api/procedures");
+    JsonNode procedures = api.listProcedures("");
     JsonNode metadata = api.get("/api/metadata");
     List<DataNodeState> states = new ArrayList<>();
     for (DataNodeClient client : dataNodes) {

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.baton.confignode.http.ErrorReply;
 import dev.baton.confignode.http.HttpError;
+import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
 import dev.baton.confignode.http.LoopbackHttpServer;
 import java.io.IOException;
@@ -197,11 +198,17 @@ public final class DataNodeServer implements AutoCloseable {
     } catch (IOException e) {
       LOG.debug("DataNode {}: exchange failed: {}", config.id(), e.toString());
     } catch (RuntimeException e) {
-      LOG.error("DataNode {}: bug while handling {}", config.id(), exchange.getRequestURI(), e);
+      String reference = HttpErrors.newReference();
+      LOG.error(
+          "DataNode {}: bug while handling {} (reference {})",
+          config.id(),
+          exchange.getRequestURI(),
+          reference,
+          e);
       sendQuietly(
           exchange,
           HttpURLConnection.HTTP_INTERNAL_ERROR,
-          new ErrorReply(DataNodeErrors.INTERNAL, "internal error: " + e));
+          new ErrorReply(DataNodeErrors.INTERNAL, HttpErrors.internalMessage(reference)));
     } finally {
       exchange.close();
     }

@@ -35,7 +35,7 @@ final class DrillChecks {
 
   /** The violations found (empty if every invariant holds). */
   List<String> run() throws IOException, InterruptedException {
-    JsonNode all = api.get("/api/procedures");
+    JsonNode all = api.listProcedures("");
     for (JsonNode p : all) {
       if (!p.get("finished").asBoolean()) {
         violations.add("procedure " + p.get("procId") + " is not terminal: " + p.get("state"));

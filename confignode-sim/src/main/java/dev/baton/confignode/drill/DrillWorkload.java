@@ -65,7 +65,7 @@ final class DrillWorkload {
   /** Root procedures that finished. */
   long finishedCount() throws IOException, InterruptedException {
     long n = 0;
-    for (JsonNode p : api.get("/api/procedures")) {
+    for (JsonNode p : api.listProcedures("")) {
       if (p.get("finished").asBoolean() && p.get("parentProcId").asLong() < 0) {
         n++;
       }
@@ -80,7 +80,7 @@ final class DrillWorkload {
     while (true) {
       JsonNode all;
       try {
-        all = api.get("/api/procedures");
+        all = api.listProcedures("");
       } catch (NodeApiClient.ApiException e) {
         Thread.sleep(POLL.toMillis());
         continue;

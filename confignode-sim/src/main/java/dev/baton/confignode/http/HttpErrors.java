@@ -20,5 +20,24 @@ public final class HttpErrors {
   /** 500: a bug, reported without a stack trace. */
   public static final String INTERNAL = "internal";
 
+  /** The cluster holds as many unfinished procedures as its cap allows (429). */
+  public static final String TOO_MANY_PROCEDURES = "too_many_procedures";
+
+  /** HTTP's Too Many Requests, which {@code HttpURLConnection} has no constant for. */
+  public static final int HTTP_TOO_MANY_REQUESTS = 429;
+
   private HttpErrors() {}
+
+  /**
+   * A reference for an unexpected failure: logged with the failure, and the only thing about it the
+   * client is told (an exception's text may name files, classes or data the client must not see).
+   */
+  public static String newReference() {
+    return Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+  }
+
+  /** The message of a 500 reply: no detail, the reference to find it in the node's log. */
+  public static String internalMessage(String reference) {
+    return "internal error; the node's log has the details under reference " + reference;
+  }
 }

@@ -10,6 +10,7 @@ import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.AddDataNode;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
@@ -39,7 +40,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConfigNodeServer.class);
 
   /** Nonce group of the registrations of start-up DataNodes. */
-  static final long DATANODE_NONCE_GROUP = 1;
+  static final long DATANODE_NONCE_GROUP = ConfigNodeProcedures.NODE_NONCE_GROUP;
 
   /** How long registration of start-up DataNodes keeps trying (elections included). */
   static final Duration REGISTRATION_PATIENCE = Duration.ofMinutes(2);
@@ -54,6 +55,7 @@ public final class ConfigNodeServer implements AutoCloseable {
    * @param faults whether the fault routes ({@link StateHolds}) are on; for drills only
    * @param holdsAtStart holds set when the node starts (with {@code faults} on), so a node
    *     restarted in a drill holds before it can run a single step
+   * @param limits what one request may ask of the cluster
    */
   public record Config(
       String nodeId,
@@ -63,12 +65,41 @@ public final class ConfigNodeServer implements AutoCloseable {
       List<String> dataNodes,
       RaftSettings raft,
       boolean faults,
-      List<StateHolds.Hold> holdsAtStart) {
+      List<StateHolds.Hold> holdsAtStart,
+      ProcedureLimits limits) {
     public Config {
       holdsAtStart = List.copyOf(holdsAtStart);
       if (!faults && !holdsAtStart.isEmpty()) {
         throw new IllegalArgumentException("holds at start " + holdsAtStart + " need faults on");
       }
+    }
+
+    /** A node with the default limits. */
+    public Config(
+        String nodeId,
+        Map<String, InetSocketAddress> peers,
+        Path dataDir,
+        int httpPort,
+        List<String> dataNodes,
+        RaftSettings raft,
+        boolean faults,
+        List<StateHolds.Hold> holdsAtStart) {
+      this(
+          nodeId,
+          peers,
+          dataDir,
+          httpPort,
+          dataNodes,
+          raft,
+          faults,
+          holdsAtStart,
+          ProcedureLimits.DEFAULTS);
+    }
+
+    /** This configuration with {@code limits}. */
+    public Config withLimits(ProcedureLimits limits) {
+      return new Config(
+          nodeId, peers, dataDir, httpPort, dataNodes, raft, faults, holdsAtStart, limits);
     }
 
     /** A node without the fault routes. */
@@ -121,6 +152,7 @@ public final class ConfigNodeServer implements AutoCloseable {
                   return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodeHttp);
                 })
             .raft(config.raft())
+            .maxLiveProcedures(config.limits().maxLiveProcedures())
             .build();
     this.metadata = new ClusterMetadata(node.metadata());
     flowRuntime.bind(node::executor);
@@ -137,7 +169,7 @@ public final class ConfigNodeServer implements AutoCloseable {
     try {
       node.start();
       api =
-          new AdminServer(node, metadata, holds)
+          new AdminServer(node, metadata, holds, config.limits())
               .addRoutes(
                   new FlowRoutes(
                       new NodeFlowGateway(node, ClusterCalls.CLUSTER_WAIT),

@@ -25,10 +25,7 @@ public final class AddDataNode extends ConfigNodeProcedure<AddDataNode.S> {
 
   public AddDataNode(String address) {
     this();
-    if (address == null || !address.matches("[^:\\s]+:\\d{1,5}")) {
-      throw new IllegalArgumentException("address must be host:port, got " + address);
-    }
-    this.address = address;
+    this.address = DataNodeAddress.check(address);
   }
 
   @Override

@@ -12,6 +12,12 @@ import java.util.function.Supplier;
 
 /** The ConfigNode's procedure types: their registry, and how to build one from API arguments. */
 public final class ConfigNodeProcedures {
+  /**
+   * The nonce group of the node's own submissions (the DataNodes it registers at start). Requests
+   * through the admin API may not use it, so no client can collide with, or pre-empt, them.
+   */
+  public static final long NODE_NONCE_GROUP = 1;
+
   /** Defaults of CreateDatabase when the request does not say. */
   public static final int DEFAULT_SCHEMA_REGIONS = 1;
 
@@ -62,8 +68,13 @@ public final class ConfigNodeProcedures {
    * @throws IllegalArgumentException naming the problem: unknown type, missing, unknown or invalid
    *     argument
    */
-  @SuppressWarnings("unchecked")
   public static <E> Procedure<E> create(String type, JsonNode args) {
+    return create(type, args, ProcedureLimits.DEFAULTS);
+  }
+
+  /** As {@link #create(String, JsonNode)}, within {@code limits}. */
+  @SuppressWarnings("unchecked")
+  public static <E> Procedure<E> create(String type, JsonNode args, ProcedureLimits limits) {
     JsonNode a =
         args == null || args.isNull()
             ? com.fasterxml.jackson.databind.node.NullNode.instance
@@ -100,11 +111,15 @@ public final class ConfigNodeProcedures {
           }
           case "Noop" -> {
             allow(a, "steps");
-            yield new Noop(integer(a, "steps", Noop.DEFAULT_STEPS));
+            Noop noop = new Noop(integer(a, "steps", Noop.DEFAULT_STEPS));
+            limits.checkNoopSteps(noop.steps);
+            yield noop;
           }
           case "Sleep" -> {
             allow(a, "millis");
-            yield new Sleep(integer(a, "millis", null));
+            Sleep sleep = new Sleep(integer(a, "millis", null));
+            limits.checkSleepMillis(sleep.millis);
+            yield sleep;
           }
           default ->
               throw new IllegalArgumentException(

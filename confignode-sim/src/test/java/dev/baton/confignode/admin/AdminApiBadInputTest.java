@@ -83,7 +83,15 @@ class AdminApiBadInputTest {
           empty database name     | {"type":"DeleteDatabase","args":{"name":""}}          | invalid_request | database name must be 1..64
           no schema regions       | {"type":"CreateDatabase","args":{"name":"d","schemaRegions":0}} | invalid_request | schemaRegions must be within 1..64
           zero replication        | {"type":"CreateDatabase","args":{"name":"d","replication":0}}   | invalid_request | replication must be within
-          bad address             | {"type":"AddDataNode","args":{"address":"nowhere"}}   | invalid_request | address must be host:port
+          bad address             | {"type":"AddDataNode","args":{"address":"nowhere"}}   | invalid_request | is not HOST:PORT
+          address with a path     | {"type":"AddDataNode","args":{"address":"h/x:80"}}    | invalid_request | is not HOST:PORT
+          address with user info  | {"type":"AddDataNode","args":{"address":"a@b:1"}}     | invalid_request | is not HOST:PORT
+          address with a query    | {"type":"AddDataNode","args":{"address":"h?x=1:80"}}  | invalid_request | is not HOST:PORT
+          address port zero       | {"type":"AddDataNode","args":{"address":"h:0"}}       | invalid_request | the port must be 1-65535
+          address port too large  | {"type":"AddDataNode","args":{"address":"h:65536"}}   | invalid_request | the port must be 1-65535
+          address with a space    | {"type":"AddDataNode","args":{"address":"h x:80"}}    | invalid_request | is not HOST:PORT
+          sleep past the cap      | {"type":"Sleep","args":{"millis":3600001}}            | invalid_request | max-sleep-ms 3600000
+          reserved nonce group    | {"type":"Noop","nonce":{"group":1,"nonce":2}}         | invalid_request | nonce group 1 is reserved
           migrate onto itself     | {"type":"MigrateRegion","args":{"regionId":1,"from":2,"to":2}} | invalid_request | source and target DataNode are both 2
           nonce not an object     | {"type":"Noop","nonce":5}                             | invalid_request | field 'nonce' must be a JSON object
           nonce group a string    | {"type":"Noop","nonce":{"group":"a","nonce":1}}       | invalid_request | field 'nonce.group' must be an integer

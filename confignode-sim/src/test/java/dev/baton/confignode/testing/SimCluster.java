@@ -17,6 +17,7 @@ import dev.baton.confignode.datanode.RegionRole;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.node.ConfigNodeServer;
+import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.NodeRole;
@@ -94,6 +95,13 @@ public final class SimCluster implements AutoCloseable {
   /** As {@link #start(Path, int, int)}; {@code faults} turns every ConfigNode's fault routes on. */
   public static SimCluster start(Path dir, int configNodes, int dataNodes, boolean faults)
       throws IOException {
+    return start(dir, configNodes, dataNodes, faults, ProcedureLimits.DEFAULTS);
+  }
+
+  /** As {@link #start(Path, int, int, boolean)}, every ConfigNode with {@code limits}. */
+  public static SimCluster start(
+      Path dir, int configNodes, int dataNodes, boolean faults, ProcedureLimits limits)
+      throws IOException {
     SimCluster c = new SimCluster(dir);
     try {
       for (int i = 1; i <= dataNodes; i++) {
@@ -107,7 +115,7 @@ public final class SimCluster implements AutoCloseable {
         ConfigNodeServer server =
             new ConfigNodeServer(
                 new ConfigNodeServer.Config(
-                    id, c.peers, dir.resolve(id), 0, addresses, RAFT, faults, List.of()));
+                    id, c.peers, dir.resolve(id), 0, addresses, RAFT, faults, List.of(), limits));
         server.start();
         c.nodes.put(id, server);
       }
