@@ -111,7 +111,7 @@ final class ExecutorLauncher<Env> {
       backlog = new ArrayList<>(t.pending);
       t.pending.clear();
       t.streak.running(System.currentTimeMillis());
-      manager.role = NodeRole.LEADER_RUNNING;
+      manager.setRole(NodeRole.LEADER_RUNNING);
       manager.runningStore = inc.store();
       running = t.running;
     }

@@ -104,7 +104,8 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   private final Duration relaunchBackoff;
   private final Duration relaunchGiveUp;
-  volatile NodeRole role = NodeRole.FOLLOWER;
+  private final RoleNotifier roles;
+  private volatile NodeRole role = NodeRole.FOLLOWER;
 
   /** The store of the executor running here as leader; null when none runs. */
   volatile RaftProcedureStore runningStore;
@@ -113,8 +114,9 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   volatile Recovery lastRecovery;
   private boolean shutdown;
 
-  LeadershipManager(ProcedureNode<Env> node) {
+  LeadershipManager(ProcedureNode<Env> node, RoleNotifier roles) {
     this.node = node;
+    this.roles = roles;
     this.launcher = new ExecutorLauncher<>(node, this);
     this.relaunchBackoff = node.executorSettings().relaunchBackoff();
     this.relaunchGiveUp = node.executorSettings().relaunchGiveUp();
@@ -134,6 +136,12 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   NodeRole role() {
     return role;
+  }
+
+  /** Sets the role under this manager's lock, so listeners hear the changes in their order. */
+  synchronized void setRole(NodeRole next) {
+    role = next;
+    roles.changed(next);
   }
 
   Optional<Recovery> lastRecovery() {
@@ -161,7 +169,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     } else {
       synchronized (this) {
         if (current == null && !shutdown) {
-          role = NodeRole.LEADER_RECOVERING;
+          setRole(NodeRole.LEADER_RECOVERING);
         }
       }
     }
@@ -186,7 +194,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       }
       previous = current;
       current = next;
-      role = NodeRole.LEADER_RECOVERING;
+      setRole(NodeRole.LEADER_RECOVERING);
       runningStore = null;
     }
     if (previous != null) {
@@ -255,7 +263,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       shutdown = true;
       t = current;
       current = null;
-      role = NodeRole.FOLLOWER;
+      setRole(NodeRole.FOLLOWER);
       runningStore = null;
     }
     if (t != null) {
@@ -263,6 +271,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
     lifecycle.shutdown();
     adoptions.shutdown();
+    roles.shutdown();
     try {
       if (!lifecycle.awaitTermination(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
         LOG.warn(
@@ -285,7 +294,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     synchronized (this) {
       t = current;
       current = null;
-      role = NodeRole.FOLLOWER;
+      setRole(NodeRole.FOLLOWER);
       runningStore = null;
     }
     if (t != null) {
@@ -339,7 +348,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     }
     t.executor = null;
     t.store = null;
-    role = NodeRole.LEADER_RECOVERING;
+    setRole(NodeRole.LEADER_RECOVERING);
     runningStore = null;
     if (t.running.isDone()) {
       t.running = new CompletableFuture<>();

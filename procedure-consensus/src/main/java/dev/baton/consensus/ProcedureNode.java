@@ -96,7 +96,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     this.raftSettings = b.raft;
     this.clock = b.clock;
     this.peer = new RaftPeer(nodeId, peers, group, b.storageDir, raftSettings.requestTimeout());
-    this.leadership = new LeadershipManager<>(this);
+    this.leadership = new LeadershipManager<>(this, new RoleNotifier(nodeId, b.roleListeners));
     this.metadata =
         new ReplicatedMetadata(
             stateMachine,
@@ -309,6 +309,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     private ProcedureRegistry registry;
     private Function<LeaderContext, Env> environment;
     private final List<Consumer<ProcedureExecutor.Builder<Env>>> tuning = new ArrayList<>();
+    private final List<Consumer<NodeRole>> roleListeners = new ArrayList<>();
     private RaftSettings raft = RaftSettings.defaults();
     private LongSupplier clock = System::currentTimeMillis;
     private BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator =
@@ -379,6 +380,20 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     /** Any other executor setting, applied to every leader executor this node builds. */
     public Builder<Env> executor(Consumer<ProcedureExecutor.Builder<Env>> setting) {
       tuning.add(Objects.requireNonNull(setting, "setting"));
+      return this;
+    }
+
+    /**
+     * Calls {@code listener} with this node's new {@link NodeRole} each time it changes: {@link
+     * NodeRole#LEADER_RECOVERING} when it becomes leader (and again when its executor failed and is
+     * being relaunched), {@link NodeRole#LEADER_RUNNING} once its executor runs, {@link
+     * NodeRole#FOLLOWER} when leadership ends or the node closes. Changes arrive in order on one
+     * thread of the node's own, never on a Ratis thread; the starting FOLLOWER is not reported. A
+     * listener that blocks holds up only the notifications after it; one that throws is logged.
+     * Each call adds a listener.
+     */
+    public Builder<Env> onRoleChange(Consumer<NodeRole> listener) {
+      roleListeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The {@code drill} command's flags and help; the drill itself runs in {@code DrillTest}. */
+/**
+ * The {@code drill} command's flags and help; the drill itself runs in {@code DrillTest}
+ * (integration-test).
+ */
 @Timeout(30)
 class DrillCommandTest {
   @ParameterizedTest(name = "{0}")

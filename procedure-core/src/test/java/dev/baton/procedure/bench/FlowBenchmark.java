@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Workflow benchmark (not a test), on an in-memory store so the flow layer's own cost shows.
@@ -30,8 +31,12 @@ import java.util.concurrent.TimeUnit;
  *       the same round: the same number of plain NoopSteps procedures submitted at once; reported
  *       as the ratio flow nodes/s ÷ plain procedures/s.
  *   <li>Stream: {@code bench.flow.appends} nodes appended by 8 threads, 5 per append, to one stream
- *       flow; appended nodes/s (until every append was acknowledged, i.e. durably in the flow) and
+ *       flow; appended nodes/s (until that many were acknowledged, i.e. durably in the flow) and
  *       run nodes/s (until the chain has run).
+ *   <li>Stream growth: the same with {@code bench.flow.streamNodes} (default 10,000) nodes; the
+ *       time per appended node (acknowledged appends, all threads together) over the first 1,000
+ *       nodes and over the last 1,000, and last ÷ first. An append must not get dearer as its chain
+ *       grows: the ratio should stay near 1.
  * </ol>
  *
  * Run from the repository root:
@@ -51,8 +56,12 @@ public final class FlowBenchmark {
   private static final int PER_APPEND = 5;
   private static final Duration WAIT = Duration.ofMinutes(10);
 
+  /** Nodes at each end of the growth stream whose time per append is compared. */
+  private static final int GROWTH_WINDOW = 1_000;
+
   private final int nodes = Integer.getInteger("bench.flow.nodes", 1_000);
   private final int appends = Integer.getInteger("bench.flow.appends", 2_000);
+  private final int streamNodes = Integer.getInteger("bench.flow.streamNodes", 10_000);
   private final int rounds = Integer.getInteger("bench.rounds", 3);
   private final PrintStream out = System.out;
 
@@ -81,16 +90,21 @@ public final class FlowBenchmark {
   }
 
   private void run() throws Exception {
+    if (streamNodes < 2 * GROWTH_WINDOW) {
+      throw new IllegalArgumentException(
+          "bench.flow.streamNodes must be at least " + 2 * GROWTH_WINDOW + ", got " + streamNodes);
+    }
     var os = ManagementFactory.getOperatingSystemMXBean();
     out.printf(
         Locale.ROOT,
         "flow benchmark: %d cpus, load average %.2f, java %s, %d-node DAG, %d appended nodes,"
-            + " %d rounds, %d workers%n",
+            + " %d-node growth stream, %d rounds, %d workers%n",
         os.getAvailableProcessors(),
         os.getSystemLoadAverage(),
         System.getProperty("java.version"),
         nodes,
         appends,
+        streamNodes,
         rounds,
         WORKERS);
     double[] dag = new double[rounds];
@@ -98,13 +112,20 @@ public final class FlowBenchmark {
     double[] ratio = new double[rounds];
     double[] appended = new double[rounds];
     double[] ran = new double[rounds];
+    double[] firstMicros = new double[rounds];
+    double[] lastMicros = new double[rounds];
+    double[] growth = new double[rounds];
     for (int r = 0; r < rounds; r++) {
       dag[r] = fanOutFanIn();
       plain[r] = plainProcedures();
       ratio[r] = dag[r] / plain[r];
-      double[] s = stream(r);
-      appended[r] = s[0];
-      ran[r] = s[1];
+      StreamRun s = stream("round" + r, appends);
+      appended[r] = s.appendedPerSec();
+      ran[r] = s.runPerSec();
+      StreamRun g = stream("growth" + r, streamNodes);
+      firstMicros[r] = g.microsPerNode(0, GROWTH_WINDOW);
+      lastMicros[r] = g.microsPerNode(g.measured() - GROWTH_WINDOW, g.measured());
+      growth[r] = lastMicros[r] / firstMicros[r];
       System.err.printf(Locale.ROOT, "round %d done%n", r + 1);
     }
     out.printf(Locale.ROOT, "%-44s %14s%n", "measure", "median");
@@ -113,15 +134,24 @@ public final class FlowBenchmark {
     row("DAG nodes/s / plain procedures/s", median(ratio));
     row("stream appended nodes/s (8 threads)", median(appended));
     row("stream chain run nodes/s", median(ran));
+    row("growth stream us/appended node, first 1,000", median(firstMicros));
+    row("growth stream us/appended node, last 1,000", median(lastMicros));
+    row("growth stream last / first", median(growth));
     out.printf(
         Locale.ROOT,
         "{\"dagNodesPerSec\":%.1f,\"plainPerSec\":%.1f,\"dagOverPlain\":%.3f,"
-            + "\"streamAppendedPerSec\":%.1f,\"streamRunPerSec\":%.1f}%n",
+            + "\"streamAppendedPerSec\":%.1f,\"streamRunPerSec\":%.1f,"
+            + "\"streamNodes\":%d,\"streamFirstMicrosPerNode\":%.1f,"
+            + "\"streamLastMicrosPerNode\":%.1f,\"streamLastOverFirst\":%.3f}%n",
         median(dag),
         median(plain),
         median(ratio),
         median(appended),
-        median(ran));
+        median(ran),
+        streamNodes,
+        median(firstMicros),
+        median(lastMicros),
+        median(growth));
   }
 
   private void row(String name, double v) {
@@ -169,35 +199,69 @@ public final class FlowBenchmark {
     }
   }
 
-  private double[] stream(int round) throws Exception {
+  /**
+   * One stream run: when it started, when each append was acknowledged (sorted; each append carries
+   * {@link #PER_APPEND} nodes), how many nodes are measured, and when the chain had run.
+   */
+  private record StreamRun(long startNanos, long[] ackNanos, int measured, long ranNanos) {
+    double appendedPerSec() {
+      return measured / seconds(startNanos, ackNanos[measured / PER_APPEND - 1]);
+    }
+
+    double runPerSec() {
+      return ackNanos.length * PER_APPEND / seconds(startNanos, ranNanos);
+    }
+
+    /** Microseconds per node appended from node {@code from} to node {@code to}. */
+    double microsPerNode(int from, int to) {
+      long begin = from == 0 ? startNanos : ackNanos[from / PER_APPEND - 1];
+      long end = ackNanos[to / PER_APPEND - 1];
+      return (end - begin) / 1e3 / (to - from);
+    }
+  }
+
+  /**
+   * Appends {@code nodes} nodes from {@link #PRODUCERS} threads and waits until the chain has run.
+   * Each thread appends until {@code nodes} are acknowledged, so every measured append ran among
+   * all of them (a thread that finished early would leave the last appends less company); the few
+   * appends past {@code nodes} are run but not measured.
+   */
+  private StreamRun stream(String group, int nodes) throws Exception {
+    int measured = nodes / PER_APPEND * PER_APPEND;
+    if (measured == 0) {
+      throw new IllegalArgumentException("a stream needs at least " + PER_APPEND + " nodes");
+    }
     Setup s = start();
     ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
+    long[] acks = new long[measured / PER_APPEND + PRODUCERS];
+    AtomicInteger acked = new AtomicInteger();
     try {
       long t0 = System.nanoTime();
       List<Future<Long>> done = new ArrayList<>();
-      int perProducer = appends / PRODUCERS;
       for (int p = 0; p < PRODUCERS; p++) {
         int producer = p;
         done.add(
             producers.submit(
                 () -> {
                   long id = 0;
-                  for (int k = 0; k < perProducer; k += PER_APPEND) {
+                  for (int k = 0; acked.get() * PER_APPEND < measured; k += PER_APPEND) {
                     List<NodeSpec> batch = new ArrayList<>(PER_APPEND);
                     for (int j = k; j < k + PER_APPEND; j++) {
                       batch.add(NodeSpec.of("p" + producer + "-" + j, NoopSteps.TYPE));
                     }
-                    id = s.flows().append("bench", "round" + round, batch);
+                    id = s.flows().append("bench", group, batch);
+                    acks[acked.getAndIncrement()] = System.nanoTime();
                   }
                   return id;
                 }));
       }
       long id = 0;
       for (Future<Long> f : done) {
-        id = f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        id = Math.max(id, f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS));
       }
-      long t1 = System.nanoTime();
-      int total = perProducer * PRODUCERS;
+      long[] sorted = Arrays.copyOf(acks, acked.get());
+      Arrays.sort(sorted);
+      int total = sorted.length * PER_APPEND;
       while (true) {
         FlowInfo f = s.flows().get(id).orElseThrow();
         if (f.state() == FlowState.FINISH && f.nodes().size() == total) {
@@ -208,8 +272,7 @@ public final class FlowBenchmark {
         }
         TimeUnit.MILLISECONDS.sleep(20);
       }
-      long t2 = System.nanoTime();
-      return new double[] {total / seconds(t0, t1), total / seconds(t0, t2)};
+      return new StreamRun(t0, sorted, measured, System.nanoTime());
     } finally {
       producers.shutdownNow();
       s.executor().stop();

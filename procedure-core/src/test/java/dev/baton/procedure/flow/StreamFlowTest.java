@@ -29,8 +29,14 @@ import org.junit.jupiter.api.Timeout;
 class StreamFlowTest {
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final int PRODUCERS = 8;
-  private static final int NODES = Integer.getInteger("flow.stream.nodes", 10_000);
   private static final int PER_APPEND = 5;
+  private static final int APPENDS_PER_PRODUCER = 12;
+
+  /**
+   * Enough for appends of every producer to interleave and for several link batches of the chain;
+   * how appends scale with a long chain is FlowBenchmark's stream growth figure.
+   */
+  private static final int NODES = PRODUCERS * APPENDS_PER_PRODUCER * PER_APPEND;
 
   private final FlowWorld world = new FlowWorld();
   private ProcedureExecutor<FlowWorld> executor;
@@ -69,11 +75,10 @@ class StreamFlowTest {
 
   @Test
   void concurrentAppendsFromEightThreadsFormOneChainKeepingEachProducersOrder() throws Exception {
-    long started = System.nanoTime();
     ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
     Set<Long> ids = java.util.concurrent.ConcurrentHashMap.newKeySet();
     List<Future<?>> done = new ArrayList<>();
-    int perProducer = NODES / PRODUCERS;
+    int perProducer = APPENDS_PER_PRODUCER * PER_APPEND;
     for (int p = 0; p < PRODUCERS; p++) {
       int producer = p;
       done.add(
@@ -93,15 +98,10 @@ class StreamFlowTest {
       f.get(90, TimeUnit.SECONDS);
     }
     producers.shutdown();
-    long appended = System.nanoTime();
-    org.slf4j.LoggerFactory.getLogger(StreamFlowTest.class)
-        .info("appended {} nodes in {} ms", NODES, (appended - started) / 1_000_000);
     assertEquals(1, ids.size(), "every append reached the same stream flow: " + ids);
     long id = ids.iterator().next();
 
     FlowInfo flow = awaitIdle(id, NODES);
-    org.slf4j.LoggerFactory.getLogger(StreamFlowTest.class)
-        .info("ran {} nodes in {} ms", NODES, (System.nanoTime() - appended) / 1_000_000);
     assertEquals(FlowInfo.Kind.STREAM, flow.kind());
     Map<String, Integer> lastSeen = new HashMap<>();
     Set<String> parents = new HashSet<>();
