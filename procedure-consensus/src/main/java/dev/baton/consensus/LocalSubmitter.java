@@ -28,12 +28,17 @@ import org.apache.ratis.server.RaftServer;
 final class LocalSubmitter implements AutoCloseable {
   private final RaftServer server;
   private final RaftGroupId group;
-  private final ClientId clientId = ClientId.randomId();
+  private final ClientId clientId;
   private final AtomicLong callIds = new AtomicLong();
   private final ThreadPoolExecutor replies;
 
-  LocalSubmitter(RaftServer server, RaftGroupId group, String nodeId) {
+  /**
+   * @param clientId the id this submitter's requests carry: the state machine accepts the
+   *     executor's own commands only from it, so it must never be used by anything else
+   */
+  LocalSubmitter(RaftServer server, ClientId clientId, RaftGroupId group, String nodeId) {
     this.server = server;
+    this.clientId = clientId;
     this.group = group;
     this.replies =
         new ThreadPoolExecutor(

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -46,6 +47,7 @@ final class NodeCalls {
   NodeCalls(
       String nodeId,
       RaftServer server,
+      ClientId localClient,
       RaftGroup group,
       ProcedureRegistry registry,
       RaftSettings settings,
@@ -57,7 +59,7 @@ final class NodeCalls {
     this.clock = clock;
     this.requestTimeout = settings.requestTimeout();
     this.self = RaftPeerId.valueOf(nodeId);
-    this.local = new LocalSubmitter(server, group.getGroupId(), nodeId);
+    this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId);
     this.client = new ProcedureClient(group, registry, settings);
     this.isLeader = isLeader;
     this.executorStore = executorStore;

@@ -2,6 +2,7 @@ package dev.baton.consensus;
 
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
+import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
@@ -21,6 +22,7 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -72,6 +74,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   private final RaftSettings raftSettings;
   private final LongSupplier clock;
   private final ProcedureStateMachine stateMachine;
+  private final ClientId localClient;
   private final LeadershipManager<Env> leadership;
   private final ReplicatedMetadata metadata;
   private final RaftPeer peer;
@@ -79,7 +82,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   private ProcedureNode(Builder<Env> b) {
     this.nodeId = b.nodeId;
-    this.stateMachine = new ProcedureStateMachine(nodeId, b.maxLiveProcedures);
+    this.localClient = ClientId.randomId();
+    this.stateMachine =
+        new ProcedureStateMachine(
+            nodeId,
+            new EntryAdmission(localClient, b.maxLiveProcedures, new ProcedureCodec(b.registry)));
     this.peers = Map.copyOf(b.peers);
     this.group = ProcedureGroup.of(b.peers);
     this.registry = b.registry;
@@ -121,6 +128,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         new NodeCalls(
             nodeId,
             peer.server(),
+            localClient,
             group,
             registry,
             raftSettings,

@@ -76,26 +76,26 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final LeaderChanges leaderChanges = new LeaderChanges();
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
-  private final LeaderStamp stamp;
+  private final EntryAdmission admission;
   private volatile Listener listener;
 
   /**
-   * @param maxLiveProcedures the cap this node, as leader, sets on submissions (0: none)
+   * @param admission what this node, as leader, checks and writes before it appends an entry
    */
-  ProcedureStateMachine(String nodeId, long maxLiveProcedures) {
+  ProcedureStateMachine(String nodeId, EntryAdmission admission) {
     this.nodeId = nodeId;
     this.abortOutcomes = new AbortOutcomes(nodeId);
-    this.stamp = new LeaderStamp(maxLiveProcedures);
+    this.admission = admission;
   }
 
   /** The cap on live root procedures this node sets on the submissions it appends as leader. */
   long maxLiveProcedures() {
-    return stamp.liveCap();
+    return admission.liveCap();
   }
 
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) {
-    return stamp.startTransaction(this, request);
+    return admission.startTransaction(this, request);
   }
 
   void setListener(Listener listener) {

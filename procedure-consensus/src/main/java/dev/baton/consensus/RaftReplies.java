@@ -14,6 +14,7 @@ import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftException;
 import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
@@ -96,6 +97,10 @@ final class RaftReplies {
               + cause.getMessage()
               + ")",
           cause);
+    }
+    if (cause instanceof StateMachineException refused && refused.getCause() != null) {
+      // the leader refused the entry before appending it (EntryAdmission): say why, not where
+      return new IOException(what + " refused: " + refused.getCause().getMessage(), refused);
     }
     if (cause instanceof IOException io) {
       return io;

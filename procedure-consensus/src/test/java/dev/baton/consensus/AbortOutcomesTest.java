@@ -9,6 +9,8 @@ import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
+import dev.baton.procedure.ProcedureCodec;
+import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -16,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
@@ -31,10 +34,16 @@ import org.junit.jupiter.api.Timeout;
 class AbortOutcomesTest {
   private static final long TERM = 2;
 
+  private static ProcedureStateMachine stateMachine(String nodeId) {
+    return new ProcedureStateMachine(
+        nodeId,
+        new EntryAdmission(ClientId.randomId(), 0, new ProcedureCodec(new ProcedureRegistry())));
+  }
+
   @Test
   void theApplyOfAnAbortCompletesBeforeTheExecutorDecides() throws Exception {
     CompletableFuture<Boolean> decision = new CompletableFuture<>();
-    ProcedureStateMachine sm = new ProcedureStateMachine("n1", 0);
+    ProcedureStateMachine sm = stateMachine("n1");
     sm.setListener(new Deciding(decision));
 
     CompletableFuture<Message> applied = sm.applyTransaction(abortEntry(sm, 7, 42));
@@ -55,7 +64,7 @@ class AbortOutcomesTest {
 
   @Test
   void aFollowerOrAnExecutorThatStoppedGivesNoDecisionButSaysWhy() throws Exception {
-    ProcedureStateMachine follower = new ProcedureStateMachine("n2", 0);
+    ProcedureStateMachine follower = stateMachine("n2");
     follower.setListener(new Deciding(null)); // not the leader: its executor does not decide
     follower.applyTransaction(abortEntry(follower, 3, 42)).get(10, TimeUnit.SECONDS);
     AbortOutcome none = outcome(follower, 3).get(10, TimeUnit.SECONDS);
@@ -64,7 +73,7 @@ class AbortOutcomesTest {
     assertTrue(none.getUnknown().contains("log index 3"), none.getUnknown());
 
     CompletableFuture<Boolean> decision = new CompletableFuture<>();
-    ProcedureStateMachine leader = new ProcedureStateMachine("n1", 0);
+    ProcedureStateMachine leader = stateMachine("n1");
     leader.setListener(new Deciding(decision));
     leader.applyTransaction(abortEntry(leader, 4, 42)).get(10, TimeUnit.SECONDS);
     decision.completeExceptionally(new NotLeaderException("the executor of term 2 stopped"));

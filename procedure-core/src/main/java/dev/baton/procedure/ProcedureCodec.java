@@ -208,6 +208,24 @@ public final class ProcedureCodec {
   }
 
   /**
+   * Checks a submission ({@link #encodeSubmission}) as the executor will read it: a valid envelope
+   * without an id, of a registered type, whose state decodes.
+   *
+   * @throws ProcedureCodecException saying what is wrong
+   */
+  public void checkSubmission(byte[] submission) throws ProcedureCodecException {
+    ProcedureEnvelope env = parseEnvelope(0, submission);
+    if (env.getParentProcId() != Procedure.NO_PARENT || env.getRootProcId() != 0) {
+      throw new ProcedureCodecException(
+          "a submission is a new root procedure; it names parent "
+              + env.getParentProcId()
+              + " and root "
+              + env.getRootProcId());
+    }
+    decode(0, submission);
+  }
+
+  /**
    * Decodes a stored record into a live procedure.
    *
    * @throws UnknownProcedureTypeException if its type is not registered
