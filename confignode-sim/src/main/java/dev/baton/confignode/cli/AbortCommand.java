@@ -3,8 +3,9 @@ package dev.baton.confignode.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code confignode-sim abort ID --cluster ...}: asks the leader to abort a procedure ({@code POST
@@ -12,24 +13,44 @@ import java.util.List;
  * was aborted, {@value ClientCommand#EXIT_REFUSED} if not (finished already, or the procedure does
  * not support abort in its current step).
  */
-final class AbortCommand {
-  static final String NAME = "abort";
+@Command(
+    name = "abort",
+    description = {
+      "Asks the leader to abort a procedure.",
+      "Prints the answer {\"aborted\": true|false}; a procedure that finished already, or refuses"
+          + " abort in its current step, is not aborted (exit 1)."
+    },
+    exitCodeList = {
+      "0:aborted",
+      "1:the cluster refused the request, or the procedure was not aborted",
+      ClientCommand.EXIT_USAGE_LINE,
+      ClientCommand.EXIT_NO_NODE_LINE
+    })
+final class AbortCommand extends ClientCommand {
+  @Parameters(
+      index = "0",
+      paramLabel = "ID",
+      converter = ProcId.class,
+      description = "the procedure's id")
+  Long id;
 
-  static final ClientCommand COMMAND =
-      new ClientCommand(NAME, "ID", List.of(), List.of("ID"), AbortCommand::abort);
+  @Mixin ClusterOptions cluster;
 
-  private AbortCommand() {}
+  @Override
+  ClusterOptions cluster() {
+    return cluster;
+  }
 
-  private static int abort(
-      CommandLineFlags flags, NodeApiClient api, PrintStream out, PrintStream err)
-      throws UsageException, IOException, InterruptedException {
-    long id = ClientCommand.procId("ID", flags.positional(0));
+  @Override
+  int run(NodeApiClient api) throws IOException, InterruptedException {
     JsonNode answer = api.post(GetCommand.path(id) + "/abort", null);
-    ClientCommand.printJson(out, answer);
+    printJson(out(), answer);
     if (answer.path("aborted").asBoolean()) {
       return 0;
     }
-    err.println(NAME + ": procedure " + id + " was not aborted (finished, or it refuses abort)");
-    return ClientCommand.EXIT_REFUSED;
+    err()
+        .println(
+            spec.name() + ": procedure " + id + " was not aborted (finished, or it refuses abort)");
+    return EXIT_REFUSED;
   }
 }

@@ -2,16 +2,28 @@ package dev.baton.confignode.cli;
 
 import dev.baton.confignode.bench.Bench;
 import dev.baton.confignode.bench.BenchResult;
-import java.io.PrintStream;
-import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * {@code confignode-sim bench [--nodes 3] [--procedures N] [--steps K] [--workers W] [--keep-dir
- * true]}: starts a local cluster of ConfigNode processes, runs {@link Bench}, prints a table and a
- * JSON line, and removes its processes and directory. Exit 0 if every procedure succeeded.
+ * {@code confignode-sim bench [--nodes N] [--procedures N] [--steps K] [--workers W] [--keep-dir]}:
+ * starts a local cluster of ConfigNode processes, runs {@link Bench}, prints a table and a JSON
+ * line, and removes its processes and directory. Exit 0 if every procedure succeeded.
  */
-final class BenchCommand {
-  static final String NAME = "bench";
+@Command(
+    name = "bench",
+    description = {
+      "Measures procedure throughput and latency on a local cluster.",
+      "Starts ConfigNode processes, has W clients each submit Noop procedures of K steps and wait"
+          + " for them, N in all, and prints a table and a JSON line."
+    },
+    exitCodeList = {
+      "0:every procedure succeeded",
+      "1:some procedures did not succeed",
+      "2:bad flags",
+      "4:the benchmark could not run"
+    })
+final class BenchCommand extends CliCommand {
   static final int EXIT_NOT_ALL_SUCCEEDED = 1;
   static final int MIN_NODES = 1;
   static final int MAX_NODES = 7;
@@ -19,72 +31,46 @@ final class BenchCommand {
   static final int MAX_STEPS = 1_000;
   static final int MAX_WORKERS = 256;
 
-  static final List<CommandLineFlags.Flag> FLAGS =
-      List.of(
-          new CommandLineFlags.Flag(
-              "nodes",
-              "N",
-              "ConfigNode processes (default " + Bench.Settings.DEFAULT_NODES + ")",
-              false),
-          new CommandLineFlags.Flag(
-              "procedures",
-              "N",
-              "procedures measured (default " + Bench.Settings.DEFAULT_PROCEDURES + ")",
-              false),
-          new CommandLineFlags.Flag(
-              "steps",
-              "K",
-              "steps of each Noop (default " + Bench.Settings.DEFAULT_STEPS + ")",
-              false),
-          new CommandLineFlags.Flag(
-              "workers",
-              "W",
-              "concurrent clients (default " + Bench.Settings.DEFAULT_WORKERS + ")",
-              false),
-          new CommandLineFlags.Flag("keep-dir", "true", "keep logs and data afterwards", false));
+  @Bounds(min = MIN_NODES, max = MAX_NODES)
+  @Option(names = "--nodes", paramLabel = "N", description = "ConfigNode processes")
+  int nodes = Bench.Settings.DEFAULT_NODES;
 
-  private BenchCommand() {}
+  @Bounds(min = 1, max = MAX_PROCEDURES)
+  @Option(names = "--procedures", paramLabel = "N", description = "procedures measured")
+  int procedures = Bench.Settings.DEFAULT_PROCEDURES;
 
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    if (CommandLineFlags.wantsHelp(args)) {
-      out.println(usage());
-      return 0;
-    }
-    Bench.Settings settings;
-    try {
-      CommandLineFlags flags = CommandLineFlags.parse(NAME, FLAGS, args);
-      settings =
-          new Bench.Settings(
-              flags.intValue("nodes", Bench.Settings.DEFAULT_NODES, MIN_NODES, MAX_NODES),
-              flags.intValue("procedures", Bench.Settings.DEFAULT_PROCEDURES, 1, MAX_PROCEDURES),
-              flags.intValue("steps", Bench.Settings.DEFAULT_STEPS, 1, MAX_STEPS),
-              flags.intValue("workers", Bench.Settings.DEFAULT_WORKERS, 1, MAX_WORKERS),
-              "true".equals(flags.string("keep-dir")));
-    } catch (UsageException e) {
-      return CommandLineFlags.usageError(NAME, e, usage(), err);
-    }
+  @Bounds(min = 1, max = MAX_STEPS)
+  @Option(names = "--steps", paramLabel = "K", description = "steps of each Noop")
+  int steps = Bench.Settings.DEFAULT_STEPS;
+
+  @Bounds(min = 1, max = MAX_WORKERS)
+  @Option(names = "--workers", paramLabel = "W", description = "concurrent clients")
+  int workers = Bench.Settings.DEFAULT_WORKERS;
+
+  @Option(
+      names = "--keep-dir",
+      arity = "0..1",
+      paramLabel = "true|false",
+      description = "keep logs and data afterwards")
+  boolean keepDir;
+
+  @Override
+  public Integer call() {
+    Bench.Settings settings = new Bench.Settings(nodes, procedures, steps, workers, keepDir);
     return LocalJob.run(
-        NAME,
-        () -> new Bench(settings, out),
+        spec.name(),
+        () -> new Bench(settings, out()),
         bench -> {
           BenchResult result = bench.run();
-          out.println();
-          out.print(result.table());
-          out.println(result.jsonLine());
+          out().println();
+          out().print(result.table());
+          out().println(result.jsonLine());
           if (result.failed() > 0) {
-            err.println(NAME + ": " + result.failed() + " procedures did not succeed");
+            err().println(spec.name() + ": " + result.failed() + " procedures did not succeed");
             return EXIT_NOT_ALL_SUCCEEDED;
           }
           return 0;
         },
-        err);
-  }
-
-  static String usage() {
-    return "usage: confignode-sim "
-        + NAME
-        + " [--nodes N] [--procedures N] [--steps K] [--workers W] [--keep-dir true]"
-        + System.lineSeparator()
-        + CommandLineFlags.describe(FLAGS);
+        err());
   }
 }

@@ -1,56 +1,150 @@
 package dev.baton.confignode.cli;
 
 import java.io.PrintStream;
-import java.util.Arrays;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.CharBuffer;
 import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
 
 /**
- * The command line of the ConfigNode simulation jar: the commands of API.md ({@link #COMMANDS}),
- * each with {@code --help}. A usage error exits with {@link #EXIT_USAGE}.
+ * The command line of the ConfigNode simulation jar: {@code confignode-sim <command> [options]},
+ * one {@link Command} class per command. Every command answers {@code --help} (exit 0, stdout) and
+ * {@code --version}; a usage error is a message on stderr that names the flag, and exit {@value
+ * #EXIT_USAGE} ({@link UsageErrors}). The attributes of this class's {@code @Command} (help
+ * options, synopsis heading, defaults shown, option order) are inherited by every command.
  */
-public final class ConfigNodeCli {
+@Command(
+    name = "confignode-sim",
+    scope = ScopeType.INHERIT,
+    mixinStandardHelpOptions = true,
+    versionProvider = ProjectVersion.class,
+    synopsisHeading = "usage: ",
+    synopsisSubcommandLabel = "<command>",
+    descriptionHeading = "%n",
+    parameterListHeading = "%nArguments:%n",
+    optionListHeading = "%nOptions (* required):%n",
+    requiredOptionMarker = '*',
+    commandListHeading = "%nCommands:%n",
+    exitCodeListHeading = "%nExit codes:%n",
+    showDefaultValues = true,
+    sortOptions = false,
+    sortSynopsis = false,
+    description = {
+      "The ConfigNode simulation: ConfigNode and DataNode processes, drills on local clusters, and"
+          + " clients of a running cluster's admin API.",
+      "'confignode-sim <command> --help' describes each command."
+    },
+    exitCodeList = {
+      "0:help or version printed",
+      "2:usage error: no command, an unknown command or flag, a bad value"
+    },
+    subcommands = {
+      NodeCommand.class,
+      DataNodeCommand.class,
+      DrillCommand.class,
+      ChaosCommand.class,
+      BenchCommand.class,
+      SubmitCommand.class,
+      GetCommand.class,
+      ListCommand.class,
+      AbortCommand.class,
+      ResumeCommand.class,
+      CompletionCommand.class
+    })
+public final class ConfigNodeCli implements Callable<Integer> {
   /** Exit code for a usage error. */
   public static final int EXIT_USAGE = 2;
 
-  static final List<String> COMMANDS =
-      List.of(
-          "node",
-          "datanode",
-          "drill",
-          "chaos",
-          "bench",
-          "submit",
-          "get",
-          "list",
-          "abort",
-          "resume");
+  /** Exit code for a failure no command expected: a bug, printed with its stack trace. */
+  static final int EXIT_INTERNAL_ERROR = 1;
 
-  private ConfigNodeCli() {}
+  private final PrintStream out;
+  private final PrintStream err;
 
-  /** Runs one command line; returns the process exit code. */
+  @Spec CommandSpec spec;
+
+  private ConfigNodeCli(PrintStream out, PrintStream err) {
+    this.out = out;
+    this.err = err;
+  }
+
+  /** Runs one command line, printing only to {@code out} and {@code err}; returns the exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
-    if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
-      PrintStream to = args.length == 0 ? err : out; // no command is a usage error: stderr
-      to.println("usage: confignode-sim <command> [options]");
-      to.println("commands: " + String.join(", ", COMMANDS));
-      return args.length == 0 ? EXIT_USAGE : 0;
-    }
-    String[] rest = Arrays.copyOfRange(args, 1, args.length);
-    return switch (args[0]) {
-      case DataNodeCommand.NAME -> DataNodeCommand.run(rest, out, err);
-      case NodeCommand.NAME -> NodeCommand.run(rest, out, err);
-      case DrillCommand.NAME -> DrillCommand.run(rest, out, err);
-      case ChaosCommand.NAME -> ChaosCommand.run(rest, out, err);
-      case BenchCommand.NAME -> BenchCommand.run(rest, out, err);
-      case SubmitCommand.NAME -> SubmitCommand.COMMAND.run(rest, out, err);
-      case GetCommand.NAME -> GetCommand.COMMAND.run(rest, out, err);
-      case ListCommand.NAME -> ListCommand.COMMAND.run(rest, out, err);
-      case AbortCommand.NAME -> AbortCommand.COMMAND.run(rest, out, err);
-      case ResumeCommand.NAME -> ResumeCommand.COMMAND.run(rest, out, err);
-      default -> {
-        err.println("unknown command '" + args[0] + "'; commands: " + String.join(", ", COMMANDS));
-        yield EXIT_USAGE;
-      }
-    };
+    return commandLine(out, err).execute(args);
+  }
+
+  /** The command names, in the order {@code --help} lists them. */
+  static List<String> commandNames() {
+    return List.copyOf(commandLine(System.out, System.err).getSubcommands().keySet());
+  }
+
+  static CommandLine commandLine(PrintStream out, PrintStream err) {
+    CommandLine cli = new CommandLine(new ConfigNodeCli(out, err));
+    cli.setOut(writer(out));
+    cli.setErr(writer(err));
+    cli.setParameterExceptionHandler(new UsageErrors());
+    cli.setExecutionStrategy(
+        parseResult -> {
+          Integer help = CommandLine.executeHelpRequest(parseResult);
+          if (help != null) {
+            return help;
+          }
+          UsageErrors.check(parseResult);
+          return new CommandLine.RunLast().execute(parseResult);
+        });
+    cli.setExecutionExceptionHandler(
+        (e, command, parseResult) -> {
+          PrintWriter to = command.getErr();
+          to.println(command.getCommandName() + ": internal error: " + e);
+          e.printStackTrace(to);
+          to.flush();
+          return EXIT_INTERNAL_ERROR;
+        });
+    return cli;
+  }
+
+  /** No command: the usage, to stderr, as a usage error. */
+  @Override
+  public Integer call() {
+    CommandLine self = spec.commandLine();
+    self.usage(self.getErr());
+    self.getErr().flush();
+    return EXIT_USAGE;
+  }
+
+  PrintStream out() {
+    return out;
+  }
+
+  PrintStream err() {
+    return err;
+  }
+
+  /** A writer over {@code stream}, which encodes the characters with its own charset. */
+  private static PrintWriter writer(PrintStream stream) {
+    return new PrintWriter(
+        new Writer() {
+          @Override
+          public void write(char[] chars, int off, int len) {
+            stream.append(CharBuffer.wrap(chars, off, len));
+          }
+
+          @Override
+          public void flush() {
+            stream.flush();
+          }
+
+          @Override
+          public void close() {
+            stream.flush();
+          }
+        },
+        true);
   }
 }

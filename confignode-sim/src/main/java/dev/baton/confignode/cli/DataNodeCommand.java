@@ -4,12 +4,14 @@ import dev.baton.confignode.datanode.DataNodeConfig;
 import dev.baton.confignode.datanode.DataNodeServer;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 /**
  * {@code confignode-sim datanode --id ID --port PORT --data-dir DIR}: runs a simulated DataNode
@@ -17,7 +19,15 @@ import java.util.concurrent.TimeUnit;
  * datanode ID listening on 127.0.0.1:PORT data-dir DIR}, so a launcher that passed port 0 can read
  * the port.
  */
-final class DataNodeCommand {
+@Command(
+    name = DataNodeCommand.NAME,
+    description = {
+      "Runs a simulated DataNode until the process is stopped.",
+      "Once listening it prints 'datanode ID listening on 127.0.0.1:PORT data-dir DIR', so a"
+          + " launcher that passed --port 0 can read the port."
+    },
+    exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
+final class DataNodeCommand extends CliCommand {
   static final String NAME = "datanode";
 
   /** Exit code when the DataNode cannot start (port taken, data directory unusable). */
@@ -26,33 +36,32 @@ final class DataNodeCommand {
   /** How long the shutdown hook waits for the DataNode to close its files. */
   static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(10);
 
-  static final String ID = "id";
-  static final String PORT = "port";
-  static final String DATA_DIR = "data-dir";
+  @Bounds(min = 0, max = Integer.MAX_VALUE)
+  @Option(
+      names = "--id",
+      required = true,
+      paramLabel = "ID",
+      description = "DataNode id, an integer >= 0")
+  Integer id;
 
-  static final List<CommandLineFlags.Flag> FLAGS =
-      List.of(
-          new CommandLineFlags.Flag(ID, "ID", "DataNode id, an integer >= 0", true),
-          new CommandLineFlags.Flag(
-              PORT, "PORT", "HTTP port on 127.0.0.1; 0 picks a free one", true),
-          new CommandLineFlags.Flag(
-              DATA_DIR, "DIR", "directory of the DataNode's durable state", true));
+  @Bounds(min = 0, max = DataNodeConfig.MAX_PORT)
+  @Option(
+      names = "--port",
+      required = true,
+      paramLabel = "PORT",
+      description = "HTTP port on 127.0.0.1; 0 picks a free one")
+  Integer port;
 
-  private DataNodeCommand() {}
+  @Option(
+      names = "--data-dir",
+      required = true,
+      paramLabel = "DIR",
+      description = "directory of the DataNode's durable state")
+  Path dataDir;
 
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    if (CommandLineFlags.wantsHelp(args)) {
-      out.println(usage());
-      return 0;
-    }
-    DataNodeConfig config;
-    try {
-      config = parse(args);
-    } catch (UsageException e) {
-      err.println(NAME + ": " + e.getMessage());
-      err.println(usage());
-      return ConfigNodeCli.EXIT_USAGE;
-    }
+  @Override
+  public Integer call() {
+    DataNodeConfig config = config();
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
@@ -67,20 +76,25 @@ final class DataNodeCommand {
                   }
                 },
                 "datanode-shutdown"));
-    return serve(config, out, err, stop, stopped);
+    return serve(config, out(), err(), stop, stopped);
   }
 
-  static DataNodeConfig parse(String[] args) throws UsageException {
-    CommandLineFlags flags = CommandLineFlags.parse(NAME, FLAGS, args);
-    int id = flags.intValue(ID, 0, Integer.MAX_VALUE);
-    int port = flags.intValue(PORT, 0, DataNodeConfig.MAX_PORT);
-    Path dir;
+  DataNodeConfig config() {
+    return DataNodeConfig.of(id, dataDir).withPort(port);
+  }
+
+  /**
+   * The configuration of {@code datanode ARGS} (the arguments after the command name), checked as
+   * the command line checks it; a usage error is thrown with the message the command line prints.
+   */
+  static DataNodeConfig parse(String[] args) {
+    CommandLine line = new CommandLine(new DataNodeCommand());
     try {
-      dir = Path.of(flags.string(DATA_DIR));
-    } catch (InvalidPathException e) {
-      throw new UsageException("flag --" + DATA_DIR + " is not a valid path: " + e.getMessage());
+      UsageErrors.check(line.parseArgs(args));
+    } catch (ParameterException e) {
+      throw new ParameterException(line, UsageErrors.message(e, args), e, null, "");
     }
-    return DataNodeConfig.of(id, dir).withPort(port);
+    return ((DataNodeCommand) line.getCommand()).config();
   }
 
   /** Runs the DataNode until {@code stop} opens; opens {@code stopped} once it is closed. */
@@ -111,13 +125,5 @@ final class DataNodeCommand {
     } finally {
       stopped.countDown();
     }
-  }
-
-  static String usage() {
-    return "usage: confignode-sim "
-        + NAME
-        + " --id ID --port PORT --data-dir DIR"
-        + System.lineSeparator()
-        + CommandLineFlags.describe(FLAGS);
   }
 }

@@ -1,64 +1,58 @@
 package dev.baton.confignode.cli;
 
 import dev.baton.confignode.drill.Drill;
-import java.io.PrintStream;
-import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * {@code confignode-sim drill [--nodes 3] [--datanodes 3] [--procedures N] [--keep-dir]}: the
+ * {@code confignode-sim drill [--nodes N] [--datanodes N] [--procedures N] [--keep-dir]}: the
  * project's main job (see {@link Drill}). Exit code 0 only if every invariant holds.
  */
-final class DrillCommand {
-  static final String NAME = "drill";
+@Command(
+    name = "drill",
+    description = {
+      "The main job: a local cluster drill with a leader SIGKILL.",
+      "Starts ConfigNode and DataNode processes, runs a mixed workload, SIGKILLs the leader in the"
+          + " middle, checks the invariants and prints a report."
+    },
+    exitCodeList = {
+      "0:every invariant holds",
+      "1:an invariant is violated",
+      "2:bad flags",
+      "4:the drill could not run"
+    })
+final class DrillCommand extends CliCommand {
   static final int EXIT_VIOLATIONS = 1;
+  static final int MIN_NODES = 3;
   static final int MAX_NODES = 7;
   static final int MAX_PROCEDURES = 10_000;
 
-  static final List<CommandLineFlags.Flag> FLAGS =
-      List.of(
-          new CommandLineFlags.Flag("nodes", "N", "ConfigNode processes (default 3)", false),
-          new CommandLineFlags.Flag("datanodes", "N", "DataNode processes (default 3)", false),
-          new CommandLineFlags.Flag(
-              "procedures",
-              "N",
-              "workload size (default " + Drill.Settings.DEFAULT_PROCEDURES + ")",
-              false),
-          new CommandLineFlags.Flag("keep-dir", "true", "keep logs and data afterwards", false));
+  @Bounds(min = MIN_NODES, max = MAX_NODES)
+  @Option(names = "--nodes", paramLabel = "N", description = "ConfigNode processes")
+  int nodes = Drill.Settings.DEFAULT_NODES;
 
-  private DrillCommand() {}
+  @Bounds(min = MIN_NODES, max = MAX_NODES)
+  @Option(names = "--datanodes", paramLabel = "N", description = "DataNode processes")
+  int dataNodes = Drill.Settings.DEFAULT_DATANODES;
 
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    if (CommandLineFlags.wantsHelp(args)) {
-      out.println(usage());
-      return 0;
-    }
-    Drill.Settings settings;
-    try {
-      CommandLineFlags flags = CommandLineFlags.parse(NAME, FLAGS, args);
-      settings =
-          new Drill.Settings(
-              flags.string("nodes") == null
-                  ? Drill.Settings.DEFAULT_NODES
-                  : flags.intValue("nodes", 3, MAX_NODES),
-              flags.string("datanodes") == null
-                  ? Drill.Settings.DEFAULT_DATANODES
-                  : flags.intValue("datanodes", 3, MAX_NODES),
-              flags.string("procedures") == null
-                  ? Drill.Settings.DEFAULT_PROCEDURES
-                  : flags.intValue("procedures", 1, MAX_PROCEDURES),
-              "true".equals(flags.string("keep-dir")));
-    } catch (UsageException e) {
-      return CommandLineFlags.usageError(NAME, e, usage(), err);
-    }
+  @Bounds(min = 1, max = MAX_PROCEDURES)
+  @Option(names = "--procedures", paramLabel = "N", description = "workload size")
+  int procedures = Drill.Settings.DEFAULT_PROCEDURES;
+
+  @Option(
+      names = "--keep-dir",
+      arity = "0..1",
+      paramLabel = "true|false",
+      description = "keep logs and data afterwards")
+  boolean keepDir;
+
+  @Override
+  public Integer call() {
+    Drill.Settings settings = new Drill.Settings(nodes, dataNodes, procedures, keepDir);
     return LocalJob.run(
-        NAME, () -> new Drill(settings, out), drill -> drill.run() ? 0 : EXIT_VIOLATIONS, err);
-  }
-
-  static String usage() {
-    return "usage: confignode-sim "
-        + NAME
-        + " [--nodes N] [--datanodes N] [--procedures N] [--keep-dir true]"
-        + System.lineSeparator()
-        + CommandLineFlags.describe(FLAGS);
+        spec.name(),
+        () -> new Drill(settings, out()),
+        drill -> drill.run() ? 0 : EXIT_VIOLATIONS,
+        err());
   }
 }

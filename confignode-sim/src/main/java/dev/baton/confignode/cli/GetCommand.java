@@ -5,31 +5,44 @@ import dev.baton.confignode.client.NodeApiClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code confignode-sim get ID --cluster ... [--format json|table]}: prints one procedure ({@code
  * GET /api/procedures/ID}); an unknown id is the cluster's 404, exit {@value
  * ClientCommand#EXIT_REFUSED}.
  */
-final class GetCommand {
-  static final String NAME = "get";
+@Command(
+    name = "get",
+    description = {"Prints one procedure.", "An unknown id is the cluster's 404, exit 1."},
+    exitCodeList = {
+      ClientCommand.EXIT_DONE_LINE,
+      ClientCommand.EXIT_REFUSED_LINE,
+      ClientCommand.EXIT_USAGE_LINE,
+      ClientCommand.EXIT_NO_NODE_LINE
+    })
+final class GetCommand extends ClientCommand {
+  @Parameters(
+      index = "0",
+      paramLabel = "ID",
+      converter = ProcId.class,
+      description = "the procedure's id")
+  Long id;
 
-  static final ClientCommand COMMAND =
-      new ClientCommand(
-          NAME,
-          "ID [--format json|table]",
-          List.of(ClientCommand.FORMAT),
-          List.of("ID"),
-          GetCommand::get);
+  @Mixin FormatOption format;
 
-  private GetCommand() {}
+  @Mixin ClusterOptions cluster;
 
-  private static int get(
-      CommandLineFlags flags, NodeApiClient api, PrintStream out, PrintStream err)
-      throws UsageException, IOException, InterruptedException {
-    long id = ClientCommand.procId("ID", flags.positional(0));
-    boolean table = ClientCommand.table(flags);
-    print(out, api.get(path(id)), table);
+  @Override
+  ClusterOptions cluster() {
+    return cluster;
+  }
+
+  @Override
+  int run(NodeApiClient api) throws IOException, InterruptedException {
+    print(out(), api.get(path(id)), format.table());
     return 0;
   }
 
@@ -41,7 +54,7 @@ final class GetCommand {
     if (table) {
       ProcedureTablePrinter.print(out, List.of(view));
     } else {
-      ClientCommand.printJson(out, view);
+      printJson(out, view);
     }
   }
 }

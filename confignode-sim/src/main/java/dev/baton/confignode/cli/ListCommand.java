@@ -4,60 +4,80 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.procedure.ProcedureState;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code confignode-sim list [--state S] [--type T] --cluster ... [--format json|table]}: prints
  * the procedures, filtered ({@code GET /api/procedures?state=S&type=T}).
  */
-final class ListCommand {
-  static final String NAME = "list";
+@Command(
+    name = "list",
+    description = {"Prints the procedures, filtered by state and type."},
+    exitCodeList = {
+      ClientCommand.EXIT_DONE_LINE,
+      ClientCommand.EXIT_REFUSED_LINE,
+      ClientCommand.EXIT_USAGE_LINE,
+      ClientCommand.EXIT_NO_NODE_LINE
+    })
+final class ListCommand extends ClientCommand {
+  @Option(
+      names = "--state",
+      paramLabel = "S",
+      converter = StateConverter.class,
+      description = "only this state: ${COMPLETION-CANDIDATES}")
+  ProcedureState state;
 
-  static final ClientCommand COMMAND =
-      new ClientCommand(
-          NAME,
-          "[--state S] [--type T] [--format json|table]",
-          List.of(
-              new CommandLineFlags.Flag(
-                  "state", "S", "only this state: " + List.of(ProcedureState.values()), false),
-              new CommandLineFlags.Flag("type", "T", "only this procedure type", false),
-              ClientCommand.FORMAT),
-          List.of(),
-          ListCommand::list);
+  @Option(names = "--type", paramLabel = "T", description = "only this procedure type")
+  String type;
 
-  private ListCommand() {}
+  @Mixin FormatOption format;
 
-  private static int list(
-      CommandLineFlags flags, NodeApiClient api, PrintStream out, PrintStream err)
-      throws UsageException, IOException, InterruptedException {
+  @Mixin ClusterOptions cluster;
+
+  @Override
+  ClusterOptions cluster() {
+    return cluster;
+  }
+
+  @Override
+  int run(NodeApiClient api) throws IOException, InterruptedException {
     List<String> query = new ArrayList<>();
-    String state = flags.string("state");
     if (state != null) {
-      try {
-        ProcedureState.valueOf(state);
-      } catch (IllegalArgumentException e) {
-        throw new UsageException(
-            "unknown state '" + state + "'; states: " + List.of(ProcedureState.values()));
-      }
-      query.add("state=" + state);
+      query.add("state=" + state.name());
     }
-    if (flags.string("type") != null) {
-      query.add("type=" + URLEncoder.encode(flags.string("type"), StandardCharsets.UTF_8));
+    if (type != null) {
+      query.add("type=" + URLEncoder.encode(type, StandardCharsets.UTF_8));
     }
-    boolean table = ClientCommand.table(flags);
     JsonNode all =
         api.get("/api/procedures" + (query.isEmpty() ? "" : "?" + String.join("&", query)));
-    if (table) {
+    if (format.table()) {
       List<JsonNode> rows = new ArrayList<>();
       all.forEach(rows::add);
-      ProcedureTablePrinter.print(out, rows);
+      ProcedureTablePrinter.print(out(), rows);
     } else {
-      ClientCommand.printJson(out, all);
+      printJson(out(), all);
     }
     return 0;
+  }
+
+  /** Reads a {@link ProcedureState} by its name. */
+  static final class StateConverter implements ITypeConverter<ProcedureState> {
+    @Override
+    public ProcedureState convert(String value) {
+      try {
+        return ProcedureState.valueOf(value);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException(
+            "names an unknown state '" + value + "'; states: " + List.of(ProcedureState.values()));
+      }
+    }
   }
 }

@@ -5,100 +5,125 @@ import dev.baton.confignode.node.ConfigNodeServer;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.consensus.RaftSettings;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code confignode-sim node --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT
- * [--datanodes HOST:PORT,...] [--election-timeout-ms MIN,MAX] [--request-timeout-ms MS] [--faults]
- * [--hold TYPE:STATE,...]}: runs one ConfigNode until the process is stopped. Once serving it
- * prints {@code node ID http 127.0.0.1:PORT}, so a launcher that passed port 0 can read the port.
+ * [...]}: runs one ConfigNode until the process is stopped. Once serving it prints {@code node ID
+ * http 127.0.0.1:PORT}, so a launcher that passed port 0 can read the port.
  */
-final class NodeCommand {
-  static final String NAME = "node";
+@Command(
+    name = "node",
+    description = {
+      "Runs one ConfigNode until the process is stopped.",
+      "Once serving it prints 'node ID http 127.0.0.1:PORT', so a launcher that passed"
+          + " --http-port 0 can read the port."
+    },
+    exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
+final class NodeCommand extends CliCommand {
   static final int EXIT_START_FAILED = 1;
-  static final int MAX_PORT = 65_535;
-  static final String ELECTION_TIMEOUT = "election-timeout-ms";
-  static final String REQUEST_TIMEOUT = "request-timeout-ms";
-
-  static final List<CommandLineFlags.Flag> FLAGS =
-      List.of(
-          new CommandLineFlags.Flag("id", "ID", "this node's id, one of --peers", true),
-          new CommandLineFlags.Flag(
-              "peers", "ID=HOST:PORT,...", "every ConfigNode's Raft address", true),
-          new CommandLineFlags.Flag("data-dir", "DIR", "directory of this node's state", true),
-          new CommandLineFlags.Flag(
-              "http-port", "PORT", "admin API port on 127.0.0.1; 0 picks a free one", true),
-          new CommandLineFlags.Flag(
-              "datanodes", "HOST:PORT,...", "DataNodes to register at start", false),
-          new CommandLineFlags.Flag(
-              "snapshot-every",
-              "N",
-              "take a snapshot every N log entries (default "
-                  + RaftSettings.DEFAULT_SNAPSHOT_EVERY
-                  + ")",
-              false),
-          new CommandLineFlags.Flag(
-              "log-segment-bytes",
-              "N",
-              "roll the Raft log to a new segment at N bytes; the log is purged behind a snapshot"
-                  + " by whole segments (default "
-                  + RaftSettings.DEFAULT_LOG_SEGMENT_BYTES
-                  + ")",
-              false),
-          new CommandLineFlags.Flag(
-              ELECTION_TIMEOUT,
-              "MIN,MAX",
-              "Raft election timeout range in ms, MIN > 0, MAX > MIN: a leader silent for a random"
-                  + " time in it is replaced, so failover takes about 1-2x MIN; too low and a busy"
-                  + " machine elects spurious leaders (default "
-                  + RaftSettings.DEFAULT_ELECTION_TIMEOUT_MIN.toMillis()
-                  + ","
-                  + RaftSettings.DEFAULT_ELECTION_TIMEOUT_MAX.toMillis()
-                  + ")",
-              false),
-          new CommandLineFlags.Flag(
-              REQUEST_TIMEOUT,
-              "MS",
-              "how long a submission or read may wait for a leader and a majority (default "
-                  + RaftSettings.DEFAULT_REQUEST_TIMEOUT.toMillis()
-                  + ")",
-              false),
-          CommandLineFlags.Flag.toggle(
-              "faults",
-              "enable the fault routes (/api/faults/hold: hold procedures at a named state);"
-                  + " for drills only"),
-          new CommandLineFlags.Flag(
-              "hold",
-              "TYPE:STATE,...",
-              "start with these fault holds set (implies --faults); for drills only",
-              false));
 
   /** Smallest log segment allowed: a few entries must fit. */
   static final int MIN_LOG_SEGMENT_BYTES = 16 * 1024;
 
-  private NodeCommand() {}
+  @Option(
+      names = "--id",
+      required = true,
+      paramLabel = "ID",
+      description = "this node's id, one of --peers")
+  String id;
 
-  static int run(String[] args, PrintStream out, PrintStream err) {
-    if (CommandLineFlags.wantsHelp(args)) {
-      out.println(usage());
-      return 0;
-    }
-    ConfigNodeServer.Config config;
-    try {
-      config = parse(args);
-    } catch (UsageException e) {
-      err.println(NAME + ": " + e.getMessage());
-      err.println(usage());
-      return ConfigNodeCli.EXIT_USAGE;
-    }
+  @Option(
+      names = "--peers",
+      required = true,
+      paramLabel = "ID=HOST:PORT,...",
+      converter = Peers.Converter.class,
+      description = "every ConfigNode's Raft address")
+  Peers peers;
+
+  @Option(
+      names = "--data-dir",
+      required = true,
+      paramLabel = "DIR",
+      description = "directory of this node's state")
+  Path dataDir;
+
+  @Bounds(min = 0, max = HostPorts.MAX_PORT)
+  @Option(
+      names = "--http-port",
+      required = true,
+      paramLabel = "PORT",
+      description = "admin API port on 127.0.0.1; 0 picks a free one")
+  Integer httpPort;
+
+  @Option(
+      names = "--datanodes",
+      paramLabel = "HOST:PORT,...",
+      converter = HostPorts.Converter.class,
+      description = "DataNodes to register at start")
+  HostPorts dataNodes;
+
+  @Bounds(min = 1, max = Integer.MAX_VALUE)
+  @Option(
+      names = "--snapshot-every",
+      paramLabel = "N",
+      description = "take a snapshot every N log entries")
+  long snapshotEvery = RaftSettings.DEFAULT_SNAPSHOT_EVERY;
+
+  @Bounds(min = MIN_LOG_SEGMENT_BYTES, max = Integer.MAX_VALUE)
+  @Option(
+      names = "--log-segment-bytes",
+      paramLabel = "N",
+      description =
+          "roll the Raft log to a new segment at N bytes (at least "
+              + MIN_LOG_SEGMENT_BYTES
+              + "); the log is purged behind a snapshot by whole segments")
+  long logSegmentBytes = RaftSettings.DEFAULT_LOG_SEGMENT_BYTES;
+
+  @Option(
+      names = "--election-timeout-ms",
+      paramLabel = "MIN,MAX",
+      converter = ElectionTimeouts.Converter.class,
+      description =
+          "Raft election timeout range in ms, 0 < MIN < MAX: a leader silent for a random time in"
+              + " it is replaced, so failover takes about 1-2x MIN; too low and a busy machine"
+              + " elects spurious leaders")
+  ElectionTimeouts electionTimeouts = ElectionTimeouts.DEFAULT;
+
+  @Bounds(min = 1, max = Integer.MAX_VALUE)
+  @Option(
+      names = "--request-timeout-ms",
+      paramLabel = "MS",
+      description = "how long a submission or read may wait for a leader and a majority")
+  long requestTimeoutMillis = RaftSettings.DEFAULT_REQUEST_TIMEOUT.toMillis();
+
+  @Option(
+      names = "--faults",
+      arity = "0",
+      description =
+          "enable the fault routes (/api/faults/hold: hold procedures at a named state);"
+              + " for drills only")
+  boolean faults;
+
+  @Option(
+      names = "--hold",
+      paramLabel = "TYPE:STATE,...",
+      description = "start with these fault holds set (implies --faults); for drills only")
+  String hold;
+
+  @Override
+  public Integer call() {
+    ConfigNodeServer.Config config = config();
     ConfigNodeServer server = new ConfigNodeServer(config);
     CountDownLatch stopped = new CountDownLatch(1);
     Thread shutdown =
@@ -117,11 +142,11 @@ final class NodeCommand {
       } catch (IllegalStateException shuttingDown) {
         // the hook runs anyway; closing twice is harmless
       }
-      err.println(NAME + ": could not start: " + e.getMessage());
+      err().println(spec.name() + ": could not start: " + e.getMessage());
       return EXIT_START_FAILED;
     }
-    out.println("node " + config.nodeId() + " http 127.0.0.1:" + server.httpPort());
-    out.flush();
+    out().println("node " + config.nodeId() + " http 127.0.0.1:" + server.httpPort());
+    out().flush();
     try {
       stopped.await();
     } catch (InterruptedException e) {
@@ -130,136 +155,101 @@ final class NodeCommand {
     return 0;
   }
 
-  static ConfigNodeServer.Config parse(String[] args) throws UsageException {
-    CommandLineFlags flags = CommandLineFlags.parse(NAME, FLAGS, args);
-    String id = flags.string("id");
-    Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
-    for (String part : flags.string("peers").split(",")) {
-      int eq = part.indexOf('=');
-      if (eq <= 0) {
-        throw new UsageException("--peers entries must be ID=HOST:PORT, got '" + part + "'");
-      }
-      peers.put(part.substring(0, eq), address(part.substring(eq + 1), "--peers"));
+  /** The server's configuration from the flags; what they cannot say alone is checked here. */
+  ConfigNodeServer.Config config() {
+    if (!peers.byId().containsKey(id)) {
+      throw usageError("--id " + id + " is not one of --peers " + peers.byId().keySet());
     }
-    if (!peers.containsKey(id)) {
-      throw new UsageException("--id " + id + " is not one of --peers " + peers.keySet());
-    }
-    List<String> dataNodes = new ArrayList<>();
-    String dn = flags.string("datanodes");
-    if (dn != null && !dn.isBlank()) {
-      for (String a : dn.split(",")) {
-        InetSocketAddress addr = address(a, "--datanodes");
-        dataNodes.add(addr.getHostString() + ":" + addr.getPort());
-      }
-    }
+    RaftSettings raft =
+        new RaftSettings(
+            Duration.ofMillis(electionTimeouts.minMillis()),
+            Duration.ofMillis(electionTimeouts.maxMillis()),
+            Duration.ofMillis(requestTimeoutMillis),
+            snapshotEvery,
+            logSegmentBytes);
     return new ConfigNodeServer.Config(
         id,
-        peers,
-        Path.of(flags.string("data-dir")),
-        flags.intValue("http-port", 0, MAX_PORT),
-        dataNodes,
-        raftSettings(flags),
-        flags.has("faults") || flags.has("hold"),
-        holds(flags.string("hold")));
+        peers.byId(),
+        dataDir,
+        httpPort,
+        dataNodes == null ? List.of() : dataNodes.addresses(),
+        raft,
+        faults || hold != null,
+        holds());
   }
 
   /** The holds of {@code --hold}, each checked against the procedure types and their states. */
-  private static List<StateHolds.Hold> holds(String flag) throws UsageException {
-    if (flag == null) {
+  private List<StateHolds.Hold> holds() {
+    if (hold == null) {
       return List.of();
     }
     StateHolds check = StateHolds.enabled(ConfigNodeProcedures.stateNames());
     List<StateHolds.Hold> out = new ArrayList<>();
-    for (String part : flag.split(",")) {
+    for (String part : hold.split(",")) {
       try {
         StateHolds.Hold h = StateHolds.Hold.parse(part);
         check.hold(h.type(), h.state());
         out.add(h);
       } catch (IllegalArgumentException e) {
-        throw new UsageException("--hold: " + e.getMessage());
+        throw usageError("--hold: " + e.getMessage());
       }
     }
     return out;
   }
 
-  private static RaftSettings raftSettings(CommandLineFlags flags) throws UsageException {
-    RaftSettings raft = RaftSettings.defaults();
-    if (flags.string("snapshot-every") != null) {
-      raft = raft.withSnapshotEvery(flags.intValue("snapshot-every", 1, Integer.MAX_VALUE));
-    }
-    if (flags.string("log-segment-bytes") != null) {
-      raft =
-          new RaftSettings(
-              raft.electionTimeoutMin(),
-              raft.electionTimeoutMax(),
-              raft.requestTimeout(),
-              raft.snapshotEvery(),
-              flags.intValue("log-segment-bytes", MIN_LOG_SEGMENT_BYTES, Integer.MAX_VALUE));
-    }
-    String election = flags.string(ELECTION_TIMEOUT);
-    if (election != null) {
-      raft = electionTimeouts(raft, election);
-    }
-    if (flags.string(REQUEST_TIMEOUT) != null) {
-      raft =
-          raft.withRequestTimeout(
-              Duration.ofMillis(flags.intValue(REQUEST_TIMEOUT, 1, Integer.MAX_VALUE)));
-    }
-    return raft;
-  }
-
-  /** {@code raft} with the election timeouts of {@code --election-timeout-ms MIN,MAX}. */
-  private static RaftSettings electionTimeouts(RaftSettings raft, String flag)
-      throws UsageException {
-    String[] parts = flag.split(",", -1);
-    long min;
-    long max;
+  /**
+   * The configuration of {@code node ARGS} (the arguments after the command name), checked as the
+   * command line checks it; a usage error is thrown with the message the command line prints.
+   */
+  static ConfigNodeServer.Config parse(String[] args) {
+    CommandLine line = new CommandLine(new NodeCommand());
     try {
-      if (parts.length != 2) {
-        throw new NumberFormatException();
-      }
-      min = Integer.parseInt(parts[0].strip());
-      max = Integer.parseInt(parts[1].strip());
-    } catch (NumberFormatException e) {
-      throw new UsageException(
-          "flag --" + ELECTION_TIMEOUT + " must be MIN,MAX in milliseconds, got '" + flag + "'");
+      UsageErrors.check(line.parseArgs(args));
+    } catch (ParameterException e) {
+      throw new ParameterException(line, UsageErrors.message(e, args), e, null, "");
     }
-    if (min <= 0 || max <= min) {
-      throw new UsageException(
-          "flag --"
-              + ELECTION_TIMEOUT
-              + " needs 0 < MIN < MAX, got MIN "
-              + min
-              + " and MAX "
-              + max);
-    }
-    return raft.withElectionTimeouts(Duration.ofMillis(min), Duration.ofMillis(max));
+    return ((NodeCommand) line.getCommand()).config();
   }
 
-  static InetSocketAddress address(String s, String flag) throws UsageException {
-    int colon = s.lastIndexOf(':');
-    if (colon <= 0) {
-      throw new UsageException(flag + " address must be HOST:PORT, got '" + s + "'");
-    }
-    try {
-      int port = Integer.parseInt(s.substring(colon + 1));
-      if (port < 1 || port > MAX_PORT) {
-        throw new NumberFormatException();
-      }
-      return InetSocketAddress.createUnresolved(s.substring(0, colon), port);
-    } catch (NumberFormatException e) {
-      throw new UsageException(flag + " port must be 1.." + MAX_PORT + " in '" + s + "'");
-    }
-  }
+  /**
+   * {@code --election-timeout-ms MIN,MAX}.
+   *
+   * @param minMillis at least 1
+   * @param maxMillis more than {@code minMillis}
+   */
+  record ElectionTimeouts(long minMillis, long maxMillis) {
+    static final ElectionTimeouts DEFAULT =
+        new ElectionTimeouts(
+            RaftSettings.DEFAULT_ELECTION_TIMEOUT_MIN.toMillis(),
+            RaftSettings.DEFAULT_ELECTION_TIMEOUT_MAX.toMillis());
 
-  static String usage() {
-    return "usage: confignode-sim "
-        + NAME
-        + " --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT"
-        + " [--datanodes HOST:PORT,...] [--snapshot-every N] [--log-segment-bytes N]"
-        + " [--election-timeout-ms MIN,MAX] [--request-timeout-ms MS]"
-        + " [--faults] [--hold TYPE:STATE,...]"
-        + System.lineSeparator()
-        + CommandLineFlags.describe(FLAGS);
+    @Override
+    public String toString() {
+      return minMillis + "," + maxMillis;
+    }
+
+    /** Reads {@code MIN,MAX}, two integers with {@code 0 < MIN < MAX}. */
+    static final class Converter implements ITypeConverter<ElectionTimeouts> {
+      @Override
+      public ElectionTimeouts convert(String value) {
+        String[] parts = value.split(",", -1);
+        long min;
+        long max;
+        try {
+          if (parts.length != 2) {
+            throw new NumberFormatException();
+          }
+          min = Integer.parseInt(parts[0].strip());
+          max = Integer.parseInt(parts[1].strip());
+        } catch (NumberFormatException e) {
+          throw new TypeConversionException("must be MIN,MAX in milliseconds, got '" + value + "'");
+        }
+        if (min <= 0 || max <= min) {
+          throw new TypeConversionException(
+              "needs 0 < MIN < MAX, got MIN " + min + " and MAX " + max);
+        }
+        return new ElectionTimeouts(min, max);
+      }
+    }
   }
 }

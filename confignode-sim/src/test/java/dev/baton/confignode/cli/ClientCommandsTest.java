@@ -203,7 +203,7 @@ class ClientCommandsTest {
     CliRun r = CliRun.main(command, "--help");
     assertEquals(0, r.code(), r::toString);
     assertTrue(r.out().startsWith("usage: confignode-sim " + command), r::toString);
-    assertTrue(r.out().contains("--cluster HOST:PORT,..."), r::toString);
-    assertTrue(r.out().contains("--timeout SECONDS"), r::toString);
+    assertTrue(r.out().contains("--cluster=HOST:PORT,..."), r::toString);
+    assertTrue(r.out().contains("--timeout=SECONDS"), r::toString);
   }
 }

@@ -60,7 +60,7 @@ class DataNodeCommandTest {
   void helpPrintsEveryFlagAndExitsWith0() {
     CliRun r = CliRun.main("datanode", "--help");
     assertEquals(0, r.code());
-    for (String flag : new String[] {"--id ID", "--port PORT", "--data-dir DIR"}) {
+    for (String flag : new String[] {"--id=ID", "--port=PORT", "--data-dir=DIR"}) {
       assertTrue(r.out().contains(flag), r.out());
     }
   }

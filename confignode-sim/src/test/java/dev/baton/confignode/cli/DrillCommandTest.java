@@ -43,7 +43,7 @@ class DrillCommandTest {
   void drillHelpListsEveryFlagAndExitsWith0() {
     CliRun r = CliRun.main("drill", "--help");
     assertEquals(0, r.code());
-    for (String flag : List.of("--nodes N", "--datanodes N", "--procedures N", "--keep-dir")) {
+    for (String flag : List.of("--nodes=N", "--datanodes=N", "--procedures=N", "--keep-dir")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
     }
   }

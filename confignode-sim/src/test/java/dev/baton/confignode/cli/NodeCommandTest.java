@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine.ParameterException;
 
 /** The {@code node} command: flags, help, and a start that fails cleanly. */
 @Timeout(60)
@@ -50,7 +51,7 @@ class NodeCommandTest {
           repeated flag       | node --id a --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0       | flag --id is given twice
           stray argument      | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 extra        | unexpected argument 'extra'
           empty value         | node --id= --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0               | needs a non-empty value
-          switch with value   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --faults=yes | flag --faults takes no value
+          switch with value   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --faults=yes | flag --faults takes no value, got 'yes'
           hold without state  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --hold Noop  | --hold: a hold is TYPE:STATE
           hold unknown state  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --hold Noop:X | --hold: procedure type Noop has no state 'X'
           election one value  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 300       | flag --election-timeout-ms must be MIN,MAX in milliseconds, got '300'
@@ -79,15 +80,15 @@ class NodeCommandTest {
     assertEquals(0, r.code());
     for (String flag :
         List.of(
-            "--id ID",
-            "--peers ID=HOST:PORT,...",
-            "--data-dir DIR",
-            "--http-port PORT",
-            "--datanodes HOST:PORT,...",
-            "--election-timeout-ms MIN,MAX",
-            "--request-timeout-ms MS",
+            "--id=ID",
+            "--peers=ID=HOST:PORT,...",
+            "--data-dir=DIR",
+            "--http-port=PORT",
+            "--datanodes=HOST:PORT,...",
+            "--election-timeout-ms=MIN,MAX",
+            "--request-timeout-ms=MS",
             "--faults",
-            "--hold TYPE:STATE,...")) {
+            "--hold=TYPE:STATE,...")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
     }
     assertEquals("", r.err());
@@ -166,9 +167,9 @@ class NodeCommandTest {
     String[] tooSmall = Arrays.copyOf(base, base.length + 2);
     tooSmall[base.length] = "--log-segment-bytes";
     tooSmall[base.length + 1] = "10";
-    UsageException e =
+    ParameterException e =
         org.junit.jupiter.api.Assertions.assertThrows(
-            UsageException.class, () -> NodeCommand.parse(tooSmall));
+            ParameterException.class, () -> NodeCommand.parse(tooSmall));
     assertTrue(e.getMessage().contains("--log-segment-bytes"), e.getMessage());
   }
 
