@@ -17,6 +17,7 @@ import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -171,29 +172,35 @@ public final class ProcedureClient implements AutoCloseable {
     return get(listAsync(null), "list");
   }
 
-  /** Polls until the procedure finished, with growing pauses. */
+  /**
+   * Polls until the procedure finished, with pauses growing from {@link #AWAIT_POLL_MIN} to {@link
+   * #AWAIT_POLL_MAX}.
+   */
   public ProcedureInfo await(long procId, Duration timeout) throws IOException, TimeoutException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long pause = AWAIT_POLL_MIN.toMillis();
-    while (true) {
-      Optional<ProcedureInfo> info = getInfo(procId);
-      if (info.isEmpty()) {
-        throw new IOException("procedure " + procId + " is unknown to the cluster");
-      }
-      if (info.get().finished()) {
-        return info.get();
-      }
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException(
-            "procedure " + procId + " did not finish within " + timeout + "; last " + info.get());
-      }
-      try {
-        Thread.sleep(pause);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while awaiting procedure " + procId);
-      }
-      pause = Math.min(pause * 2, AWAIT_POLL_MAX.toMillis());
+    try {
+      return Poll.backoff(AWAIT_POLL_MIN, AWAIT_POLL_MAX)
+          .within(timeout)
+          .awaiting("procedure " + procId + " finished")
+          .onTimeout(
+              expiry ->
+                  new TimeoutException(
+                      "procedure "
+                          + procId
+                          + " did not finish within "
+                          + timeout
+                          + "; last "
+                          + expiry.lastValue()))
+          .until(
+              () ->
+                  getInfo(procId)
+                      .orElseThrow(
+                          () ->
+                              new IOException(
+                                  "procedure " + procId + " is unknown to the cluster")),
+              ProcedureInfo::finished);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while awaiting procedure " + procId);
     }
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -163,22 +164,23 @@ public final class Bench implements AutoCloseable {
     long nonce = nonces.incrementAndGet();
     long submitted = System.currentTimeMillis();
     long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
-    long deadline = System.nanoTime() + PROCEDURE_PATIENCE.toNanos();
-    long pollMillis = FIRST_POLL.toMillis();
-    while (true) {
-      Thread.sleep(pollMillis);
-      JsonNode view = api.get("/api/procedures/" + id);
-      if (view.path("finished").asBoolean()) {
-        return new Sample(
-            Math.max(0, view.path("lastUpdate").asLong() - submitted),
-            "SUCCESS".equals(view.path("state").asText()));
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IOException(
-            "procedure " + id + " not finished after " + PROCEDURE_PATIENCE + ": " + view);
-      }
-      pollMillis = Math.min(MAX_POLL.toMillis(), pollMillis * 2);
-    }
+    JsonNode view =
+        Poll.backoff(FIRST_POLL, MAX_POLL)
+            .pauseFirst()
+            .within(PROCEDURE_PATIENCE)
+            .onTimeout(
+                expiry ->
+                    new IOException(
+                        "procedure "
+                            + id
+                            + " not finished after "
+                            + PROCEDURE_PATIENCE
+                            + ": "
+                            + expiry.lastValue()))
+            .until(() -> api.get("/api/procedures/" + id), v -> v.path("finished").asBoolean());
+    return new Sample(
+        Math.max(0, view.path("lastUpdate").asLong() - submitted),
+        "SUCCESS".equals(view.path("state").asText()));
   }
 
   private static double delta(Map<String, Double> before, Map<String, Double> after, String name) {

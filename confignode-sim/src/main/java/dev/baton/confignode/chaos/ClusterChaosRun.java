@@ -5,6 +5,7 @@ import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A seeded chaos run on a local process cluster: a steady mixed workload while a {@link
@@ -287,6 +289,7 @@ public final class ClusterChaosRun {
   private final class LeaderWatch implements Runnable {
     private final ProcessCluster cluster;
     private volatile boolean stop;
+    private String last;
 
     LeaderWatch(ProcessCluster cluster) {
       this.cluster = cluster;
@@ -298,30 +301,33 @@ public final class ClusterChaosRun {
 
     @Override
     public void run() {
-      String last = null;
-      while (!stop) {
-        for (String id : cluster.servingNodes()) {
-          try {
-            JsonNode c = cluster.cluster(id);
-            if ("LEADER_RUNNING".equals(c.path("role").asText())) {
-              String now = id + " (term " + c.path("term").asLong() + ")";
-              if (!now.equals(last)) {
-                log("leader %s", now);
-                last = now;
-              }
-            }
-          } catch (IOException notServing) {
-            // starting, or just killed
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
+      try {
+        Poll.every(LEADER_WATCH).awaiting("the end of the run").untilTrue(this::stoppedOrNoted);
+      } catch (InterruptedException | TimeoutException e) {
+        // interrupted at the end of the run (with no deadline set, no timeout comes)
+      }
+    }
+
+    /** True once stopped; else notes the running leader if it changed, and answers false. */
+    private boolean stoppedOrNoted() throws InterruptedException {
+      if (stop) {
+        return true;
+      }
+      for (String id : cluster.servingNodes()) {
         try {
-          Thread.sleep(LEADER_WATCH.toMillis());
-        } catch (InterruptedException e) {
-          return;
+          JsonNode c = cluster.cluster(id);
+          if ("LEADER_RUNNING".equals(c.path("role").asText())) {
+            String now = id + " (term " + c.path("term").asLong() + ")";
+            if (!now.equals(last)) {
+              log("leader %s", now);
+              last = now;
+            }
+          }
+        } catch (IOException notServing) {
+          // starting, or just killed
         }
       }
+      return false;
     }
   }
 }

@@ -3,6 +3,7 @@ package dev.baton.confignode.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.http.Json;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -115,17 +116,10 @@ public final class NodeApiClient {
    * client's patience (for calls safe to repeat: reads, submissions with a nonce).
    */
   public <T> T retrying(Call<T> call) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + patience.toNanos();
-    while (true) {
-      try {
-        return call.call();
-      } catch (ApiException e) {
-        if (!e.retryable() || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(READ_RETRY.toMillis());
-      }
-    }
+    return Poll.every(READ_RETRY)
+        .within(patience)
+        .notYetIf(ApiException.class, ApiException::retryable)
+        .retry(call::call);
   }
 
   public long submit(String type, JsonNode args, Long nonceGroup, Long nonce)

@@ -102,8 +102,8 @@ final class DataNodeProcesses {
 
   private void awaitAnswering(int id) throws IOException, InterruptedException {
     DataNodeClient client = new DataNodeClient(address(id));
-    Poll.untilTrue(
-        () -> client.state() != null, ProcessCluster.CLUSTER_WAIT, "DataNode " + id + " up");
+    ProcessCluster.poll(ProcessCluster.CLUSTER_WAIT, "DataNode " + id + " up")
+        .untilTrue(() -> client.state() != null);
   }
 
   private synchronized ChildJvm process(int id) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.consensus.LoopbackPorts;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -35,6 +36,9 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** How often a leader is looked for: short, since drills time the failover by it. */
   static final Duration LEADER_POLL = Duration.ofMillis(20);
+
+  /** How often {@link #poll} looks. */
+  static final Duration POLL = Duration.ofMillis(50);
 
   private final Path dir;
   private final boolean keepDir;
@@ -81,10 +85,8 @@ public final class ProcessCluster implements AutoCloseable {
       c.startDataNodes(dataNodes);
       c.startConfigNodes(nodes);
       c.awaitLeader(Set.of(), -1);
-      Poll.untilTrue(
-          () -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes,
-          CLUSTER_WAIT,
-          "every DataNode registered");
+      poll(CLUSTER_WAIT, "every DataNode registered")
+          .untilTrue(() -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes);
       LOG.info(
           "cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodes.addresses());
       return c;
@@ -233,34 +235,57 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public String awaitLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
       throws IOException, InterruptedException {
-    return Poll.until(
-        () -> {
-          for (String id : servingNodes()) {
-            if (exclude.contains(id)) {
-              continue;
-            }
-            try {
-              JsonNode c = cluster(id);
-              long term = c.path("term").asLong();
-              JsonNode leaderId = c.path("leaderId");
-              if (term > afterTerm
-                  && !leaderId.isNull()
-                  && !leaderId.isMissingNode()
-                  && !exclude.contains(leaderId.asText())) {
-                termSeen.run();
-              }
-              if ("LEADER_RUNNING".equals(c.path("role").asText()) && term > afterTerm) {
-                return id;
-              }
-            } catch (NodeApiClient.ApiException notUp) {
-              // starting or gone
-            }
-          }
-          return null;
-        },
-        CLUSTER_WAIT,
-        LEADER_POLL,
-        "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude));
+    return poll(
+            LEADER_POLL,
+            CLUSTER_WAIT,
+            "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude))
+        .until(() -> runningLeader(exclude, afterTerm, termSeen));
+  }
+
+  /**
+   * A node running as leader of a term above {@code afterTerm}, not in {@code exclude}; or null.
+   */
+  private String runningLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
+      throws IOException, InterruptedException {
+    for (String id : servingNodes()) {
+      if (exclude.contains(id)) {
+        continue;
+      }
+      try {
+        JsonNode c = cluster(id);
+        long term = c.path("term").asLong();
+        JsonNode leaderId = c.path("leaderId");
+        if (term > afterTerm
+            && !leaderId.isNull()
+            && !leaderId.isMissingNode()
+            && !exclude.contains(leaderId.asText())) {
+          termSeen.run();
+        }
+        if ("LEADER_RUNNING".equals(c.path("role").asText()) && term > afterTerm) {
+          return id;
+        }
+      } catch (NodeApiClient.ApiException notUp) {
+        // starting or gone
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A wait on a cluster in flux, for whatever waits on a {@code ProcessCluster} (tests, the drill,
+   * the bench): looks every {@link #POLL}; a failure of a look means "not yet" (a node starting, an
+   * election); after {@code timeout} an IOException names {@code what} and the last failure.
+   */
+  public static Poll<IOException> poll(Duration timeout, String what) {
+    return poll(POLL, timeout, what);
+  }
+
+  private static Poll<IOException> poll(Duration interval, Duration timeout, String what) {
+    return Poll.every(interval)
+        .within(timeout)
+        .awaiting(what)
+        .notYetOn(Exception.class)
+        .onTimeout(expiry -> new IOException(expiry.message(), expiry.lastFailure()));
   }
 
   /** The current running leader. */
@@ -300,7 +325,7 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Waits until the node's admin API answers (a restarted node is back). */
   public void awaitAnswering(String nodeId) throws IOException, InterruptedException {
-    Poll.untilTrue(() -> cluster(nodeId) != null, CLUSTER_WAIT, nodeId + " answering");
+    poll(CLUSTER_WAIT, nodeId + " answering").untilTrue(() -> cluster(nodeId) != null);
   }
 
   /** SIGSTOP one ConfigNode. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +36,7 @@ final class DrillWorkload {
   private final DrillReport report;
   private final Map<String, Long> submitted = new LinkedHashMap<>();
   private long nonce;
+  private long shownFinished = -1;
 
   DrillWorkload(NodeApiClient api, DrillReport report) {
     this.api = api;
@@ -48,18 +50,12 @@ final class DrillWorkload {
 
   void submit(String what, String type, JsonNode args) throws IOException, InterruptedException {
     long n = ++nonce;
-    long deadline = System.nanoTime() + ProcessCluster.CLUSTER_WAIT.toNanos();
-    while (true) {
-      try {
-        submitted.put(what, api.submit(type, args, NONCE_GROUP, n));
-        return;
-      } catch (NodeApiClient.ApiException e) {
-        if (!e.retryable() || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(POLL.toMillis());
-      }
-    }
+    long id =
+        Poll.every(POLL)
+            .within(ProcessCluster.CLUSTER_WAIT)
+            .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
+            .retry(() -> api.submit(type, args, NONCE_GROUP, n));
+    submitted.put(what, id);
   }
 
   /** Root procedures that finished. */
@@ -73,36 +69,36 @@ final class DrillWorkload {
     return n;
   }
 
-  /** Waits until every procedure (children included) is terminal, printing progress. */
+  /**
+   * Waits until every procedure (children included) is terminal, printing progress; a failed read
+   * of the list means "not yet".
+   */
   void awaitAllFinished() throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + FINISH_WAIT.toNanos();
-    long lastShown = -1;
-    while (true) {
-      JsonNode all;
-      try {
-        all = api.get("/api/procedures");
-      } catch (NodeApiClient.ApiException e) {
-        Thread.sleep(POLL.toMillis());
-        continue;
+    shownFinished = -1;
+    Poll.every(POLL.multipliedBy(LIST_POLL_FACTOR))
+        .within(FINISH_WAIT)
+        .notYetOn(NodeApiClient.ApiException.class)
+        .onTimeout(
+            expiry ->
+                new IOException(
+                    "procedures still running after " + FINISH_WAIT, expiry.lastFailure()))
+        .untilTrue(this::allFinished);
+  }
+
+  /** Whether every procedure is terminal; prints the count of finished ones when it changed. */
+  private boolean allFinished() throws IOException, InterruptedException {
+    JsonNode all = api.get("/api/procedures");
+    long done = 0;
+    for (JsonNode p : all) {
+      if (p.get("finished").asBoolean()) {
+        done++;
       }
-      long done = 0;
-      for (JsonNode p : all) {
-        if (p.get("finished").asBoolean()) {
-          done++;
-        }
-      }
-      if (done != lastShown) {
-        report.progress("%d of %d procedures finished", done, all.size());
-        lastShown = done;
-      }
-      if (done == all.size() && all.size() >= submitted.size()) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IOException("procedures still running after " + FINISH_WAIT);
-      }
-      Thread.sleep(POLL.toMillis() * LIST_POLL_FACTOR);
     }
+    if (done != shownFinished) {
+      report.progress("%d of %d procedures finished", done, all.size());
+      shownFinished = done;
+    }
+    return done == all.size() && all.size() >= submitted.size();
   }
 
   /**

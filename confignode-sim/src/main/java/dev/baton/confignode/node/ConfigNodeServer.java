@@ -15,6 +15,7 @@ import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FlowRuntime;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
@@ -183,44 +184,43 @@ public final class ConfigNodeServer implements AutoCloseable {
     node.close();
   }
 
+  /** Registers the start-up DataNodes, all within {@link #REGISTRATION_PATIENCE}. */
   private void registerDataNodes() {
-    long deadline = System.nanoTime() + REGISTRATION_PATIENCE.toNanos();
+    long start = System.nanoTime();
     for (String address : config.dataNodes()) {
-      NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
-      while (!Thread.currentThread().isInterrupted()) {
-        try {
-          if (node.leaderId().isEmpty()) {
-            // No leader yet: wait for one rather than submit into the election. A submission the
-            // Raft client has to carry through an election leaves that client's next request
-            // hanging until its timeout (a procedure-consensus issue), which would make this
-            // node's first admin API read a 503.
-            if (System.nanoTime() > deadline) {
-              LOG.error("Could not register DataNode {}: no leader was elected", address);
-              break;
-            }
-            Thread.sleep(REGISTRATION_RETRY.toMillis());
-            continue;
-          }
-          long id =
-              node.submit(new AddDataNode(address), nonce)
-                  .get(config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-          LOG.info("DataNode {} registered by procedure {}", address, id);
-          break;
-        } catch (InterruptedException e) {
-          return;
-        } catch (Exception e) {
-          if (System.nanoTime() > deadline) {
-            LOG.error("Could not register DataNode {}: {}", address, e.toString());
-            break;
-          }
-          try {
-            Thread.sleep(REGISTRATION_RETRY.toMillis());
-          } catch (InterruptedException stop) {
-            return;
-          }
-        }
+      Duration left = REGISTRATION_PATIENCE.minusNanos(System.nanoTime() - start);
+      try {
+        long id =
+            Poll.every(REGISTRATION_RETRY)
+                .within(left.isNegative() ? Duration.ZERO : left)
+                .notYetOn(Exception.class)
+                .onTimeout(
+                    expiry ->
+                        new IOException(
+                            expiry.lastFailure() == null
+                                ? "no leader was elected"
+                                : expiry.lastFailure().toString()))
+                .until(() -> register(address));
+        LOG.info("DataNode {} registered by procedure {}", address, id);
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        LOG.error("Could not register DataNode {}: {}", address, e.getMessage());
       }
     }
+  }
+
+  /** The id of the procedure that registers the DataNode; null while there is no leader. */
+  private Long register(String address) throws Exception {
+    if (node.leaderId().isEmpty()) {
+      // No leader yet: wait for one rather than submit into the election. A submission the Raft
+      // client has to carry through an election leaves that client's next request hanging until
+      // its timeout, which would make this node's first admin API read a 503.
+      return null;
+    }
+    NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
+    return node.submit(new AddDataNode(address), nonce)
+        .get(config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   static long addressNonce(String address) {

@@ -6,6 +6,7 @@ import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.flow.FlowGateway;
+import dev.baton.procedure.util.Poll;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -48,17 +49,12 @@ final class NodeFlowGateway implements FlowGateway<ConfigNodeEnv> {
   @Override
   public ProcedureInfo await(long procId, Duration timeout)
       throws TimeoutException, InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      Optional<ProcedureInfo> info = getInfo(procId);
-      if (info.isPresent() && info.get().finished()) {
-        return info.get();
-      }
-      if (System.nanoTime() >= deadline) {
-        throw new TimeoutException("procedure " + procId + " did not finish within " + timeout);
-      }
-      TimeUnit.MILLISECONDS.sleep(AWAIT_POLL.toMillis());
-    }
+    return Poll.every(AWAIT_POLL)
+        .within(timeout)
+        .onTimeout(
+            expiry ->
+                new TimeoutException("procedure " + procId + " did not finish within " + timeout))
+        .until(() -> getInfo(procId).filter(ProcedureInfo::finished).orElse(null));
   }
 
   private <T> T get(CompletableFuture<T> f, String what) {
