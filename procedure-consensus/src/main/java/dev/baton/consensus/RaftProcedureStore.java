@@ -41,9 +41,6 @@ import java.util.function.BooleanSupplier;
  */
 final class RaftProcedureStore implements ProcedureStore {
 
-  /** How long a write or an id reservation may wait for its entry to be applied. */
-  static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
-
   private final ProcedureStateMachine stateMachine;
   private final LocalSubmitter raft;
   private final long term;

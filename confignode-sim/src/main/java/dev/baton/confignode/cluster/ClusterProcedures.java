@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.time.Duration;
@@ -18,9 +19,6 @@ import java.util.function.Supplier;
  * invariant check; reads of and waits on procedures. Thread-safe.
  */
 public final class ClusterProcedures {
-  /** How long a submission is retried while no node can take it (an election, a restart). */
-  public static final Duration SUBMIT_PATIENCE = Duration.ofSeconds(60);
-
   /** Nonce group of this harness's submissions. */
   public static final long NONCE_GROUP = 4242;
 
@@ -44,8 +42,8 @@ public final class ClusterProcedures {
   public long submit(String type, JsonNode args, long nonce)
       throws IOException, InterruptedException {
     long id =
-        Poll.every(ProcessCluster.POLL)
-            .within(SUBMIT_PATIENCE)
+        Poll.every(ConfigNodeWaits.CLUSTER_POLL)
+            .within(ConfigNodeWaits.SUBMIT_PATIENCE)
             .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
             .retry(() -> api.get().submit(type, args, NONCE_GROUP, nonce));
     synchronized (this) {
@@ -67,7 +65,7 @@ public final class ClusterProcedures {
   /** Waits until {@code check} holds for the procedure's view; returns that view. */
   public JsonNode await(long procId, Check check, Duration timeout, String what)
       throws IOException, InterruptedException {
-    return ProcessCluster.poll(timeout, "procedure " + procId + ": " + what)
+    return ConfigNodeWaits.clusterPoll(timeout, "procedure " + procId + ": " + what)
         .until(
             () -> {
               JsonNode p = get(procId);
@@ -83,7 +81,7 @@ public final class ClusterProcedures {
 
   /** Waits until every procedure the cluster knows is terminal. */
   public void awaitAllFinished(Duration timeout) throws IOException, InterruptedException {
-    ProcessCluster.poll(timeout, "every procedure terminal")
+    ConfigNodeWaits.clusterPoll(timeout, "every procedure terminal")
         .untilTrue(
             () -> {
               for (JsonNode p : api.get().get("/api/procedures")) {

@@ -3,8 +3,8 @@ package dev.baton.confignode.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LoopbackPorts;
-import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,14 +31,11 @@ import org.slf4j.LoggerFactory;
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
-  /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
-  public static final Duration CLUSTER_WAIT = Duration.ofSeconds(90);
-
-  /** How often a leader is looked for: short, since drills time the failover by it. */
-  static final Duration LEADER_POLL = Duration.ofMillis(20);
-
-  /** How often {@link #poll} looks. */
-  static final Duration POLL = Duration.ofMillis(50);
+  /**
+   * How long a cluster may take to start, elect and recover: {@link ConfigNodeWaits#CLUSTER_WAIT},
+   * here too for the tests that wait on a cluster.
+   */
+  public static final Duration CLUSTER_WAIT = ConfigNodeWaits.CLUSTER_WAIT;
 
   private final Path dir;
   private final boolean keepDir;
@@ -85,7 +82,7 @@ public final class ProcessCluster implements AutoCloseable {
       c.startDataNodes(dataNodes);
       c.startConfigNodes(nodes);
       c.awaitLeader(Set.of(), -1);
-      poll(CLUSTER_WAIT, "every DataNode registered")
+      ConfigNodeWaits.clusterPoll(CLUSTER_WAIT, "every DataNode registered")
           .untilTrue(() -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes);
       LOG.info(
           "cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodes.addresses());
@@ -235,8 +232,8 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public String awaitLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
       throws IOException, InterruptedException {
-    return poll(
-            LEADER_POLL,
+    return ConfigNodeWaits.clusterPoll(
+            ConfigNodeWaits.LEADER_POLL,
             CLUSTER_WAIT,
             "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude))
         .until(() -> runningLeader(exclude, afterTerm, termSeen));
@@ -269,23 +266,6 @@ public final class ProcessCluster implements AutoCloseable {
       }
     }
     return null;
-  }
-
-  /**
-   * A wait on a cluster in flux, for whatever waits on a {@code ProcessCluster} (tests, the drill,
-   * the bench): looks every {@link #POLL}; a failure of a look means "not yet" (a node starting, an
-   * election); after {@code timeout} an IOException names {@code what} and the last failure.
-   */
-  public static Poll<IOException> poll(Duration timeout, String what) {
-    return poll(POLL, timeout, what);
-  }
-
-  private static Poll<IOException> poll(Duration interval, Duration timeout, String what) {
-    return Poll.every(interval)
-        .within(timeout)
-        .awaiting(what)
-        .notYetOn(Exception.class)
-        .onTimeout(expiry -> new IOException(expiry.message(), expiry.lastFailure()));
   }
 
   /** The current running leader. */
@@ -325,7 +305,8 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Waits until the node's admin API answers (a restarted node is back). */
   public void awaitAnswering(String nodeId) throws IOException, InterruptedException {
-    poll(CLUSTER_WAIT, nodeId + " answering").untilTrue(() -> cluster(nodeId) != null);
+    ConfigNodeWaits.clusterPoll(CLUSTER_WAIT, nodeId + " answering")
+        .untilTrue(() -> cluster(nodeId) != null);
   }
 
   /** SIGSTOP one ConfigNode. */

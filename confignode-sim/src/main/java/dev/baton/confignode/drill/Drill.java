@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -77,7 +78,7 @@ public final class Drill implements AutoCloseable {
     workload = new DrillWorkload(api, report);
     String leader = cluster.awaitLeader(Set.of(), -1, report::electionSeen);
     report.progress("leader is %s; waiting for the DataNodes to register", leader);
-    ProcessCluster.poll(ProcessCluster.CLUSTER_WAIT, "DataNodes registered")
+    ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "DataNodes registered")
         .untilTrue(() -> api.get("/api/metadata").get("dataNodes").size() == settings.dataNodes());
 
     long workloadStart = System.currentTimeMillis();
@@ -149,7 +150,7 @@ public final class Drill implements AutoCloseable {
   }
 
   private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
-    ProcessCluster.poll(ProcessCluster.CLUSTER_WAIT, "a quarter of phase 2 done")
+    ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "a quarter of phase 2 done")
         .untilTrue(
             () ->
                 workload.finishedCount()

@@ -3,11 +3,10 @@ package dev.baton.confignode.drill;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
-import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,17 +19,8 @@ import java.util.Set;
  * after a failover is one procedure), and the waits for them to finish.
  */
 final class DrillWorkload {
-  /** How long the whole workload may take to reach terminal states. */
-  static final Duration FINISH_WAIT = Duration.ofMinutes(5);
-
-  /** How often submissions are retried and states looked at. */
-  static final Duration POLL = Duration.ofMillis(20);
-
   /** Nonce group of the drill's submissions. */
   static final long NONCE_GROUP = 77;
-
-  /** Polls of the procedure list are this many cluster polls apart. */
-  static final int LIST_POLL_FACTOR = 5;
 
   private final NodeApiClient api;
   private final DrillReport report;
@@ -51,8 +41,8 @@ final class DrillWorkload {
   void submit(String what, String type, JsonNode args) throws IOException, InterruptedException {
     long n = ++nonce;
     long id =
-        Poll.every(POLL)
-            .within(ProcessCluster.CLUSTER_WAIT)
+        Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
+            .within(ConfigNodeWaits.CLUSTER_WAIT)
             .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
             .retry(() -> api.submit(type, args, NONCE_GROUP, n));
     submitted.put(what, id);
@@ -75,13 +65,14 @@ final class DrillWorkload {
    */
   void awaitAllFinished() throws IOException, InterruptedException {
     shownFinished = -1;
-    Poll.every(POLL.multipliedBy(LIST_POLL_FACTOR))
-        .within(FINISH_WAIT)
+    Poll.every(ConfigNodeWaits.DRILL_LIST_POLL)
+        .within(ConfigNodeWaits.DRILL_FINISH_WAIT)
         .notYetOn(NodeApiClient.ApiException.class)
         .onTimeout(
             expiry ->
                 new IOException(
-                    "procedures still running after " + FINISH_WAIT, expiry.lastFailure()))
+                    "procedures still running after " + ConfigNodeWaits.DRILL_FINISH_WAIT,
+                    expiry.lastFailure()))
         .untilTrue(this::allFinished);
   }
 

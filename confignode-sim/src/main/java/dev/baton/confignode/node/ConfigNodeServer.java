@@ -1,7 +1,6 @@
 package dev.baton.confignode.node;
 
 import dev.baton.confignode.admin.AdminServer;
-import dev.baton.confignode.admin.ClusterCalls;
 import dev.baton.confignode.admin.FaultRoutes;
 import dev.baton.confignode.admin.FlowRoutes;
 import dev.baton.confignode.datanode.DataNodeClient;
@@ -10,6 +9,7 @@ import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.AddDataNode;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
@@ -41,11 +41,6 @@ public final class ConfigNodeServer implements AutoCloseable {
 
   /** Nonce group of the registrations of start-up DataNodes. */
   static final long DATANODE_NONCE_GROUP = 1;
-
-  /** How long registration of start-up DataNodes keeps trying (elections included). */
-  static final Duration REGISTRATION_PATIENCE = Duration.ofMinutes(2);
-
-  static final Duration REGISTRATION_RETRY = Duration.ofMillis(500);
 
   /**
    * How a node is set up.
@@ -141,9 +136,9 @@ public final class ConfigNodeServer implements AutoCloseable {
           new AdminServer(node, metadata, holds)
               .addRoutes(
                   new FlowRoutes(
-                      new NodeFlowGateway(node, ClusterCalls.CLUSTER_WAIT),
+                      new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
                       flowRuntime,
-                      ClusterCalls.CLUSTER_WAIT))
+                      ConfigNodeWaits.ADMIN_CLUSTER_CALL))
               .addRoutes(new FaultRoutes(node, holds));
       api.start(config.httpPort());
       publisher.serving("127.0.0.1:" + api.port());
@@ -184,14 +179,14 @@ public final class ConfigNodeServer implements AutoCloseable {
     node.close();
   }
 
-  /** Registers the start-up DataNodes, all within {@link #REGISTRATION_PATIENCE}. */
+  /** Registers the start-up DataNodes, all within {@link ConfigNodeWaits#REGISTRATION_PATIENCE}. */
   private void registerDataNodes() {
     long start = System.nanoTime();
     for (String address : config.dataNodes()) {
-      Duration left = REGISTRATION_PATIENCE.minusNanos(System.nanoTime() - start);
+      Duration left = ConfigNodeWaits.REGISTRATION_PATIENCE.minusNanos(System.nanoTime() - start);
       try {
         long id =
-            Poll.every(REGISTRATION_RETRY)
+            Poll.every(ConfigNodeWaits.REGISTRATION_RETRY)
                 .within(left.isNegative() ? Duration.ZERO : left)
                 .notYetOn(Exception.class)
                 .onTimeout(

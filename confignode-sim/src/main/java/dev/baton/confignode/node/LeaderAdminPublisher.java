@@ -2,11 +2,11 @@ package dev.baton.confignode.node;
 
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -23,12 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LeaderAdminPublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderAdminPublisher.class);
-
-  /** Pause between two attempts to publish. */
-  static final Duration RETRY = Duration.ofMillis(250);
-
-  /** How long a leader keeps trying (a write can fail while the new leader's log settles). */
-  static final Duration PATIENCE = Duration.ofSeconds(10);
 
   private final ProcedureNode<ConfigNodeEnv> node;
   private final ClusterMetadata metadata;
@@ -59,8 +53,8 @@ final class LeaderAdminPublisher implements AutoCloseable {
 
   private void publish(LeaderContext leader) {
     try {
-      Poll.every(RETRY)
-          .within(PATIENCE)
+      Poll.every(ConfigNodeWaits.ADMIN_PUBLISH_RETRY)
+          .within(ConfigNodeWaits.ADMIN_PUBLISH_PATIENCE)
           .awaiting("the admin API address of term " + leader.term() + " written")
           .notYetOn(IOException.class)
           .notYetOn(RuntimeException.class)

@@ -1,6 +1,7 @@
 package dev.baton.confignode.node;
 
 import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
@@ -20,9 +21,6 @@ import java.util.concurrent.TimeoutException;
  * the flow HTTP routes work on every node.
  */
 final class NodeFlowGateway implements FlowGateway<ConfigNodeEnv> {
-  /** How often {@link #await} asks whether a procedure finished. */
-  static final Duration AWAIT_POLL = Duration.ofMillis(20);
-
   private final ProcedureNode<ConfigNodeEnv> node;
   private final Duration callTimeout;
 
@@ -49,7 +47,7 @@ final class NodeFlowGateway implements FlowGateway<ConfigNodeEnv> {
   @Override
   public ProcedureInfo await(long procId, Duration timeout)
       throws TimeoutException, InterruptedException {
-    return Poll.every(AWAIT_POLL)
+    return Poll.every(ConfigNodeWaits.FLOW_AWAIT_POLL)
         .within(timeout)
         .onTimeout(
             expiry ->
