@@ -16,7 +16,7 @@ import java.util.function.Predicate;
  * batched linking. Pure: no threads, no clock (time is passed in), no executor.
  */
 final class FlowPlanner {
-  /** Most appended nodes linked to a stream chain in one batch (seed 003). */
+  /** Most appended nodes linked to a stream chain in one batch. */
   static final int LINK_BATCH = 100;
 
   private static final int MAX_BACKOFF_SHIFT = 20;
