@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * snapshot. Do not just wipe the storage and restart the node under the same id: a Raft peer must
  * not lose entries it acknowledged, and the Ratis 3.3.0 leader never moves its next index for that
  * peer below what the peer had acknowledged, so the wiped peer can stay behind until the leader
- * changes (seen in CorruptionTest).
+ * changes (CorruptionTest shows it).
  */
 public class CorruptSnapshotException extends IOException {
   private final Path file;

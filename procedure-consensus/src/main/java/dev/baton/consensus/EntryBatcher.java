@@ -43,21 +43,18 @@ final class EntryBatcher<I, R> {
      * Entries on their way at once, per batcher (the executor's store and the node's submissions
      * each have one). Every entry costs each member the same work whatever it carries (append,
      * replicate, fsync, apply, reply), so fewer entries in flight, each carrying more writes, leave
-     * more CPU for the rest and commit sooner: in the consensus benchmark (3 nodes on 2 cores), 3
-     * instead of 8 carried 94 instead of 40 writes per entry at the peak, which was no lower, and
-     * at half the peak the Raft commit p50 fell from 5.2 to 3.6-4.1 ms and the submit-to-done p50
-     * from 27 to 19-24 ms. Fewer than 3 made writes wait for a free slot longer than they saved.
+     * more CPU for the rest and commit sooner; too few make writes wait for a free slot longer than
+     * the fuller entries save.
      */
     static final int DEFAULT_MAX_ENTRIES_IN_FLIGHT = 3;
 
     /**
      * Items an entry needs to go out while another is on its way (an entry that fills {@code
-     * maxBytes} goes anyway; with nothing on its way, one item goes at once). A slot free in the
-     * pipeline used to send whatever was queued, so at half the peak entries went out at the
-     * pipeline's pace carrying 35-45 writes each, and every member paid each entry's fixed cost
-     * (append, replicate, fsync, apply, reply) twice as often as needed. With 96: half as many
-     * entries, 9-18 % less CPU at the same load, the submit-to-done p50 no higher (consensus
-     * benchmark, 9,000 procedures/s, runs alternated). What waits pays at most one commit more.
+     * maxBytes} goes anyway; with nothing on its way, one item goes at once). Sending whatever is
+     * queued each time a slot frees would send entries at the pipeline's pace, each carrying few
+     * writes, and every member would pay each entry's fixed cost (append, replicate, fsync, apply,
+     * reply) more often than needed; waiting for this many makes fewer, fuller entries at the same
+     * load. What waits pays at most one commit more.
      */
     static final int DEFAULT_MIN_ITEMS_TO_OVERLAP = 96;
 

@@ -251,7 +251,7 @@ final class ExecutorLauncher<Env> {
             term,
             epoch,
             node.executorSettings().batchLimits(),
-            RaftProcedureStore.DEFAULT_WRITE_TIMEOUT,
+            ConsensusWaits.STORE_WRITE_TIMEOUT,
             node::isLeader,
             "procedure store of " + node.nodeId());
     LeaderContext leader = new LeaderContext(node.nodeId(), term, epoch);

@@ -41,9 +41,6 @@ import org.slf4j.LoggerFactory;
 public final class LeadershipManager<Env> implements ProcedureStateMachine.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(LeadershipManager.class);
 
-  /** How long shutdown waits for the lifecycle thread to stop the executor. */
-  static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(30);
-
   /**
    * One recovery of a leader executor.
    *
@@ -86,9 +83,6 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   /** First pause before relaunching an executor whose launch failed; doubles per failure. */
   public static final Duration DEFAULT_RELAUNCH_BACKOFF = Duration.ofMillis(200);
-
-  /** The longest pause between relaunches. */
-  static final Duration MAX_RELAUNCH_BACKOFF = Duration.ofSeconds(2);
 
   /**
    * How long a leader keeps relaunching failed executors before it hands leadership to another node
@@ -186,7 +180,8 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
         new LeaderTerm<>(
             term,
             System.currentTimeMillis(),
-            new RelaunchStreak(relaunchBackoff, MAX_RELAUNCH_BACKOFF, relaunchGiveUp));
+            new RelaunchStreak(
+                relaunchBackoff, ConsensusWaits.MAX_RELAUNCH_BACKOFF, relaunchGiveUp));
     LeaderTerm<Env> previous;
     synchronized (this) {
       if (shutdown) {
@@ -273,9 +268,12 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     adoptions.shutdown();
     roles.shutdown();
     try {
-      if (!lifecycle.awaitTermination(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!lifecycle.awaitTermination(
+          ConsensusWaits.EXECUTOR_SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
         LOG.warn(
-            "Node {}: the leader executor did not stop within {}", node.nodeId(), SHUTDOWN_WAIT);
+            "Node {}: the leader executor did not stop within {}",
+            node.nodeId(),
+            ConsensusWaits.EXECUTOR_SHUTDOWN_WAIT);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -1,6 +1,5 @@
 package dev.baton.consensus;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,9 +14,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LeadershipYield {
   private static final Logger LOG = LoggerFactory.getLogger(LeadershipYield.class);
-
-  /** How long one transfer attempt may take (Ratis waits for the target to win an election). */
-  static final Duration TRANSFER_TIMEOUT = Duration.ofSeconds(3);
 
   private LeadershipYield() {}
 
@@ -47,7 +43,7 @@ final class LeadershipYield {
     }
     RaftPeerId target = targets.get(i);
     return node.peer()
-        .transferLeadership(target, TRANSFER_TIMEOUT)
+        .transferLeadership(target, ConsensusWaits.LEADERSHIP_TRANSFER_TIMEOUT)
         .handle(
             (reply, error) -> {
               if (error == null && reply.isSuccess()) {

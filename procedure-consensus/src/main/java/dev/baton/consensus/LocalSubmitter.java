@@ -14,16 +14,15 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * Appends commands through this node's own Raft server, without a gRPC hop (research/ratis.md §2.2:
- * twice the rate of a client in the same process). Only useful on the leader; elsewhere the reply
- * is a not-leader error.
+ * Appends commands through this node's own Raft server, without a gRPC hop: a Raft client, even in
+ * the same process, pays a serialization and a loopback round trip per request. Only useful on the
+ * leader; elsewhere the reply is a not-leader error.
  *
  * <p>Replies complete on this submitter's own thread, in the order Ratis gives them, never on the
  * Raft apply thread that produces them: Ratis completes a leader's pending request right after
  * {@code applyTransaction}, on the one thread that applies every entry, so whatever depends on a
  * reply (a group commit's next entry, the executor's continuations, a caller's callbacks on a
- * submission's future) would otherwise hold up the application of every entry behind it; on the
- * benchmark's leader that was more than half of its apply thread's time.
+ * submission's future) would otherwise hold up the application of every entry behind it.
  */
 final class LocalSubmitter implements AutoCloseable {
   private final RaftServer server;

@@ -19,12 +19,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A port the kernel picks for {@code bind(0)} comes from its ephemeral range, the range it also
  * gives every outgoing connection: between the choice and the member's bind, a connection of the
- * running cluster (or one still closing) could take it, and the member failed to start with
- * "Address already in use" (seen in CI: a gRPC server of a 3-node test cluster). So ports are drawn
- * outside that range (below it, or above it where the kernel's range stops short of the last port),
- * at random, checked bindable, and never handed out twice by one process. Only where the ephemeral
- * range leaves almost nothing outside it does the kernel choose, still never a port handed out
- * before.
+ * running cluster (or one still closing) could take it, and the member would fail to start with
+ * "Address already in use". So ports are drawn outside that range (below it, or above it where the
+ * kernel's range stops short of the last port), at random, checked bindable, and never handed out
+ * twice by one process. Only where the ephemeral range leaves almost nothing outside it does the
+ * kernel choose, still never a port handed out before.
  */
 public final class LoopbackPorts {
   /** The lowest port handed out: clear of the well-known and most registered service ports. */

@@ -2,7 +2,6 @@ package dev.baton.consensus;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -34,9 +33,6 @@ import org.apache.ratis.util.TimeDuration;
  * reachable (the check cannot tell it from a new one then).
  */
 final class LostStorageCheck {
-  /** How long each other member gets to answer; an unreachable member is skipped. */
-  static final Duration PEER_ANSWER_TIMEOUT = Duration.ofSeconds(1);
-
   private LostStorageCheck() {}
 
   /**
@@ -45,7 +41,8 @@ final class LostStorageCheck {
   static void check(String nodeId, RaftGroup group, Path storageDir) throws IOException {
     RaftProperties props = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(
-        props, TimeDuration.valueOf(PEER_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        props,
+        TimeDuration.valueOf(ConsensusWaits.PEER_ANSWER_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
     try (RaftClient client =
         RaftClient.newBuilder()
             .setRaftGroup(group)

@@ -17,6 +17,7 @@ import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -53,20 +54,6 @@ import org.apache.ratis.util.TimeDuration;
  * with a clear error (no leader, or no majority), never hangs.
  */
 public final class ProcedureClient implements AutoCloseable {
-  /** Pause between retries while Ratis looks for the leader. */
-  static final Duration RETRY_SLEEP = Duration.ofMillis(50);
-
-  /** A read gets at least this many attempts within the request timeout (see queryUntil). */
-  static final int READ_ATTEMPTS = 4;
-
-  /** The shortest time one read attempt gets. */
-  static final Duration READ_ATTEMPT_MIN = Duration.ofMillis(250);
-
-  /** First and largest pause between polls of {@link #await}. */
-  static final Duration AWAIT_POLL_MIN = Duration.ofMillis(10);
-
-  static final Duration AWAIT_POLL_MAX = Duration.ofMillis(500);
-
   private final RaftClient raft;
   private final ProcedureCodec codec;
   private final Duration requestTimeout;
@@ -99,7 +86,8 @@ public final class ProcedureClient implements AutoCloseable {
    * a cluster without a majority.
    */
   private static RetryPolicy retryPolicy(Duration requestTimeout) {
-    TimeDuration sleep = TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS);
+    TimeDuration sleep =
+        TimeDuration.valueOf(ConsensusWaits.CLIENT_RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
     return RequestTypeDependentRetryPolicy.newBuilder()
         .setRetryPolicy(
             RaftClientRequestProto.TypeCase.WRITE, RetryPolicies.retryForeverWithSleep(sleep))
@@ -171,29 +159,35 @@ public final class ProcedureClient implements AutoCloseable {
     return get(listAsync(null), "list");
   }
 
-  /** Polls until the procedure finished, with growing pauses. */
+  /**
+   * Polls until the procedure finished, with pauses growing from {@link
+   * ConsensusWaits#AWAIT_POLL_MIN} to {@link ConsensusWaits#AWAIT_POLL_MAX}.
+   */
   public ProcedureInfo await(long procId, Duration timeout) throws IOException, TimeoutException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long pause = AWAIT_POLL_MIN.toMillis();
-    while (true) {
-      Optional<ProcedureInfo> info = getInfo(procId);
-      if (info.isEmpty()) {
-        throw new IOException("procedure " + procId + " is unknown to the cluster");
-      }
-      if (info.get().finished()) {
-        return info.get();
-      }
-      if (System.nanoTime() > deadline) {
-        throw new TimeoutException(
-            "procedure " + procId + " did not finish within " + timeout + "; last " + info.get());
-      }
-      try {
-        Thread.sleep(pause);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted while awaiting procedure " + procId);
-      }
-      pause = Math.min(pause * 2, AWAIT_POLL_MAX.toMillis());
+    try {
+      return Poll.backoff(ConsensusWaits.AWAIT_POLL_MIN, ConsensusWaits.AWAIT_POLL_MAX)
+          .within(timeout)
+          .awaiting("procedure " + procId + " finished")
+          .onTimeout(
+              expiry ->
+                  new TimeoutException(
+                      "procedure "
+                          + procId
+                          + " did not finish within "
+                          + timeout
+                          + "; last "
+                          + expiry.lastValue()))
+          .until(
+              () ->
+                  getInfo(procId)
+                      .orElseThrow(
+                          () ->
+                              new IOException(
+                                  "procedure " + procId + " is unknown to the cluster")),
+              ProcedureInfo::finished);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while awaiting procedure " + procId);
     }
   }
 
@@ -323,13 +317,14 @@ public final class ProcedureClient implements AutoCloseable {
             error -> {
               Throwable cause = unwrap(error);
               boolean retry = RaftReplies.isNoLeaderYet(cause) || cause instanceof TimeoutException;
-              if (!retry || System.nanoTime() + RETRY_SLEEP.toNanos() >= deadline) {
+              if (!retry
+                  || System.nanoTime() + ConsensusWaits.CLIENT_RETRY_PAUSE.toNanos() >= deadline) {
                 return CompletableFuture.failedFuture(cause);
               }
               return CompletableFuture.supplyAsync(
                       () -> null,
                       CompletableFuture.delayedExecutor(
-                          RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS))
+                          ConsensusWaits.CLIENT_RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS))
                   .thenCompose(
                       ignored -> queryUntil(message, stay ? server : null, stay, deadline));
             });
@@ -337,8 +332,8 @@ public final class ProcedureClient implements AutoCloseable {
 
   /** How long one read attempt may take before the next one starts. */
   private Duration readAttemptTimeout() {
-    Duration d = requestTimeout.dividedBy(READ_ATTEMPTS);
-    return d.compareTo(READ_ATTEMPT_MIN) < 0 ? READ_ATTEMPT_MIN : d;
+    Duration d = requestTimeout.dividedBy(ConsensusWaits.READ_ATTEMPTS);
+    return d.compareTo(ConsensusWaits.READ_ATTEMPT_MIN) < 0 ? ConsensusWaits.READ_ATTEMPT_MIN : d;
   }
 
   private static Throwable unwrap(Throwable e) {

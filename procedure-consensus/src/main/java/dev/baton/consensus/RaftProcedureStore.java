@@ -29,10 +29,10 @@ import java.util.function.BooleanSupplier;
  * writes are causally independent (a procedure has at most one write in flight), so entries may
  * complete in any order.
  *
- * <p>While it runs, the entries also carry this node's own submissions ({@link #submit}): on a busy
- * leader, half its entries were submissions alone, and every entry costs each member about the same
- * work whatever it carries. They are applied whatever the fencing decides about the batches beside
- * them: a submission is valid in any term.
+ * <p>While it runs, the entries also carry this node's own submissions ({@link #submit}): on their
+ * own, submissions would fill many entries of a busy leader, and every entry costs each member
+ * about the same work whatever it carries. They are applied whatever the fencing decides about the
+ * batches beside them: a submission is valid in any term.
  *
  * <p>Each entry carries the term this store was made for and its executor epoch within the term;
  * the state machine rejects it if the entry lands in another term, or after a fence of a later
@@ -40,9 +40,6 @@ import java.util.function.BooleanSupplier;
  * {@link NotLeaderException}.
  */
 final class RaftProcedureStore implements ProcedureStore {
-
-  /** How long a write or an id reservation may wait for its entry to be applied. */
-  static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
 
   private final ProcedureStateMachine stateMachine;
   private final LocalSubmitter raft;

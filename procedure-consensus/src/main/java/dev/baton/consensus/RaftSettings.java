@@ -27,17 +27,11 @@ public record RaftSettings(
     long logSegmentBytes) {
 
   /**
-   * Election timeouts that ride out pauses of a busy 2-core machine; failover ≈ 1-2× min (Ratis'
-   * own 150/300 ms fail over in about 0.6× the time). Kept at 300/600 ms on the evidence of the
-   * whole suite run on a 2-core machine shared with other builds (2026-11-24; live leaders replaced
-   * outside the tests that do it on purpose, from {@code LeaderChanges}' log lines): at 150/300, 1
-   * (one module: the run stopped at a test that failed on it), 11 and 26 in three runs, and
-   * cold-started clusters went through 2-3 leaders in a row; at 300/600, 0 and 1 in two runs. Under
-   * the heaviest load (20 deep) both settings failed RepeatedFailoverTest alike (no leader within
-   * 30 s of a kill): not the timeouts; a likely cause, found later, is Ratis' 10 s wait after a
-   * leader steps down for lost heartbeats ({@link #STEP_DOWN_WAIT_TIMEOUTS}). Operators pick their
-   * own with {@link #withElectionTimeouts} (the ConfigNode's {@code --election-timeout-ms
-   * MIN,MAX}).
+   * Election timeouts long enough to ride out the pauses of a busy machine shared with other
+   * processes: shorter ones (Ratis' own 150/300 ms) fail over sooner, but replace live leaders that
+   * only paused and let a cold-started cluster go through several leaders in a row. A failover
+   * takes about one to two times the minimum. Operators pick their own with {@link
+   * #withElectionTimeouts} (the ConfigNode's {@code --election-timeout-ms MIN,MAX}).
    */
   public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(300);
 
@@ -54,9 +48,8 @@ public record RaftSettings(
    * starved machine stalls the whole group: a leader that misses its followers' answers for one
    * election timeout steps down, and when the other live member's log is behind (a restarted node,
    * or one that missed the leader's last entry) only the stepped-down node can win, so no leader
-   * exists for 10 s, again at every such step-down (seen: no leader for 10,030 ms with two of three
-   * members up and talking). Two timeouts still let a healthier member win first; with pre-vote a
-   * stepped-down node cannot disrupt a leader the others follow.
+   * exists for 10 s, again at every such step-down. Two timeouts still let a healthier member win
+   * first; with pre-vote a stepped-down node cannot disrupt a leader the others follow.
    */
   static final int STEP_DOWN_WAIT_TIMEOUTS = 2;
 
@@ -65,15 +58,13 @@ public record RaftSettings(
 
   /**
    * Whether Ratis writes the commit index into the log (a metadata entry after each commit, on
-   * every member). Off: it costs each commit a second log write, and turning it off halved the Raft
-   * commit p50 in the consensus benchmark (3.4 -> 1.3 ms at 9,000 procedures/s); Apache Ozone's
-   * metadata services run with it off too (HDDS-13281). A restarted member then learns the commit
-   * index from the leader before it applies what its log holds beyond its snapshot.
+   * every member). Off: it costs each commit a second log write. A restarted member then learns the
+   * commit index from the leader before it applies what its log holds beyond its snapshot.
    *
-   * <p>An earlier try failed LeaderRecoveryTest: a linearizable read on a recovering leader got no
-   * answer. Ratis counts an entry as applied for reads only when its apply future completes, and an
-   * abort entry's apply then waited for the executor still being rebuilt; the metadata entries
-   * behind each commit had hidden that. No apply waits now ({@link AbortOutcomes}).
+   * <p>Off needs every apply to complete without waiting ({@link AbortOutcomes}): Ratis counts an
+   * entry as applied for reads only when its apply future completes, so an apply that waited (say,
+   * for an executor being rebuilt) would leave linearizable reads on a recovering leader without an
+   * answer, and no commit-index entries would follow to let the applied index move on.
    */
   static final boolean LOG_COMMIT_INDEX = false;
 

@@ -2,7 +2,6 @@ package dev.baton.consensus;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +25,7 @@ import org.slf4j.LoggerFactory;
  *       background, return -1;
  *   <li>a write in flight: return -1 at once;
  *   <li>a write finished: return its index, once; a failed one is logged by the writer and retried
- *       no sooner than {@link #RETRY_BACKOFF} later (until then -1).
+ *       no sooner than {@link ConsensusWaits#SNAPSHOT_RETRY_BACKOFF} later (until then -1).
  * </ul>
  *
  * <p>While an explicit snapshot request (an operator's) is outstanding, every call writes a fresh
@@ -37,12 +36,6 @@ import org.slf4j.LoggerFactory;
  */
 final class SnapshotTaker {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotTaker.class);
-
-  /** How long after a failed background write the next one may start. */
-  static final Duration RETRY_BACKOFF = Duration.ofSeconds(5);
-
-  /** How long closing (or pausing for an installation) waits for the write in flight to end. */
-  static final Duration WRITE_WAIT = Duration.ofSeconds(30);
 
   private final SimpleStateMachineStorage storage;
   private final Supplier<TableImage> freezer;
@@ -117,7 +110,7 @@ final class SnapshotTaker {
         return finished.done().join().getIndex();
       }
       failedBefore = true;
-      retryAfterNanos = now + RETRY_BACKOFF.toNanos();
+      retryAfterNanos = now + ConsensusWaits.SNAPSHOT_RETRY_BACKOFF.toNanos();
       return -1;
     }
     if (failedBefore && now - retryAfterNanos < 0) {
@@ -172,7 +165,7 @@ final class SnapshotTaker {
     closed = true;
     awaitInFlight(false);
     try {
-      writer.shutdown(WRITE_WAIT.toMillis());
+      writer.shutdown(ConsensusWaits.SNAPSHOT_WRITE_WAIT.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -188,11 +181,14 @@ final class SnapshotTaker {
       write.cancel();
     }
     try {
-      write.done().get(WRITE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      write.done().get(ConsensusWaits.SNAPSHOT_WRITE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       // the writer logged it; the previous snapshot stays the latest
     } catch (TimeoutException e) {
-      LOG.warn("Snapshot at {} still not written after {}; cancelling it", write.at(), WRITE_WAIT);
+      LOG.warn(
+          "Snapshot at {} still not written after {}; cancelling it",
+          write.at(),
+          ConsensusWaits.SNAPSHOT_WRITE_WAIT);
       write.cancel();
     } catch (InterruptedException e) {
       write.cancel();

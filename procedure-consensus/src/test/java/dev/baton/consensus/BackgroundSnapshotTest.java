@@ -119,7 +119,7 @@ class BackgroundSnapshotTest {
       runUntil(leader, () -> gate.attempts.size() >= 2);
       WriterGate.Attempt retried = gate.attempts.get(1);
       assertTrue(
-          retried.nanos() - failed.nanos() >= SnapshotTaker.RETRY_BACKOFF.toNanos(),
+          retried.nanos() - failed.nanos() >= ConsensusWaits.SNAPSHOT_RETRY_BACKOFF.toNanos(),
           "retried after " + (retried.nanos() - failed.nanos()) / 1_000_000 + " ms");
       await()
           .atMost(TestCluster.ELECTION_WAIT)

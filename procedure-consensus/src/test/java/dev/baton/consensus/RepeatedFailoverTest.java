@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RepeatedFailoverTest {
   /**
    * Kills of the leader: on a 3-node cluster the 4th kill is the first of a node that was itself
-   * killed and restarted before (the step at which the benchmark once gave up).
+   * killed and restarted before.
    */
   static final int CYCLES = 4;
 

@@ -15,11 +15,11 @@ import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.util.MD5FileUtil;
 
 /**
- * How long a snapshot holds Ratis' apply thread, before and after the background writer: the old
- * path (serialize, fsync, rename and MD5 under the table's lock) against the freeze the apply
- * thread now does (a reference copy under the lock), with 10,000 and 100,000 records. Prints
- * medians and maxima and their ratio. Run: {@code mvn -B -o -q -pl procedure-consensus -am
- * test-compile exec:java@snapshot-pause}.
+ * How long a snapshot holds Ratis' apply thread with and without the background writer: the whole
+ * write (serialize, fsync, rename and MD5 under the table's lock) against the freeze the apply
+ * thread does (a reference copy under the lock), with 10,000 and 100,000 records. Prints medians
+ * and maxima and their ratio. Run: {@code mvn -B -o -q -pl procedure-consensus -am test-compile
+ * exec:java@snapshot-pause}.
  */
 public final class SnapshotPauseProbe {
   /** Bytes per record, about a small procedure's serialized envelope. */
@@ -46,7 +46,7 @@ public final class SnapshotPauseProbe {
         long[] write = new long[WRITE_RUNS];
         for (int i = 0; i < WRITE_RUNS; i++) {
           long start = System.nanoTime();
-          writeLikeBefore(table, dir.resolve("snapshot.1_" + i));
+          writeUnderLock(table, dir.resolve("snapshot.1_" + i));
           write[i] = System.nanoTime() - start;
         }
         Arrays.sort(freeze);
@@ -84,8 +84,8 @@ public final class SnapshotPauseProbe {
     return table;
   }
 
-  /** What takeSnapshot() did on the apply thread before: all of it under the table's lock. */
-  private static void writeLikeBefore(ProcedureTable table, Path file) throws Exception {
+  /** A snapshot written on the apply thread without the background writer: all under the lock. */
+  private static void writeUnderLock(ProcedureTable table, Path file) throws Exception {
     synchronized (table) {
       Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
       try (OutputStream out = Files.newOutputStream(tmp)) {

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A leader that stepped down because it lost a majority's heartbeats stands for election again
- * soon: when the only other live member's log is behind, nobody else can win, and Ratis' default
- * wait (10 s) left the group without a leader that long after every such step-down.
+ * soon: when the only other live member's log is behind, nobody else can win, so Ratis' default
+ * wait (10 s) would leave the group without a leader that long after every such step-down.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class StepDownStallTest {

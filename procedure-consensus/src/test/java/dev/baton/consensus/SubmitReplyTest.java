@@ -63,8 +63,8 @@ class SubmitReplyTest {
 
   /**
    * Ratis completes a leader's own requests on the thread that applies every entry; a caller's
-   * callback on its submission's future ran there, and one that blocked stopped the leader applying
-   * anything: a submission through a follower was never answered.
+   * callback on its submission's future must not run there: one that blocks would stop the leader
+   * applying anything, and a submission through a follower would never be answered.
    */
   @Test
   void aCallbackThatBlocksDoesNotStopTheLeaderApplying() throws Exception {

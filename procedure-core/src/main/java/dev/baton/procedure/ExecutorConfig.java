@@ -61,6 +61,12 @@ public record ExecutorConfig(
    */
   public static final Duration ZERO_RETENTION_GRACE = Duration.ofSeconds(1);
 
+  /**
+   * The longest the timeout thread waits for the next deadline before it looks again whether the
+   * executor is stopping; not a setting.
+   */
+  static final Duration TIMEOUT_THREAD_IDLE_WAIT = Duration.ofSeconds(1);
+
   /** The defaults. */
   public static ExecutorConfig defaults() {
     return new ExecutorConfig(

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * stops it on its own thread and then tells the embedding's listener.
  */
 final class ExecutorLifecycle<Env> {
-  // logged under the executor's name, as before this class was split out of it
+  // logs under the executor's name: one logger setting covers the executor and its lifecycle
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureExecutor.class);
 
   private enum Phase {

@@ -58,7 +58,10 @@ public record ProcedureInfo(
     result = result == null ? null : result.clone();
   }
 
-  /** The API.md form: finished is derived as SUCCESS or ROLLEDBACK. */
+  /**
+   * The form without {@code finished}, derived as SUCCESS or ROLLEDBACK (a FAILED procedure counts
+   * as not finished), and without a wait reason.
+   */
   public ProcedureInfo(
       long procId,
       long parentProcId,

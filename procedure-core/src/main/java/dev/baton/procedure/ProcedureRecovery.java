@@ -17,10 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds an executor's state from its store (seed 000 §3.3): live procedures, root stacks and
- * their rollback entries, pending child counts, waits and deadlines, held locks, failed roots
- * resumed into rollback, runnable procedures queued. A record that cannot be read is reported as
- * corrupt (with the reason) and its tree is failed; everything else recovers.
+ * Rebuilds an executor's state from its store: live procedures, root stacks and their rollback
+ * entries, pending child counts, waits and deadlines, held locks, failed roots resumed into
+ * rollback, runnable procedures queued. A record that cannot be read is reported as corrupt (with
+ * the reason) and its tree is failed; everything else recovers.
  */
 final class ProcedureRecovery<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureRecovery.class);

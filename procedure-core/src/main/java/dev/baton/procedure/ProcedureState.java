@@ -4,7 +4,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The seven states of a procedure (seed 000 §3.2.1) and the transitions the executor may make.
+ * The seven states of a procedure and the transitions the executor may make.
  *
  * <pre>
  * INITIALIZING ─submit─▶ RUNNABLE ─children─▶ WAITING ─children done─▶ RUNNABLE

@@ -7,10 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Unwinds a failed root stack (seed 000 §3.2.3): from the newest entry down, every executed step of
- * every member that has not succeeded is rolled back and persisted, so a restart during rollback
- * continues where it stopped. A succeeded child is skipped: the parent's rollback of the step that
- * spawned it compensates. At the end every unfinished member is ROLLEDBACK and the tree completes.
+ * Unwinds a failed root stack: from the newest entry down, every executed step of every member that
+ * has not succeeded is rolled back and persisted, so a restart during rollback continues where it
+ * stopped. A succeeded child is skipped: the parent's rollback of the step that spawned it
+ * compensates. At the end every unfinished member is ROLLEDBACK and the tree completes.
  *
  * <p>Runs on one worker while the stack is claimed ({@link RootProcedureStack#tryStartRollback}),
  * so no member runs meanwhile. Each rollback step runs under the procedure's lock, taken and

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * The shared state of a root procedure and all its descendants (seed 000 §3.2.3): how many members
- * are on a worker now, whether any failed, and the rollback stack: one entry per executed step of
- * any member, in execution order. Once the stack is failed and nothing runs, it is unwound from the
- * top. Pure bookkeeping: no threads, no I/O; every method is synchronized because members run on
- * different workers.
+ * The shared state of a root procedure and all its descendants: how many members are on a worker
+ * now, whether any failed, and the rollback stack: one entry per executed step of any member, in
+ * execution order. Once the stack is failed and nothing runs, it is unwound from the top. Pure
+ * bookkeeping: no threads, no I/O; every method is synchronized because members run on different
+ * workers.
  */
 final class RootProcedureStack<Env> {
   /** Room for this many rollback entries before the list first grows. */

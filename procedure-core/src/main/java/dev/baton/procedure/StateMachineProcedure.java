@@ -23,7 +23,7 @@ import java.util.List;
  * the same state runs again.
  *
  * <p>The cycle counter ({@link #getCycles}) counts consecutive steps in the same state, so a step
- * that waits in place can give up after a bound (seed 000 "circle").
+ * that waits in place can give up after a bound.
  */
 public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
 

@@ -9,9 +9,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one polled procedure on a worker (seed 000 §3.2.2 executeProcedure): checks its root stack,
- * handles wake-ups, timeouts and aborts, takes its lock, runs one step, persists the outcome and
- * queues what comes next. When the root stack has failed and no member runs, it unwinds it.
+ * Runs one polled procedure on a worker: checks its root stack, handles wake-ups, timeouts and
+ * aborts, takes its lock, runs one step, persists the outcome and queues what comes next. When the
+ * root stack has failed and no member runs, it unwinds it.
  */
 final class StepRunner<Env> implements Consumer<Schedulable> {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);

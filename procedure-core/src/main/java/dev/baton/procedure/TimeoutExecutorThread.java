@@ -7,7 +7,6 @@ import org.slf4j.LoggerFactory;
 /** Waits for deadlines in a {@link TimeoutQueue} and hands expired entries to the executor. */
 final class TimeoutExecutorThread extends Thread {
   private static final Logger LOG = LoggerFactory.getLogger(TimeoutExecutorThread.class);
-  private static final long MAX_IDLE_WAIT_MILLIS = 1_000;
 
   private final TimeoutQueue queue;
   private final Consumer<TimeoutQueue.Entry> handler;
@@ -30,7 +29,7 @@ final class TimeoutExecutorThread extends Thread {
     while (running) {
       TimeoutQueue.Entry entry;
       try {
-        entry = queue.takeExpired(MAX_IDLE_WAIT_MILLIS);
+        entry = queue.takeExpired(ExecutorConfig.TIMEOUT_THREAD_IDLE_WAIT.toMillis());
       } catch (InterruptedException e) {
         break;
       }

@@ -14,10 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The executor's workers (seed 000 WorkerThread + WorkerMonitorExecutor): {@code core} workers
- * always run; a monitor checks for workers stuck in one step longer than the threshold and, while
- * work is queued, adds temporary keep-alive workers up to {@code max}, which retire after being
- * idle for the keep-alive time.
+ * The executor's workers: {@code core} workers always run; a monitor checks for workers stuck in
+ * one step longer than the threshold and, while work is queued, adds temporary keep-alive workers
+ * up to {@code max}, which retire after being idle for the keep-alive time.
  */
 final class WorkerPool {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A repeat of a nonce while its first submission is still being persisted waits for that
  * submission: it gets the first id only once the procedure is queued and visible, and the first's
- * failure if it fails (an id of a procedure that never existed was returned before).
+ * failure if it fails, never an id of a procedure that does not exist.
  */
 @Timeout(30)
 class NonceRaceTest {

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class ProcedureStateTest {
 
-  /** The edges of the state diagram (seed 000 §3.2.1, ProcedureState javadoc). */
+  /** The edges of the state diagram in {@link ProcedureState}'s javadoc. */
   private static final Map<ProcedureState, Set<ProcedureState>> DIAGRAM =
       Map.of(
           INITIALIZING, EnumSet.of(RUNNABLE, FAILED),

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Random trees of procedures with random step failures and random crashes (before or after a store
- * write), checking the invariants of DESIGN.md: every root ends in exactly one terminal state; a
+ * write), checking the recovery invariants: every root ends in exactly one terminal state; a
  * succeeded tree rolled nothing back; a rolled-back tree undid only executed states, each member's
  * states newest first, children before the parent's spawning state; succeeded children are never
  * rolled back. The seed is printed on failure; set -Dbaton.seed=N to replay one.

@@ -25,10 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP admin API of a ConfigNode (API.md), JSON in and out. Any node answers: submissions and
- * aborts go through the replicated log to the leader, reads are linearizable, the lock table comes
- * from the leader. Bad input gets a 4xx JSON error; an unavailable cluster a 503; never a stack
- * trace.
+ * The HTTP admin API of a ConfigNode, JSON in and out. Any node answers: submissions and aborts go
+ * through the replicated log to the leader, reads are linearizable, the lock table comes from the
+ * leader. Bad input gets a 4xx JSON error; an unavailable cluster a 503; never a stack trace.
  *
  * <p>Endpoints come in groups ({@link AdminRoutes}), asked in the order of {@link #routes}; a new
  * group is one {@link #addRoutes} call.

@@ -2,9 +2,9 @@ package dev.baton.confignode.admin;
 
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LiveProcedureCapException;
 import java.net.HttpURLConnection;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -12,9 +12,6 @@ import java.util.concurrent.TimeoutException;
 
 /** How the admin API waits for the cluster: bounded, with failures turned into JSON errors. */
 public final class ClusterCalls {
-  /** How long a request may wait for the cluster. */
-  public static final Duration CLUSTER_WAIT = Duration.ofSeconds(15);
-
   static final String UNAVAILABLE = "unavailable";
 
   private ClusterCalls() {}
@@ -22,10 +19,12 @@ public final class ClusterCalls {
   /** Waits for the cluster; a timeout or a failure becomes a 503 with the reason. */
   static <T> T await(CompletableFuture<T> f) throws HttpError, InterruptedException {
     try {
-      return f.get(CLUSTER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      return f.get(ConfigNodeWaits.ADMIN_CLUSTER_CALL.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       throw unavailable(
-          "the cluster did not answer within " + CLUSTER_WAIT + " (no leader or no majority)");
+          "the cluster did not answer within "
+              + ConfigNodeWaits.ADMIN_CLUSTER_CALL
+              + " (no leader or no majority)");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof LiveProcedureCapException full) {

@@ -4,10 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * warm-up. Measures procedures/s, the leader's store batches and log entries per second (from its
  * {@code /metrics}), and the submit-to-done latency of each procedure (its last store update on the
  * leader minus the client's submit time). A client learns that its procedure finished by polling
- * {@code GET /api/procedures/ID} with a backoff from {@link #FIRST_POLL} to {@link #MAX_POLL};
- * those reads are part of the load.
+ * {@code GET /api/procedures/ID} with a backoff from {@link ConfigNodeWaits#BENCH_FIRST_POLL} to
+ * {@link ConfigNodeWaits#BENCH_MAX_POLL}; those reads are part of the load.
  */
 public final class Bench implements AutoCloseable {
   /** Nonce group of the bench's submissions. */
@@ -39,13 +40,6 @@ public final class Bench implements AutoCloseable {
   static final int WARMUP_DIVISOR = 10;
 
   static final int MAX_WARMUP = 500;
-
-  static final Duration FIRST_POLL = Duration.ofMillis(2);
-
-  static final Duration MAX_POLL = Duration.ofMillis(16);
-
-  /** How long one procedure may take before the bench gives up. */
-  static final Duration PROCEDURE_PATIENCE = Duration.ofSeconds(60);
 
   static final String STORE_BATCHES = "baton_applied_store_batches_total";
   static final String LOG_ENTRIES = "baton_applied_write_entries_total";
@@ -163,22 +157,23 @@ public final class Bench implements AutoCloseable {
     long nonce = nonces.incrementAndGet();
     long submitted = System.currentTimeMillis();
     long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
-    long deadline = System.nanoTime() + PROCEDURE_PATIENCE.toNanos();
-    long pollMillis = FIRST_POLL.toMillis();
-    while (true) {
-      Thread.sleep(pollMillis);
-      JsonNode view = api.get("/api/procedures/" + id);
-      if (view.path("finished").asBoolean()) {
-        return new Sample(
-            Math.max(0, view.path("lastUpdate").asLong() - submitted),
-            "SUCCESS".equals(view.path("state").asText()));
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IOException(
-            "procedure " + id + " not finished after " + PROCEDURE_PATIENCE + ": " + view);
-      }
-      pollMillis = Math.min(MAX_POLL.toMillis(), pollMillis * 2);
-    }
+    JsonNode view =
+        Poll.backoff(ConfigNodeWaits.BENCH_FIRST_POLL, ConfigNodeWaits.BENCH_MAX_POLL)
+            .pauseFirst()
+            .within(ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE)
+            .onTimeout(
+                expiry ->
+                    new IOException(
+                        "procedure "
+                            + id
+                            + " not finished after "
+                            + ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE
+                            + ": "
+                            + expiry.lastValue()))
+            .until(() -> api.get("/api/procedures/" + id), v -> v.path("finished").asBoolean());
+    return new Sample(
+        Math.max(0, view.path("lastUpdate").asLong() - submitted),
+        "SUCCESS".equals(view.path("state").asText()));
   }
 
   private static double delta(Map<String, Double> before, Map<String, Double> after, String name) {

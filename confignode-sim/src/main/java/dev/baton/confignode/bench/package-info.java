@@ -1,5 +1,5 @@
 /**
  * The benchmark of a process cluster through its admin API ({@code confignode-sim bench}). Uses
- * {@code cluster}, {@code client} and {@code http}.
+ * {@code cluster}, {@code client}, {@code http} and {@code waits}.
  */
 package dev.baton.confignode.bench;

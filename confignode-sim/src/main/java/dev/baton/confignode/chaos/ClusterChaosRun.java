@@ -1,10 +1,11 @@
 package dev.baton.confignode.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -13,6 +14,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A seeded chaos run on a local process cluster: a steady mixed workload while a {@link
@@ -26,14 +29,8 @@ import java.util.Map;
  * replays the same schedule and workload choices.
  */
 public final class ClusterChaosRun {
-  /** How long the quiet period may last at most. */
-  public static final Duration QUIET_LIMIT = Duration.ofSeconds(120);
-
   /** A step may take this long (a signal, a leader lookup) before the schedule shifts. */
   static final Duration STEP_SLACK = Duration.ofMillis(200);
-
-  /** How often the leader is looked up for the timeline. */
-  static final Duration LEADER_WATCH = Duration.ofMillis(250);
 
   /**
    * Settings.
@@ -96,7 +93,7 @@ public final class ClusterChaosRun {
     FaultSchedule schedule =
         FaultSchedule.generate(
             settings.seed(),
-            settings.seconds() * 1000L,
+            TimeUnit.SECONDS.toMillis(settings.seconds()),
             settings.nodes(),
             settings.dataNodes(),
             settings.maxMajorityLossMillis());
@@ -126,7 +123,7 @@ public final class ClusterChaosRun {
         inject(cluster, schedule);
       } finally {
         workload.stop();
-        worker.join(ClusterProcedures.SUBMIT_PATIENCE.toMillis() * 2);
+        worker.join(ConfigNodeWaits.CHAOS_WORKLOAD_STOP.toMillis());
         healAll(cluster);
         watch.stop();
         watcher.join();
@@ -136,7 +133,7 @@ public final class ClusterChaosRun {
         long id = cluster.procedures().submit(s.type(), s.args(), s.nonce());
         log("asked again for nonce %d: procedure %d", s.nonce(), id);
       }
-      cluster.procedures().awaitAllFinished(QUIET_LIMIT);
+      cluster.procedures().awaitAllFinished(ConfigNodeWaits.CHAOS_QUIET_LIMIT);
       log("every procedure is terminal; checking the invariants");
       List<DataNodeClient> dataNodes = new ArrayList<>();
       for (int id : cluster.dataNodeIds()) {
@@ -198,7 +195,8 @@ public final class ClusterChaosRun {
       }
       lag += Math.max(0, System.currentTimeMillis() - due - STEP_SLACK.toMillis());
     }
-    long end = start + lag + settings.seconds() * 1000L - System.currentTimeMillis();
+    long end =
+        start + lag + TimeUnit.SECONDS.toMillis(settings.seconds()) - System.currentTimeMillis();
     if (end > 0) {
       Thread.sleep(end);
     }
@@ -287,6 +285,7 @@ public final class ClusterChaosRun {
   private final class LeaderWatch implements Runnable {
     private final ProcessCluster cluster;
     private volatile boolean stop;
+    private String last;
 
     LeaderWatch(ProcessCluster cluster) {
       this.cluster = cluster;
@@ -298,30 +297,35 @@ public final class ClusterChaosRun {
 
     @Override
     public void run() {
-      String last = null;
-      while (!stop) {
-        for (String id : cluster.servingNodes()) {
-          try {
-            JsonNode c = cluster.cluster(id);
-            if ("LEADER_RUNNING".equals(c.path("role").asText())) {
-              String now = id + " (term " + c.path("term").asLong() + ")";
-              if (!now.equals(last)) {
-                log("leader %s", now);
-                last = now;
-              }
-            }
-          } catch (IOException notServing) {
-            // starting, or just killed
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
+      try {
+        Poll.every(ConfigNodeWaits.CHAOS_LEADER_WATCH)
+            .awaiting("the end of the run")
+            .untilTrue(this::stoppedOrNoted);
+      } catch (InterruptedException | TimeoutException e) {
+        // interrupted at the end of the run (with no deadline set, no timeout comes)
+      }
+    }
+
+    /** True once stopped; else notes the running leader if it changed, and answers false. */
+    private boolean stoppedOrNoted() throws InterruptedException {
+      if (stop) {
+        return true;
+      }
+      for (String id : cluster.servingNodes()) {
         try {
-          Thread.sleep(LEADER_WATCH.toMillis());
-        } catch (InterruptedException e) {
-          return;
+          JsonNode c = cluster.cluster(id);
+          if ("LEADER_RUNNING".equals(c.path("role").asText())) {
+            String now = id + " (term " + c.path("term").asLong() + ")";
+            if (!now.equals(last)) {
+              log("leader %s", now);
+              last = now;
+            }
+          }
+        } catch (IOException notServing) {
+          // starting, or just killed
         }
       }
+      return false;
     }
   }
 }

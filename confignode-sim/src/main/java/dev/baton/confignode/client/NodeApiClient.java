@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.http.Paging;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,16 +22,6 @@ import java.util.Map;
  * the node's JSON error message.
  */
 public final class NodeApiClient {
-  /** Per-request timeout; the node itself waits up to 15 s for the cluster. */
-  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
-
-  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
-
-  /** How long reads keep retrying while no node can serve them. */
-  static final Duration READ_PATIENCE = Duration.ofSeconds(60);
-
-  static final Duration READ_RETRY = Duration.ofMillis(200);
-
   private static final int HTTP_SERVER_ERROR = 500;
 
   private final List<String> nodes;
@@ -39,14 +31,14 @@ public final class NodeApiClient {
   private final HttpClient http =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(CONNECT_TIMEOUT)
+          .connectTimeout(ConfigNodeWaits.API_CONNECT_TIMEOUT)
           .build();
 
   /**
    * @param nodes host:port of the nodes' admin APIs
    */
   public NodeApiClient(List<String> nodes) {
-    this(nodes, READ_PATIENCE);
+    this(nodes, ConfigNodeWaits.API_READ_PATIENCE);
   }
 
   /**
@@ -100,7 +92,7 @@ public final class NodeApiClient {
 
   /**
    * A read from any node; retried (reads are safe to repeat) while no node can serve it, up to
-   * {@link #READ_PATIENCE}, e.g. during an election.
+   * {@link ConfigNodeWaits#API_READ_PATIENCE}, e.g. during an election.
    */
   public JsonNode get(String path) throws IOException, InterruptedException {
     return retrying(() -> anyNode("GET", path, null));
@@ -137,17 +129,10 @@ public final class NodeApiClient {
    * client's patience (for calls safe to repeat: reads, submissions with a nonce).
    */
   public <T> T retrying(Call<T> call) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + patience.toNanos();
-    while (true) {
-      try {
-        return call.call();
-      } catch (ApiException e) {
-        if (!e.retryable() || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(READ_RETRY.toMillis());
-      }
-    }
+    return Poll.every(ConfigNodeWaits.API_READ_RETRY)
+        .within(patience)
+        .notYetIf(ApiException.class, ApiException::retryable)
+        .retry(call::call);
   }
 
   public long submit(String type, JsonNode args, Long nonceGroup, Long nonce)
@@ -212,7 +197,7 @@ public final class NodeApiClient {
       resp =
           http.send(
               HttpRequest.newBuilder(URI.create("http://" + node + "/metrics"))
-                  .timeout(REQUEST_TIMEOUT)
+                  .timeout(ConfigNodeWaits.API_REQUEST_TIMEOUT)
                   .build(),
               HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
@@ -239,7 +224,8 @@ public final class NodeApiClient {
   public JsonNode call(String node, String method, String path, JsonNode body)
       throws IOException, InterruptedException {
     HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create("http://" + node + path)).timeout(REQUEST_TIMEOUT);
+        HttpRequest.newBuilder(URI.create("http://" + node + path))
+            .timeout(ConfigNodeWaits.API_REQUEST_TIMEOUT);
     if (body == null) {
       req.method(method, HttpRequest.BodyPublishers.noBody());
     } else {

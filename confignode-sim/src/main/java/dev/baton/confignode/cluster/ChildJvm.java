@@ -1,5 +1,6 @@
 package dev.baton.confignode.cluster;
 
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,9 +18,6 @@ public final class ChildJvm {
    * and the commands on this package.
    */
   public static final String MAIN_CLASS = "dev.baton.confignode.ConfigNodeMain";
-
-  /** How long to wait for a killed process to be gone, or for a signal command to return. */
-  static final long WAIT_SECONDS = 10;
 
   /** Heap of each child; small processes, many of them on one machine. */
   static final String HEAP = "-Xmx256m";
@@ -110,7 +108,7 @@ public final class ChildJvm {
   /** SIGKILL (a stopped process dies too), then waits until the process is gone. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
-    process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS);
+    process.waitFor(ConfigNodeWaits.CHILD_EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     paused = false;
   }
 
@@ -128,7 +126,8 @@ public final class ChildJvm {
 
   private void signal(String sig) throws IOException, InterruptedException {
     Process kill = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).start();
-    if (!kill.waitFor(WAIT_SECONDS, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+    if (!kill.waitFor(ConfigNodeWaits.CHILD_EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS)
+        || kill.exitValue() != 0) {
       kill.destroyForcibly();
       throw new IOException("kill -" + sig + " " + pid() + " (" + name + ") failed");
     }

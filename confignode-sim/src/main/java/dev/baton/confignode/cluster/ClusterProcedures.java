@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -17,9 +19,6 @@ import java.util.function.Supplier;
  * invariant check; reads of and waits on procedures. Thread-safe.
  */
 public final class ClusterProcedures {
-  /** How long a submission is retried while no node can take it (an election, a restart). */
-  public static final Duration SUBMIT_PATIENCE = Duration.ofSeconds(60);
-
   /** Nonce group of this harness's submissions. */
   public static final long NONCE_GROUP = 4242;
 
@@ -42,21 +41,15 @@ public final class ClusterProcedures {
   /** Submits with a given nonce of {@link #NONCE_GROUP}, retried while no node can take it. */
   public long submit(String type, JsonNode args, long nonce)
       throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + SUBMIT_PATIENCE.toNanos();
-    while (true) {
-      try {
-        long id = api.get().submit(type, args, NONCE_GROUP, nonce);
-        synchronized (this) {
-          acked.put(nonce, id);
-        }
-        return id;
-      } catch (NodeApiClient.ApiException e) {
-        if (!e.retryable() || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(Poll.INTERVAL.toMillis());
-      }
+    long id =
+        Poll.every(ConfigNodeWaits.CLUSTER_POLL)
+            .within(ConfigNodeWaits.SUBMIT_PATIENCE)
+            .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
+            .retry(() -> api.get().submit(type, args, NONCE_GROUP, nonce));
+    synchronized (this) {
+      acked.put(nonce, id);
     }
+    return id;
   }
 
   /** Every acknowledged submission: nonce to procId. */
@@ -72,13 +65,12 @@ public final class ClusterProcedures {
   /** Waits until {@code check} holds for the procedure's view; returns that view. */
   public JsonNode await(long procId, Check check, Duration timeout, String what)
       throws IOException, InterruptedException {
-    return Poll.until(
-        () -> {
-          JsonNode p = get(procId);
-          return check.test(p) ? p : null;
-        },
-        timeout,
-        "procedure " + procId + ": " + what);
+    return ConfigNodeWaits.clusterPoll(timeout, "procedure " + procId + ": " + what)
+        .until(
+            () -> {
+              JsonNode p = get(procId);
+              return check.test(p) ? p : null;
+            });
   }
 
   /** Waits until the procedure is terminal; returns its view. */
@@ -89,17 +81,16 @@ public final class ClusterProcedures {
 
   /** Waits until every procedure the cluster knows is terminal. */
   public void awaitAllFinished(Duration timeout) throws IOException, InterruptedException {
-    Poll.untilTrue(
-        () -> {
-          for (JsonNode p : api.get().listProcedures("")) {
-            if (!p.get("finished").asBoolean()) {
-              return false;
-            }
-          }
-          return true;
-        },
-        timeout,
-        "every procedure terminal");
+    ConfigNodeWaits.clusterPoll(timeout, "every procedure terminal")
+        .untilTrue(
+            () -> {
+              for (JsonNode p : api.get().listProcedures("")) {
+                if (!p.get("finished").asBoolean()) {
+                  return false;
+                }
+              }
+              return true;
+            });
   }
 
   /** A test on a procedure's JSON view. */

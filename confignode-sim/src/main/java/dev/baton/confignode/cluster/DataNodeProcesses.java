@@ -1,6 +1,7 @@
 package dev.baton.confignode.cluster;
 
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -102,8 +103,8 @@ final class DataNodeProcesses {
 
   private void awaitAnswering(int id) throws IOException, InterruptedException {
     DataNodeClient client = new DataNodeClient(address(id));
-    Poll.untilTrue(
-        () -> client.state() != null, ProcessCluster.CLUSTER_WAIT, "DataNode " + id + " up");
+    ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "DataNode " + id + " up")
+        .untilTrue(() -> client.state() != null);
   }
 
   private synchronized ChildJvm process(int id) {

@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The invariants of DESIGN.md checked from outside, once the cluster is quiet: from the procedures'
+ * The cluster's invariants, checked from outside once the cluster is quiet: from the procedures'
  * final states ({@code /api/procedures}), the replicated metadata ({@code /api/metadata}) and the
  * DataNodes' region tables and ledgers ({@code GET /state}).
  *

@@ -3,6 +3,7 @@ package dev.baton.confignode.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,11 +31,11 @@ import org.slf4j.LoggerFactory;
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
-  /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
-  public static final Duration CLUSTER_WAIT = Duration.ofSeconds(90);
-
-  /** How often a leader is looked for: short, since drills time the failover by it. */
-  static final Duration LEADER_POLL = Duration.ofMillis(20);
+  /**
+   * How long a cluster may take to start, elect and recover: {@link ConfigNodeWaits#CLUSTER_WAIT},
+   * here too for the tests that wait on a cluster.
+   */
+  public static final Duration CLUSTER_WAIT = ConfigNodeWaits.CLUSTER_WAIT;
 
   private final Path dir;
   private final boolean keepDir;
@@ -81,10 +82,8 @@ public final class ProcessCluster implements AutoCloseable {
       c.startDataNodes(dataNodes);
       c.startConfigNodes(nodes);
       c.awaitLeader(Set.of(), -1);
-      Poll.untilTrue(
-          () -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes,
-          CLUSTER_WAIT,
-          "every DataNode registered");
+      ConfigNodeWaits.clusterPoll(CLUSTER_WAIT, "every DataNode registered")
+          .untilTrue(() -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes);
       LOG.info(
           "cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodes.addresses());
       return c;
@@ -233,34 +232,40 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public String awaitLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
       throws IOException, InterruptedException {
-    return Poll.until(
-        () -> {
-          for (String id : servingNodes()) {
-            if (exclude.contains(id)) {
-              continue;
-            }
-            try {
-              JsonNode c = cluster(id);
-              long term = c.path("term").asLong();
-              JsonNode leaderId = c.path("leaderId");
-              if (term > afterTerm
-                  && !leaderId.isNull()
-                  && !leaderId.isMissingNode()
-                  && !exclude.contains(leaderId.asText())) {
-                termSeen.run();
-              }
-              if ("LEADER_RUNNING".equals(c.path("role").asText()) && term > afterTerm) {
-                return id;
-              }
-            } catch (NodeApiClient.ApiException notUp) {
-              // starting or gone
-            }
-          }
-          return null;
-        },
-        CLUSTER_WAIT,
-        LEADER_POLL,
-        "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude));
+    return ConfigNodeWaits.clusterPoll(
+            ConfigNodeWaits.LEADER_POLL,
+            CLUSTER_WAIT,
+            "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude))
+        .until(() -> runningLeader(exclude, afterTerm, termSeen));
+  }
+
+  /**
+   * A node running as leader of a term above {@code afterTerm}, not in {@code exclude}; or null.
+   */
+  private String runningLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
+      throws IOException, InterruptedException {
+    for (String id : servingNodes()) {
+      if (exclude.contains(id)) {
+        continue;
+      }
+      try {
+        JsonNode c = cluster(id);
+        long term = c.path("term").asLong();
+        JsonNode leaderId = c.path("leaderId");
+        if (term > afterTerm
+            && !leaderId.isNull()
+            && !leaderId.isMissingNode()
+            && !exclude.contains(leaderId.asText())) {
+          termSeen.run();
+        }
+        if ("LEADER_RUNNING".equals(c.path("role").asText()) && term > afterTerm) {
+          return id;
+        }
+      } catch (NodeApiClient.ApiException notUp) {
+        // starting or gone
+      }
+    }
+    return null;
   }
 
   /** The current running leader. */
@@ -300,7 +305,8 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Waits until the node's admin API answers (a restarted node is back). */
   public void awaitAnswering(String nodeId) throws IOException, InterruptedException {
-    Poll.untilTrue(() -> cluster(nodeId) != null, CLUSTER_WAIT, nodeId + " answering");
+    ConfigNodeWaits.clusterPoll(CLUSTER_WAIT, nodeId + " answering")
+        .untilTrue(() -> cluster(nodeId) != null);
   }
 
   /** SIGSTOP one ConfigNode. */

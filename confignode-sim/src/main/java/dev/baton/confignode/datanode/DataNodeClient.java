@@ -3,6 +3,7 @@ package dev.baton.confignode.datanode;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.baton.confignode.http.ErrorReply;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -21,12 +22,6 @@ import java.time.Duration;
  * share one {@link HttpClient} ({@link #newHttpClient()}).
  */
 public final class DataNodeClient {
-  /** How long to wait for a TCP connection to a DataNode. */
-  public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
-
-  /** How long to wait for an answer, unless the client is built with another timeout. */
-  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-
   /** Longest excerpt of an unexpected answer put in an exception message. */
   static final int EXCERPT_CHARS = 200;
 
@@ -39,7 +34,7 @@ public final class DataNodeClient {
 
   /** A client of the DataNode at {@code host:port}, with its own HTTP client. */
   public DataNodeClient(String address) {
-    this(newHttpClient(), address, DEFAULT_REQUEST_TIMEOUT);
+    this(newHttpClient(), address, ConfigNodeWaits.DATANODE_REQUEST_TIMEOUT);
   }
 
   public DataNodeClient(HttpClient http, String address, Duration requestTimeout) {
@@ -56,7 +51,7 @@ public final class DataNodeClient {
   public static HttpClient newHttpClient() {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(CONNECT_TIMEOUT)
+        .connectTimeout(ConfigNodeWaits.DATANODE_CONNECT_TIMEOUT)
         .build();
   }
 

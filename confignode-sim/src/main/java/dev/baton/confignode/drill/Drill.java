@@ -4,9 +4,9 @@ import static dev.baton.confignode.drill.DrillWorkload.args;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
-import dev.baton.confignode.cluster.Poll;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -78,10 +78,8 @@ public final class Drill implements AutoCloseable {
     workload = new DrillWorkload(api, report);
     String leader = cluster.awaitLeader(Set.of(), -1, report::electionSeen);
     report.progress("leader is %s; waiting for the DataNodes to register", leader);
-    Poll.untilTrue(
-        () -> api.get("/api/metadata").get("dataNodes").size() == settings.dataNodes(),
-        ProcessCluster.CLUSTER_WAIT,
-        "DataNodes registered");
+    ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "DataNodes registered")
+        .untilTrue(() -> api.get("/api/metadata").get("dataNodes").size() == settings.dataNodes());
 
     long workloadStart = System.currentTimeMillis();
     int databases = Math.max(MIN_DATABASES, settings.procedures() / SHARE);
@@ -152,12 +150,11 @@ public final class Drill implements AutoCloseable {
   }
 
   private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
-    Poll.untilTrue(
-        () ->
-            workload.finishedCount()
-                >= phaseStart + (workload.size() - phaseStart) / KILL_AFTER_FRACTION,
-        ProcessCluster.CLUSTER_WAIT,
-        "a quarter of phase 2 done");
+    ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "a quarter of phase 2 done")
+        .untilTrue(
+            () ->
+                workload.finishedCount()
+                    >= phaseStart + (workload.size() - phaseStart) / KILL_AFTER_FRACTION);
     NodeApiClient api = cluster.api();
     long term = api.cluster(cluster.httpAddresses().get(leader)).get("term").asLong();
     report.progress(

@@ -3,10 +3,10 @@ package dev.baton.confignode.drill;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
-import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -19,22 +19,14 @@ import java.util.Set;
  * after a failover is one procedure), and the waits for them to finish.
  */
 final class DrillWorkload {
-  /** How long the whole workload may take to reach terminal states. */
-  static final Duration FINISH_WAIT = Duration.ofMinutes(5);
-
-  /** How often submissions are retried and states looked at. */
-  static final Duration POLL = Duration.ofMillis(20);
-
   /** Nonce group of the drill's submissions. */
   static final long NONCE_GROUP = 77;
-
-  /** Polls of the procedure list are this many cluster polls apart. */
-  static final int LIST_POLL_FACTOR = 5;
 
   private final NodeApiClient api;
   private final DrillReport report;
   private final Map<String, Long> submitted = new LinkedHashMap<>();
   private long nonce;
+  private long shownFinished = -1;
 
   DrillWorkload(NodeApiClient api, DrillReport report) {
     this.api = api;
@@ -48,18 +40,12 @@ final class DrillWorkload {
 
   void submit(String what, String type, JsonNode args) throws IOException, InterruptedException {
     long n = ++nonce;
-    long deadline = System.nanoTime() + ProcessCluster.CLUSTER_WAIT.toNanos();
-    while (true) {
-      try {
-        submitted.put(what, api.submit(type, args, NONCE_GROUP, n));
-        return;
-      } catch (NodeApiClient.ApiException e) {
-        if (!e.retryable() || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(POLL.toMillis());
-      }
-    }
+    long id =
+        Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
+            .within(ConfigNodeWaits.CLUSTER_WAIT)
+            .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
+            .retry(() -> api.submit(type, args, NONCE_GROUP, n));
+    submitted.put(what, id);
   }
 
   /** Root procedures that finished. */
@@ -73,36 +59,37 @@ final class DrillWorkload {
     return n;
   }
 
-  /** Waits until every procedure (children included) is terminal, printing progress. */
+  /**
+   * Waits until every procedure (children included) is terminal, printing progress; a failed read
+   * of the list means "not yet".
+   */
   void awaitAllFinished() throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + FINISH_WAIT.toNanos();
-    long lastShown = -1;
-    while (true) {
-      JsonNode all;
-      try {
-        all = api.listProcedures("");
-      } catch (NodeApiClient.ApiException e) {
-        Thread.sleep(POLL.toMillis());
-        continue;
+    shownFinished = -1;
+    Poll.every(ConfigNodeWaits.DRILL_LIST_POLL)
+        .within(ConfigNodeWaits.DRILL_FINISH_WAIT)
+        .notYetOn(NodeApiClient.ApiException.class)
+        .onTimeout(
+            expiry ->
+                new IOException(
+                    "procedures still running after " + ConfigNodeWaits.DRILL_FINISH_WAIT,
+                    expiry.lastFailure()))
+        .untilTrue(this::allFinished);
+  }
+
+  /** Whether every procedure is terminal; prints the count of finished ones when it changed. */
+  private boolean allFinished() throws IOException, InterruptedException {
+    JsonNode all = api.listProcedures("");
+    long done = 0;
+    for (JsonNode p : all) {
+      if (p.get("finished").asBoolean()) {
+        done++;
       }
-      long done = 0;
-      for (JsonNode p : all) {
-        if (p.get("finished").asBoolean()) {
-          done++;
-        }
-      }
-      if (done != lastShown) {
-        report.progress("%d of %d procedures finished", done, all.size());
-        lastShown = done;
-      }
-      if (done == all.size() && all.size() >= submitted.size()) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IOException("procedures still running after " + FINISH_WAIT);
-      }
-      Thread.sleep(POLL.toMillis() * LIST_POLL_FACTOR);
     }
+    if (done != shownFinished) {
+      report.progress("%d of %d procedures finished", done, all.size());
+      shownFinished = done;
+    }
+    return done == all.size() && all.size() >= submitted.size();
   }
 
   /**

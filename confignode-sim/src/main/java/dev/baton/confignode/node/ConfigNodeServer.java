@@ -1,7 +1,6 @@
 package dev.baton.confignode.node;
 
 import dev.baton.confignode.admin.AdminServer;
-import dev.baton.confignode.admin.ClusterCalls;
 import dev.baton.confignode.admin.FaultRoutes;
 import dev.baton.confignode.admin.FlowRoutes;
 import dev.baton.confignode.datanode.DataNodeClient;
@@ -11,11 +10,13 @@ import dev.baton.confignode.procedures.AddDataNode;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.procedures.ProcedureLimits;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FlowRuntime;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
@@ -41,11 +42,6 @@ public final class ConfigNodeServer implements AutoCloseable {
 
   /** Nonce group of the registrations of start-up DataNodes. */
   static final long DATANODE_NONCE_GROUP = ConfigNodeProcedures.NODE_NONCE_GROUP;
-
-  /** How long registration of start-up DataNodes keeps trying (elections included). */
-  static final Duration REGISTRATION_PATIENCE = Duration.ofMinutes(2);
-
-  static final Duration REGISTRATION_RETRY = Duration.ofMillis(500);
 
   /**
    * How a node is set up.
@@ -172,9 +168,9 @@ public final class ConfigNodeServer implements AutoCloseable {
           new AdminServer(node, metadata, holds, config.limits())
               .addRoutes(
                   new FlowRoutes(
-                      new NodeFlowGateway(node, ClusterCalls.CLUSTER_WAIT),
+                      new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
                       flowRuntime,
-                      ClusterCalls.CLUSTER_WAIT))
+                      ConfigNodeWaits.ADMIN_CLUSTER_CALL))
               .addRoutes(new FaultRoutes(node, holds));
       api.start(config.httpPort());
       publisher.serving("127.0.0.1:" + api.port());
@@ -215,44 +211,43 @@ public final class ConfigNodeServer implements AutoCloseable {
     node.close();
   }
 
+  /** Registers the start-up DataNodes, all within {@link ConfigNodeWaits#REGISTRATION_PATIENCE}. */
   private void registerDataNodes() {
-    long deadline = System.nanoTime() + REGISTRATION_PATIENCE.toNanos();
+    long start = System.nanoTime();
     for (String address : config.dataNodes()) {
-      NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
-      while (!Thread.currentThread().isInterrupted()) {
-        try {
-          if (node.leaderId().isEmpty()) {
-            // No leader yet: wait for one rather than submit into the election. A submission the
-            // Raft client has to carry through an election leaves that client's next request
-            // hanging until its timeout (a procedure-consensus issue), which would make this
-            // node's first admin API read a 503.
-            if (System.nanoTime() > deadline) {
-              LOG.error("Could not register DataNode {}: no leader was elected", address);
-              break;
-            }
-            Thread.sleep(REGISTRATION_RETRY.toMillis());
-            continue;
-          }
-          long id =
-              node.submit(new AddDataNode(address), nonce)
-                  .get(config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-          LOG.info("DataNode {} registered by procedure {}", address, id);
-          break;
-        } catch (InterruptedException e) {
-          return;
-        } catch (Exception e) {
-          if (System.nanoTime() > deadline) {
-            LOG.error("Could not register DataNode {}: {}", address, e.toString());
-            break;
-          }
-          try {
-            Thread.sleep(REGISTRATION_RETRY.toMillis());
-          } catch (InterruptedException stop) {
-            return;
-          }
-        }
+      Duration left = ConfigNodeWaits.REGISTRATION_PATIENCE.minusNanos(System.nanoTime() - start);
+      try {
+        long id =
+            Poll.every(ConfigNodeWaits.REGISTRATION_RETRY)
+                .within(left.isNegative() ? Duration.ZERO : left)
+                .notYetOn(Exception.class)
+                .onTimeout(
+                    expiry ->
+                        new IOException(
+                            expiry.lastFailure() == null
+                                ? "no leader was elected"
+                                : expiry.lastFailure().toString()))
+                .until(() -> register(address));
+        LOG.info("DataNode {} registered by procedure {}", address, id);
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        LOG.error("Could not register DataNode {}: {}", address, e.getMessage());
       }
     }
+  }
+
+  /** The id of the procedure that registers the DataNode; null while there is no leader. */
+  private Long register(String address) throws Exception {
+    if (node.leaderId().isEmpty()) {
+      // No leader yet: wait for one rather than submit into the election. A submission the Raft
+      // client has to carry through an election leaves that client's next request hanging until
+      // its timeout, which would make this node's first admin API read a 503.
+      return null;
+    }
+    NonceKey nonce = new NonceKey(DATANODE_NONCE_GROUP, addressNonce(address));
+    return node.submit(new AddDataNode(address), nonce)
+        .get(config.raft().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   static long addressNonce(String address) {

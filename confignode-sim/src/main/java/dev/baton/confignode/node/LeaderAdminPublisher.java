@@ -2,14 +2,16 @@ package dev.baton.confignode.node;
 
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,11 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LeaderAdminPublisher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderAdminPublisher.class);
-
-  /** Attempts per term (a write can fail while the new leader's log settles). */
-  static final int MAX_ATTEMPTS = 40;
-
-  static final Duration RETRY = Duration.ofMillis(250);
 
   private final ProcedureNode<ConfigNodeEnv> node;
   private final ClusterMetadata metadata;
@@ -55,36 +52,45 @@ final class LeaderAdminPublisher implements AutoCloseable {
   }
 
   private void publish(LeaderContext leader) {
-    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      if (node.term() != leader.term() || !node.isLeader()) {
-        return; // a later term publishes its own
-      }
-      String a = address;
-      if (a != null) {
-        try {
-          metadata.write(
-              leader,
-              Map.of(
-                  ClusterMetadata.LEADER_ADMIN,
-                  new ClusterMetadata.LeaderAdmin(leader.nodeId(), leader.term(), a)),
-              List.of());
-          LOG.debug("Leader {} of term {} published its admin API {}", node, leader.term(), a);
-          return;
-        } catch (IOException | RuntimeException e) {
-          LOG.debug("Publishing the admin API of term {} failed: {}", leader.term(), e.toString());
-        }
-      }
-      try {
-        Thread.sleep(RETRY.toMillis());
-      } catch (InterruptedException e) {
-        return;
-      }
+    try {
+      Poll.every(ConfigNodeWaits.ADMIN_PUBLISH_RETRY)
+          .within(ConfigNodeWaits.ADMIN_PUBLISH_PATIENCE)
+          .awaiting("the admin API address of term " + leader.term() + " written")
+          .notYetOn(IOException.class)
+          .notYetOn(RuntimeException.class)
+          .untilTrue(() -> publishOnce(leader));
+    } catch (TimeoutException e) {
+      LOG.warn(
+          "Leader {} could not publish its admin API address for term {} ({}); followers answer"
+              + " GET /api/locks with 503 until the next term",
+          node.nodeId(),
+          leader.term(),
+          e.getMessage());
+    } catch (InterruptedException | IOException e) {
+      // interrupted (an interrupted write is an InterruptedIOException): the publisher is closing
     }
-    LOG.warn(
-        "Leader {} could not publish its admin API address for term {}; followers answer"
-            + " GET /api/locks with 503 until the next term",
-        node.nodeId(),
-        leader.term());
+  }
+
+  /**
+   * Writes the address once: true once written or once a later term took over (it publishes its
+   * own), false while the admin API has no address yet.
+   */
+  private boolean publishOnce(LeaderContext leader) throws IOException {
+    if (node.term() != leader.term() || !node.isLeader()) {
+      return true;
+    }
+    String a = address;
+    if (a == null) {
+      return false;
+    }
+    metadata.write(
+        leader,
+        Map.of(
+            ClusterMetadata.LEADER_ADMIN,
+            new ClusterMetadata.LeaderAdmin(leader.nodeId(), leader.term(), a)),
+        List.of());
+    LOG.debug("Leader {} of term {} published its admin API {}", node, leader.term(), a);
+    return true;
   }
 
   @Override

@@ -1,11 +1,13 @@
 package dev.baton.confignode.node;
 
 import dev.baton.confignode.procedures.ConfigNodeEnv;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.flow.FlowGateway;
+import dev.baton.procedure.util.Poll;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -19,9 +21,6 @@ import java.util.concurrent.TimeoutException;
  * the flow HTTP routes work on every node.
  */
 final class NodeFlowGateway implements FlowGateway<ConfigNodeEnv> {
-  /** How often {@link #await} asks whether a procedure finished. */
-  static final Duration AWAIT_POLL = Duration.ofMillis(20);
-
   private final ProcedureNode<ConfigNodeEnv> node;
   private final Duration callTimeout;
 
@@ -48,17 +47,12 @@ final class NodeFlowGateway implements FlowGateway<ConfigNodeEnv> {
   @Override
   public ProcedureInfo await(long procId, Duration timeout)
       throws TimeoutException, InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      Optional<ProcedureInfo> info = getInfo(procId);
-      if (info.isPresent() && info.get().finished()) {
-        return info.get();
-      }
-      if (System.nanoTime() >= deadline) {
-        throw new TimeoutException("procedure " + procId + " did not finish within " + timeout);
-      }
-      TimeUnit.MILLISECONDS.sleep(AWAIT_POLL.toMillis());
-    }
+    return Poll.every(ConfigNodeWaits.FLOW_AWAIT_POLL)
+        .within(timeout)
+        .onTimeout(
+            expiry ->
+                new TimeoutException("procedure " + procId + " did not finish within " + timeout))
+        .until(() -> getInfo(procId).filter(ProcedureInfo::finished).orElse(null));
   }
 
   private <T> T get(CompletableFuture<T> f, String what) {

@@ -4,6 +4,7 @@ import dev.baton.confignode.datanode.CommandContext;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.scheduler.LockEnvironment;
@@ -83,7 +84,7 @@ public final class ConfigNodeEnv implements LockEnvironment {
   /** A client of the DataNode at {@code address}. */
   public DataNodeClient dataNode(String address) {
     return clients.computeIfAbsent(
-        address, a -> new DataNodeClient(http, a, DataNodeClient.DEFAULT_REQUEST_TIMEOUT));
+        address, a -> new DataNodeClient(http, a, ConfigNodeWaits.DATANODE_REQUEST_TIMEOUT));
   }
 
   /** A client of a registered DataNode. */

@@ -32,8 +32,8 @@ class ConfigNodeServerTest {
   void afterStartUpRegistrationEveryNodeAnswersItsFirstReadAtOnce() throws Exception {
     try (SimCluster cluster = SimCluster.start(dir, 1, 2)) {
       ConfigNodeServer node = cluster.leader();
-      // One read, no retry: a registration submitted into the initial election used to leave the
-      // node's Raft client stuck, so this read timed out (request timeout, 20 s here).
+      // One read, no retry: a registration submitted into the initial election would leave the
+      // node's Raft client stuck, and this read would time out (after the request timeout).
       List<ProcedureInfo> all =
           node.node()
               .list()

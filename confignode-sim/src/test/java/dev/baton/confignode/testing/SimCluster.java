@@ -62,10 +62,10 @@ public final class SimCluster implements AutoCloseable {
   }
 
   /**
-   * Election timeouts above the defaults, so a heavily loaded machine (load averages of 15 on 2
-   * cores happen while other builds run) elects no spurious leader in the middle of a test; not
-   * much higher, since a linearizable read on the leader waits for the next heartbeat (half the
-   * minimum, as measured); a request timeout above the admin API's own wait.
+   * Election timeouts above the defaults, so a heavily loaded machine (other builds running on few
+   * cores) elects no spurious leader in the middle of a test; not much higher, since a linearizable
+   * read on the leader waits for the next heartbeat (sent every half minimum election timeout); a
+   * request timeout above the admin API's own wait.
    */
   public static final RaftSettings RAFT =
       RaftSettings.defaults()

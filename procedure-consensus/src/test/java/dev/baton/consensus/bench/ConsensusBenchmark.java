@@ -43,7 +43,7 @@ public final class ConsensusBenchmark {
   static final int DEFAULT_LIVE = 10_000;
   static final int DEFAULT_KILLS = 5;
 
-  /** Live procedures for the rebuild measurement after the failovers (issue 4: 100,000). */
+  /** Live procedures for the rebuild measurement after the failovers: a large table to rebuild. */
   static final int DEFAULT_REBUILD_LIVE = 100_000;
 
   static final int DEFAULT_WORKERS = 32;
@@ -191,8 +191,8 @@ public final class ConsensusBenchmark {
     int base = cluster.liveOnLeader();
     int more = rebuildLive - base;
     if (more > 0) {
-      // heap per live procedure from the many parked here, long after the load phases: parking
-      // right after them measured the Ratis caches emptying (negative figures)
+      // heap per live procedure from the many parked here, long after the load phases: right
+      // after them the Ratis caches are still emptying, and the difference can come out negative
       long heapBefore = Footprint.usedHeapAfterGc();
       int added = load.fillParked(more) - base;
       long heapAfter = Footprint.usedHeapAfterGc();

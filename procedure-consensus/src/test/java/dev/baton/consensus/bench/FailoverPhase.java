@@ -124,10 +124,9 @@ final class FailoverPhase {
    * Waits until the restarted victim has applied what the running leader had applied when it came
    * back, and returns how long that took. The next kill then starts from three members level with
    * each other, as a failover of a healthy cluster does. Without the wait, a kill soon after the
-   * restart found the victim still behind (the leader's gRPC channel to it reconnects with a
-   * backoff): it lost its pre-vote for its older log, and that request reset the timer of the one
-   * member that could win, so the election took a second timeout (kill to elected 950-1,175 ms,
-   * against 360-850 ms otherwise, in Ratis' election log lines).
+   * restart can find the victim still behind (the leader's gRPC channel to it reconnects with a
+   * backoff): it loses its pre-vote for its older log, and that request resets the timer of the one
+   * member that could win, so the election takes a second timeout.
    */
   private long awaitCaughtUp(String kill, String victim, ProcedureNode<Object> leader) {
     long t0 = System.nanoTime();

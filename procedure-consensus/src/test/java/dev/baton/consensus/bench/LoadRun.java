@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Completions of one load phase of the benchmark: a histogram, not a list of samples (a boxed
- * sample per procedure made the benchmark's own garbage part of the GC it measures).
+ * sample per procedure would make the benchmark's own garbage part of the GC it measures).
  */
 final class LoadRun {
   private final LatencyHistogram latencies = new LatencyHistogram();

@@ -30,13 +30,13 @@ import org.awaitility.Awaitility;
 
 /**
  * The baseline: plain small entries through an async Ratis client into a state machine that only
- * counts, on a 3-peer gRPC cluster on loopback (research/ratis.md §2).
+ * counts, on a 3-peer gRPC cluster on loopback.
  */
 final class RawRatisBaseline implements AutoCloseable {
   /** Bytes per entry, like a small procedure update. */
   static final int ENTRY_BYTES = 200;
 
-  /** Outstanding async requests (64 was the plateau in research/ratis.md §2.2). */
+  /** Outstanding async requests: enough to keep Ratis' pipeline full, so more add no throughput. */
   static final int WINDOW = 64;
 
   /** How long the baseline cluster may take to elect its first leader. */

@@ -16,11 +16,8 @@ import java.util.function.Predicate;
  * batched linking. Pure: no threads, no clock (time is passed in), no executor.
  */
 final class FlowPlanner {
-  /** Most appended nodes linked to a stream chain in one batch (seed 003). */
+  /** Most appended nodes linked to a stream chain in one batch. */
   static final int LINK_BATCH = 100;
-
-  /** Upper bound of a retry's backoff. */
-  static final long MAX_BACKOFF_MILLIS = 600_000;
 
   private static final int MAX_BACKOFF_SHIFT = 20;
 
@@ -68,7 +65,8 @@ final class FlowPlanner {
 
   static long backoff(long initial, int attempt) {
     long shifted = initial << Math.min(Math.max(attempt - 1, 0), MAX_BACKOFF_SHIFT);
-    return shifted < 0 ? MAX_BACKOFF_MILLIS : Math.min(shifted, MAX_BACKOFF_MILLIS);
+    long max = FlowRuntime.MAX_RETRY_BACKOFF.toMillis();
+    return shifted < 0 ? max : Math.min(shifted, max);
   }
 
   private List<Long> endFlow(FlowNode by) {

@@ -35,6 +35,9 @@ public final class FlowRuntime<Env> {
    */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(2);
 
+  /** The longest pause before a failed node's next attempt, however its backoff doubled. */
+  static final Duration MAX_RETRY_BACKOFF = Duration.ofMinutes(10);
+
   private final ProcedureRegistry registry;
   private final Map<String, Function<Map<String, String>, Procedure<Env>>> tasks =
       new ConcurrentHashMap<>();

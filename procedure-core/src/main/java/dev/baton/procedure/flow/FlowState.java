@@ -1,6 +1,6 @@
 package dev.baton.procedure.flow;
 
-/** The state of a whole flow (seed 003). */
+/** The state of a whole flow. */
 public enum FlowState {
   /** Submitted, no step has run yet. */
   INIT,

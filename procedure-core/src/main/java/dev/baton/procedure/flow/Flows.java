@@ -16,10 +16,10 @@ import java.util.concurrent.TimeoutException;
  * @param <Env> the environment of the executor
  */
 public final class Flows<Env> {
-  /** Longest scene of a stream flow (seed 003). */
+  /** Longest scene of a stream flow. */
   public static final int MAX_SCENE_LENGTH = 30;
 
-  /** Longest group of a stream flow (seed 003). */
+  /** Longest group of a stream flow. */
   public static final int MAX_GROUP_LENGTH = 100;
 
   /** Most nodes one append may carry. */

@@ -1,8 +1,8 @@
 package dev.baton.procedure.flow;
 
 /**
- * The state of one flow node (seed 003). SUCCESS and ERROR are terminal and never change; PENDING
- * changes only through an operator's resume.
+ * The state of one flow node. SUCCESS and ERROR are terminal and never change; PENDING changes only
+ * through an operator's resume.
  */
 public enum NodeState {
   /** Appended to a stream flow, not yet linked to the chain. */

@@ -11,9 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Per-resource run queues served round-robin within a priority class, classes by priority (HBase's
- * {@code MasterProcedureScheduler} with its {@code FairQueue}s; seed 002's stage-by-stage
- * round-robin).
+ * Per-resource run queues served round-robin within a priority class, classes by priority (as
+ * HBase's {@code MasterProcedureScheduler} with its {@code FairQueue}s).
  *
  * <ul>
  *   <li>A procedure that implements {@link ResourceProcedure} is queued in the queue of its {@link

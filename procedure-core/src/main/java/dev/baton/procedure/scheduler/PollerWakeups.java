@@ -9,12 +9,11 @@ import java.util.function.IntSupplier;
  * way at a time, and each worker that takes a procedure while more are queued wakes the next.
  *
  * <p>A plain blocking queue signals a waiter on every add. An executor's continuations arrive in
- * bursts (one per write of a group-committed entry), so a burst of 50 woke up to 50 parked workers,
- * most of which found the queue already drained by a worker back from its step: in the consensus
- * benchmark the workers made 12,000-14,000 context switches a second, a sixth of a core in the
- * kernel. Here a burst wakes one worker; the workers join one by one while procedures remain, as
- * fast as each woken one actually runs, so steps that block (remote calls) still get every worker
- * and no-op steps keep as many running as there are cores.
+ * bursts (one per write of a group-committed entry), so a burst would wake as many parked workers
+ * as it holds, most of which find the queue already drained by a worker back from its step: context
+ * switches that cost CPU and do nothing. Here a burst wakes one worker; the workers join one by one
+ * while procedures remain, as fast as each woken one actually runs, so steps that block (remote
+ * calls) still get every worker and no-op steps keep as many running as there are cores.
  *
  * <p>Every method is called with the scheduler's lock held.
  */

@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Caps how many procedures of one type run at once (seed 002's {@code ProcedureLimiter}: merge 10,
- * split 10, move 100, ...). Configured with {@code ProcedureExecutor.Builder.limit(type, max)}.
+ * Caps how many procedures of one type run at once (e.g. at most 10 region merges, 10 splits and
+ * 100 moves). Configured with {@code ProcedureExecutor.Builder.limit(type, max)}.
  *
  * <h2>What counts as running</h2>
  *

@@ -3,8 +3,8 @@ package dev.baton.procedure.bench;
 import java.time.Duration;
 
 /**
- * The benchmark's sizes, each a system property with its default (defaults chosen so that a whole
- * run takes about two to three minutes on two cores).
+ * The benchmark's sizes, each a system property with its default (defaults chosen to keep a whole
+ * run to a few minutes on a small machine).
  *
  * @param warmup how long the in-memory workload runs before the in-memory measurement; the JIT
  *     compiles the executor's hot paths meanwhile (on two cores it needs time)

@@ -116,7 +116,8 @@ class FileProcedureStoreRecoveryTest {
 
   @Test
   void aLargeRecordCutShortIsTruncatedWithoutScanningIt() throws Exception {
-    // half of a 1 MiB record of small ints: byte-by-byte resync scanning used to give up on it
+    // half of a 1 MiB record of small ints, each a plausible record length: recovery truncates
+    // the cut record rather than scan its bytes for a next record (the scan could hit its limit)
     long[] sizeAfter = writeRecords(3);
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
