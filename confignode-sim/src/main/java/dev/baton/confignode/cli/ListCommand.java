@@ -56,8 +56,7 @@ final class ListCommand extends ClientCommand {
     if (type != null) {
       query.add("type=" + URLEncoder.encode(type, StandardCharsets.UTF_8));
     }
-    JsonNode all =
-        api.get("/api/procedures" + (query.isEmpty() ? "" : "?" + String.join("&", query)));
+    JsonNode all = api.listProcedures(String.join("&", query));
     if (format.table()) {
       List<JsonNode> rows = new ArrayList<>();
       all.forEach(rows::add);

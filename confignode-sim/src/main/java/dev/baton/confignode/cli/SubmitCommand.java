@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -37,9 +40,6 @@ import picocli.CommandLine.TypeConversionException;
 final class SubmitCommand extends ClientCommand {
   /** Nonce group of submissions without {@code --nonce}; the nonce itself is random. */
   static final long CLI_NONCE_GROUP = 0x5ba7_0c11L;
-
-  /** How often {@code --wait} asks whether the procedure finished. */
-  static final Duration WAIT_POLL = Duration.ofMillis(200);
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -100,29 +100,29 @@ final class SubmitCommand extends ClientCommand {
     if (waitSeconds == null) {
       return 0;
     }
-    long deadline = System.nanoTime() + Duration.ofSeconds(waitSeconds).toNanos();
-    while (true) {
-      JsonNode view = api.get(GetCommand.path(id));
-      if (view.path("finished").asBoolean()) {
-        GetCommand.print(out(), view, format.table());
-        return "SUCCESS".equals(view.path("state").asText()) ? 0 : EXIT_NOT_SUCCESS;
-      }
-      if (System.nanoTime() > deadline) {
-        err()
-            .println(
-                spec.name()
-                    + ": procedure "
-                    + id
-                    + " has not finished after "
-                    + waitSeconds
-                    + " s (state "
-                    + view.path("state").asText()
-                    + ", step "
-                    + view.path("step").asText("-")
-                    + ")");
-        return EXIT_WAIT_TIMEOUT;
-      }
-      Thread.sleep(WAIT_POLL.toMillis());
+    try {
+      JsonNode view =
+          Poll.every(ConfigNodeWaits.SUBMIT_WAIT_POLL)
+              .within(Duration.ofSeconds(waitSeconds))
+              .awaiting("procedure " + id + " finished")
+              .until(() -> api.get(GetCommand.path(id)), v -> v.path("finished").asBoolean());
+      GetCommand.print(out(), view, format.table());
+      return "SUCCESS".equals(view.path("state").asText()) ? 0 : EXIT_NOT_SUCCESS;
+    } catch (TimeoutException e) {
+      JsonNode last = api.get(GetCommand.path(id));
+      err()
+          .println(
+              spec.name()
+                  + ": procedure "
+                  + id
+                  + " has not finished after "
+                  + waitSeconds
+                  + " s (state "
+                  + last.path("state").asText()
+                  + ", step "
+                  + last.path("step").asText("-")
+                  + ")");
+      return EXIT_WAIT_TIMEOUT;
     }
   }
 

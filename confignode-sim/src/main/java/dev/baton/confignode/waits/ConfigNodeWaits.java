@@ -82,6 +82,9 @@ public final class ConfigNodeWaits {
 
   // The drill (package drill).
 
+  /** How often {@code submit --wait} asks whether the procedure finished. */
+  public static final Duration SUBMIT_WAIT_POLL = Duration.ofMillis(200);
+
   /** How long the drill's whole workload may take to reach terminal states. */
   public static final Duration DRILL_FINISH_WAIT = Duration.ofMinutes(5);
 
