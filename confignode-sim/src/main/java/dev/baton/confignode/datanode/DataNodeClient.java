@@ -60,18 +60,18 @@ public final class DataNodeClient {
     return address;
   }
 
-  public CommandReply ping(CommandContext ctx) throws DataNodeException, InterruptedException {
+  public DataNodeReply ping(CommandContext ctx) throws DataNodeException, InterruptedException {
     return command(new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step(), ctx.seq()));
   }
 
   /** Creates a follower replica. */
-  public CommandReply createRegion(
+  public DataNodeReply createRegion(
       CommandContext ctx, int regionId, String database, RegionKind kind)
       throws DataNodeException, InterruptedException {
     return createRegion(ctx, regionId, database, kind, RegionRole.FOLLOWER);
   }
 
-  public CommandReply createRegion(
+  public DataNodeReply createRegion(
       CommandContext ctx, int regionId, String database, RegionKind kind, RegionRole role)
       throws DataNodeException, InterruptedException {
     return command(
@@ -79,28 +79,28 @@ public final class DataNodeClient {
             ctx.term(), ctx.procId(), ctx.step(), regionId, database, kind, role, ctx.seq()));
   }
 
-  public CommandReply deleteRegion(CommandContext ctx, int regionId)
+  public DataNodeReply deleteRegion(CommandContext ctx, int regionId)
       throws DataNodeException, InterruptedException {
     return command(
         new DataNodeRequest.DeleteRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, ctx.seq()));
   }
 
-  public CommandReply setRegionRole(CommandContext ctx, int regionId, RegionRole role)
+  public DataNodeReply setRegionRole(CommandContext ctx, int regionId, RegionRole role)
       throws DataNodeException, InterruptedException {
     return command(
         new DataNodeRequest.SetRegionRole(
             ctx.term(), ctx.procId(), ctx.step(), regionId, role, ctx.seq()));
   }
 
-  public CommandReply syncRegion(CommandContext ctx, int regionId, long dataVersion)
+  public DataNodeReply syncRegion(CommandContext ctx, int regionId, long dataVersion)
       throws DataNodeException, InterruptedException {
     return command(
         new DataNodeRequest.SyncRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, dataVersion, ctx.seq()));
   }
 
-  public CommandReply invalidateCache(CommandContext ctx, String database)
+  public DataNodeReply invalidateCache(CommandContext ctx, String database)
       throws DataNodeException, InterruptedException {
     return command(
         new DataNodeRequest.InvalidateCache(
@@ -149,9 +149,9 @@ public final class DataNodeClient {
     return post(DataNodeServer.FAULTS_RESET_PATH, null, FaultState.class);
   }
 
-  private CommandReply command(DataNodeRequest request)
+  private DataNodeReply command(DataNodeRequest request)
       throws DataNodeException, InterruptedException {
-    return post(CommandType.of(request).path(), request, CommandReply.class);
+    return post(CommandType.of(request).path(), request, DataNodeReply.class);
   }
 
   private <T> T post(String path, Object body, Class<T> answer)

@@ -29,7 +29,7 @@ import java.util.TreeMap;
  * afresh.
  */
 final class DataNodeCore {
-  /** What to persist and what to answer. {@code body} is a {@link CommandReply} or an error. */
+  /** What to persist and what to answer. {@code body} is a {@link DataNodeReply} or an error. */
   record Decision(List<Change> changes, int status, Object body) {}
 
   private record LedgerKey(long procId, String step) {}
@@ -160,8 +160,9 @@ final class DataNodeCore {
     if (outcome.error != null) {
       return new Decision(changes, HttpURLConnection.HTTP_CONFLICT, outcome.error);
     }
-    CommandReply reply =
-        new CommandReply(id, type.commandName(), false, outcome.changed, outcome.region, termAfter);
+    DataNodeReply reply =
+        new DataNodeReply(
+            id, type.commandName(), false, outcome.changed, outcome.region, termAfter);
     LedgerEntry entry =
         new LedgerEntry(
             request.procId(),

@@ -18,5 +18,5 @@ public record LedgerEntry(
     long seq,
     String command,
     JsonNode args,
-    CommandReply reply,
+    DataNodeReply reply,
     long time) {}

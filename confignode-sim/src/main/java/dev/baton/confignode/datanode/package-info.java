@@ -8,19 +8,19 @@
  * <table>
  *   <caption>DataNode HTTP API</caption>
  *   <tr><th>method and path</th><th>body</th><th>answer</th></tr>
- *   <tr><td>POST /ping</td><td>{term, procId, step}</td><td>CommandReply</td></tr>
+ *   <tr><td>POST /ping</td><td>{term, procId, step}</td><td>DataNodeReply</td></tr>
  *   <tr><td>POST /regions/create</td>
  *       <td>{term, procId, step, regionId, database, kind: SCHEMA|DATA, role?: LEADER|FOLLOWER}</td>
- *       <td>CommandReply; existing replica of the same database and kind: changed=false;
+ *       <td>DataNodeReply; existing replica of the same database and kind: changed=false;
  *           of another: 409 region_conflict</td></tr>
  *   <tr><td>POST /regions/delete</td><td>{term, procId, step, regionId}</td>
- *       <td>CommandReply; a missing replica: changed=false</td></tr>
+ *       <td>DataNodeReply; a missing replica: changed=false</td></tr>
  *   <tr><td>POST /regions/role</td><td>{term, procId, step, regionId, role}</td>
- *       <td>CommandReply; 409 region_not_found</td></tr>
+ *       <td>DataNodeReply; 409 region_not_found</td></tr>
  *   <tr><td>POST /regions/sync</td><td>{term, procId, step, regionId, dataVersion}</td>
- *       <td>CommandReply, dataVersion = max(current, given); 409 region_not_found</td></tr>
+ *       <td>DataNodeReply, dataVersion = max(current, given); 409 region_not_found</td></tr>
  *   <tr><td>POST /cache/invalidate</td><td>{term, procId, step, database}</td>
- *       <td>CommandReply; appended to the invalidation log</td></tr>
+ *       <td>DataNodeReply; appended to the invalidation log</td></tr>
  *   <tr><td>GET /state</td><td></td><td>DataNodeState</td></tr>
  *   <tr><td>POST /faults</td><td>{failNext?, latencyMs?, stall?, stallStep?}</td><td>FaultState</td></tr>
  *   <tr><td>POST /faults/release</td><td></td><td>FaultState</td></tr>

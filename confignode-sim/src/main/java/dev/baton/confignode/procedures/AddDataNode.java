@@ -1,6 +1,6 @@
 package dev.baton.confignode.procedures;
 
-import dev.baton.confignode.datanode.CommandReply;
+import dev.baton.confignode.datanode.DataNodeReply;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.meta.ClusterMetadata.DataNode;
 import java.io.DataInputStream;
@@ -32,7 +32,7 @@ public final class AddDataNode extends ConfigNodeProcedure<AddDataNode.S> {
   protected Flow executeFromState(ConfigNodeEnv env, S state) throws InterruptedException {
     try {
       if (state == S.PING) {
-        CommandReply reply = env.dataNode(address).ping(env.command(this, "PING"));
+        DataNodeReply reply = env.dataNode(address).ping(env.command(this, "PING"));
         dataNodeId = reply.dataNodeId();
         return next(state);
       }

@@ -67,7 +67,7 @@ class DataNodeCoreTest {
 
     assertInstanceOf(Change.TermRaised.class, raised.changes().get(0));
     assertInstanceOf(Change.Applied.class, raised.changes().get(1));
-    assertEquals(7, ((CommandReply) raised.body()).highestTerm());
+    assertEquals(7, ((DataNodeReply) raised.body()).highestTerm());
     assertEquals(7, state().highestTerm());
     // the old term is now stale
     assertEquals(
@@ -76,7 +76,7 @@ class DataNodeCoreTest {
 
   @Test
   void sameKeyTwiceAppliesOnceAndCountsADuplicate() {
-    CommandReply first = (CommandReply) run(new InvalidateCache(1, 9, "INVALIDATE#1", DB)).body();
+    DataNodeReply first = (DataNodeReply) run(new InvalidateCache(1, 9, "INVALIDATE#1", DB)).body();
     DataNodeCore.Decision again = run(new InvalidateCache(1, 9, "INVALIDATE#1", DB));
 
     assertEquals(HttpURLConnection.HTTP_OK, again.status());
@@ -93,7 +93,7 @@ class DataNodeCoreTest {
 
   @Test
   void retryFromANewerLeaderIsADuplicateAndRaisesTheTerm() {
-    CommandReply first = (CommandReply) run(create(1, 4, "CREATE#2", 10)).body();
+    DataNodeReply first = (DataNodeReply) run(create(1, 4, "CREATE#2", 10)).body();
     DataNodeCore.Decision retry = run(create(2, 4, "CREATE#2", 10));
 
     assertEquals(first.asDuplicate(), retry.body());
@@ -130,13 +130,13 @@ class DataNodeCoreTest {
     run(create(1, 4, "CREATE#2", 10));
     DataNodeCore.Decision retry =
         run(new CreateRegion(1, 4, "CREATE#2", 10, DB, RegionKind.DATA, RegionRole.FOLLOWER));
-    assertTrue(((CommandReply) retry.body()).duplicate());
+    assertTrue(((DataNodeReply) retry.body()).duplicate());
   }
 
   @Test
   void creatingAnExistingReplicaOfTheSameDatabaseSucceedsWithoutChange() {
     run(create(1, 1, "A", 10));
-    CommandReply again = (CommandReply) run(create(1, 2, "B", 10)).body();
+    DataNodeReply again = (DataNodeReply) run(create(1, 2, "B", 10)).body();
 
     assertFalse(again.duplicate());
     assertFalse(again.changed());
@@ -159,12 +159,12 @@ class DataNodeCoreTest {
 
   @Test
   void deletingAMissingReplicaSucceedsWithoutChange() {
-    CommandReply reply = (CommandReply) run(new DeleteRegion(1, 1, "D", 10)).body();
+    DataNodeReply reply = (DataNodeReply) run(new DeleteRegion(1, 1, "D", 10)).body();
     assertFalse(reply.changed());
     assertEquals(null, reply.region());
 
     run(create(1, 2, "A", 10));
-    CommandReply deleted = (CommandReply) run(new DeleteRegion(1, 3, "D", 10)).body();
+    DataNodeReply deleted = (DataNodeReply) run(new DeleteRegion(1, 3, "D", 10)).body();
     assertTrue(deleted.changed());
     assertEquals(10, deleted.region().regionId());
     assertTrue(state().regions().isEmpty());
@@ -180,8 +180,8 @@ class DataNodeCoreTest {
     assertTrue(state().ledger().isEmpty(), "a refusal is not kept in the ledger");
 
     run(create(1, 2, "A", 10));
-    CommandReply retried =
-        (CommandReply) run(new SetRegionRole(1, 1, "SWITCH#1", 10, RegionRole.LEADER)).body();
+    DataNodeReply retried =
+        (DataNodeReply) run(new SetRegionRole(1, 1, "SWITCH#1", 10, RegionRole.LEADER)).body();
     assertFalse(retried.duplicate());
     assertTrue(retried.changed());
     assertEquals(RegionRole.LEADER, state().region(10).orElseThrow().role());
@@ -190,8 +190,8 @@ class DataNodeCoreTest {
   @Test
   void syncCatchesUpAndNeverGoesBack() {
     run(create(1, 1, "A", 10));
-    CommandReply up = (CommandReply) run(new SyncRegion(1, 2, "SYNC#1", 10, 42)).body();
-    CommandReply back = (CommandReply) run(new SyncRegion(1, 3, "SYNC#2", 10, 7)).body();
+    DataNodeReply up = (DataNodeReply) run(new SyncRegion(1, 2, "SYNC#1", 10, 42)).body();
+    DataNodeReply back = (DataNodeReply) run(new SyncRegion(1, 3, "SYNC#2", 10, 7)).body();
 
     assertTrue(up.changed());
     assertFalse(back.changed());

@@ -57,11 +57,11 @@ class DataNodeFaultsTest {
     return new CommandContext(1, procId, step);
   }
 
-  private CompletableFuture<CommandReply> createInBackground(int regionId, DataNodeClient via) {
+  private CompletableFuture<DataNodeReply> createInBackground(int regionId, DataNodeClient via) {
     return createInBackground(ctx(regionId, "C#" + regionId), regionId, via);
   }
 
-  private CompletableFuture<CommandReply> createInBackground(
+  private CompletableFuture<DataNodeReply> createInBackground(
       CommandContext ctx, int regionId, DataNodeClient via) {
     return CompletableFuture.supplyAsync(
         () -> {
@@ -120,7 +120,7 @@ class DataNodeFaultsTest {
   @Test
   void stalledCommandWaitsUntilReleasedThenApplies() throws Exception {
     assertTrue(client.stall().stalled());
-    CompletableFuture<CommandReply> pending = createInBackground(10, client);
+    CompletableFuture<DataNodeReply> pending = createInBackground(10, client);
 
     await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
     assertFalse(pending.isDone(), "a stalled command must not complete");
@@ -128,7 +128,7 @@ class DataNodeFaultsTest {
 
     FaultState released = client.releaseStall();
     assertFalse(released.stalled());
-    CommandReply reply = pending.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    DataNodeReply reply = pending.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     assertTrue(reply.changed());
     assertTrue(client.state().region(10).isPresent());
     assertEquals(0, client.state().faults().waiting());
@@ -139,7 +139,7 @@ class DataNodeFaultsTest {
     FaultState set = client.stallStep("C#12");
     assertTrue(set.stalled());
     assertEquals("C#12", set.stallStep());
-    CompletableFuture<CommandReply> held = createInBackground(12, client);
+    CompletableFuture<DataNodeReply> held = createInBackground(12, client);
     await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
 
     assertTrue(
@@ -157,7 +157,7 @@ class DataNodeFaultsTest {
   @Test
   void resetAlsoReleasesAStall() throws Exception {
     client.stall();
-    CompletableFuture<CommandReply> pending = createInBackground(11, client);
+    CompletableFuture<DataNodeReply> pending = createInBackground(11, client);
     await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
     assertFalse(pending.isDone());
 
@@ -170,7 +170,7 @@ class DataNodeFaultsTest {
     DataNodeClient impatient =
         new DataNodeClient(DataNodeClient.newHttpClient(), server.address(), IMPATIENT);
     client.stall();
-    CompletableFuture<CommandReply> pending = createInBackground(12, impatient);
+    CompletableFuture<DataNodeReply> pending = createInBackground(12, impatient);
 
     ExecutionException timedOut =
         assertThrows(
@@ -182,7 +182,7 @@ class DataNodeFaultsTest {
     // the command reached the DataNode and applies once released, though nobody hears the answer
     client.releaseStall();
     await().atMost(WAIT).until(() -> client.state().region(12).isPresent());
-    CommandReply retry = client.createRegion(ctx(12, "C#12"), 12, DB, RegionKind.DATA);
+    DataNodeReply retry = client.createRegion(ctx(12, "C#12"), 12, DB, RegionKind.DATA);
     assertTrue(retry.duplicate());
     assertTrue(retry.changed(), "the retry reports what the first delivery did");
     assertEquals(1, client.state().counts().applied());
@@ -191,7 +191,7 @@ class DataNodeFaultsTest {
   @Test
   void closingADataNodeAnswersStalledCommandsAsShuttingDown() throws Exception {
     client.stall();
-    CompletableFuture<CommandReply> pending = createInBackground(13, client);
+    CompletableFuture<DataNodeReply> pending = createInBackground(13, client);
     await().atMost(WAIT).until(() -> client.state().faults().waiting() == 1);
 
     server.close();
@@ -231,7 +231,7 @@ class DataNodeFaultsTest {
     client.stallStep("ADD_PEER");
     DataNodeClient impatient =
         new DataNodeClient(DataNodeClient.newHttpClient(), server.address(), IMPATIENT);
-    CompletableFuture<CommandReply> pending =
+    CompletableFuture<DataNodeReply> pending =
         createInBackground(ordered("ADD_PEER", 1), REGION, impatient);
     ExecutionException timedOut =
         assertThrows(
@@ -243,7 +243,7 @@ class DataNodeFaultsTest {
   @Test
   void addPeerReleasedAfterItsUndoIsRefusedAndRecorded() throws Exception {
     addPeerTimesOutWhileStalled();
-    CommandReply undo = client.deleteRegion(ordered("UNDO_ADD_PEER", 2), REGION);
+    DataNodeReply undo = client.deleteRegion(ordered("UNDO_ADD_PEER", 2), REGION);
     assertFalse(undo.changed(), "nothing to undo yet");
 
     client.releaseStall();
@@ -294,7 +294,7 @@ class DataNodeFaultsTest {
     client.ping(ordered("B", 2));
     assertTrue(client.ping(ordered("A", 1)).duplicate(), "an applied command is answered again");
 
-    CommandReply next = client.ping(new CommandContext(ORDER_TERM + 1, PROC, "C", 1));
+    DataNodeReply next = client.ping(new CommandContext(ORDER_TERM + 1, PROC, "C", 1));
     assertFalse(next.duplicate());
     assertEquals(ORDER_TERM + 1, next.highestTerm());
     assertEquals(0, client.state().counts().superseded());

@@ -75,7 +75,7 @@ class DataNodeServerTest {
   void higherTermRaisesTheRecordedTerm() throws Exception {
     DataNodeClient client = new DataNodeClient(start().address());
     client.ping(ctx(2, 1, "PING"));
-    CommandReply reply = client.ping(ctx(9, 2, "PING"));
+    DataNodeReply reply = client.ping(ctx(9, 2, "PING"));
 
     assertEquals(9, reply.highestTerm());
     assertEquals(9, client.state().highestTerm());
@@ -85,8 +85,8 @@ class DataNodeServerTest {
   @Test
   void sameKeyTwiceIsAppliedOnceAndCountedAsADuplicate() throws Exception {
     DataNodeClient client = new DataNodeClient(start().address());
-    CommandReply first = client.invalidateCache(ctx(1, 7, "INVALIDATE_CACHE#3"), DB);
-    CommandReply second = client.invalidateCache(ctx(1, 7, "INVALIDATE_CACHE#3"), DB);
+    DataNodeReply first = client.invalidateCache(ctx(1, 7, "INVALIDATE_CACHE#3"), DB);
+    DataNodeReply second = client.invalidateCache(ctx(1, 7, "INVALIDATE_CACHE#3"), DB);
 
     assertFalse(first.duplicate());
     assertTrue(second.duplicate());
@@ -104,23 +104,23 @@ class DataNodeServerTest {
     DataNodeServer server = start();
     DataNodeClient client = new DataNodeClient(server.address());
 
-    CommandReply created =
+    DataNodeReply created =
         client.createRegion(ctx(1, 1, "C#1"), 10, DB, RegionKind.SCHEMA, RegionRole.LEADER);
     assertEquals(
         new RegionReplica(10, DB, RegionKind.SCHEMA, RegionRole.LEADER, 0), created.region());
     assertEquals(server.id(), created.dataNodeId());
     assertEquals("create_region", created.command());
 
-    CommandReply follower = client.setRegionRole(ctx(1, 1, "ROLE#2"), 10, RegionRole.FOLLOWER);
+    DataNodeReply follower = client.setRegionRole(ctx(1, 1, "ROLE#2"), 10, RegionRole.FOLLOWER);
     assertTrue(follower.changed());
     assertEquals(RegionRole.FOLLOWER, follower.region().role());
 
-    CommandReply synced = client.syncRegion(ctx(1, 1, "SYNC#3"), 10, 17);
+    DataNodeReply synced = client.syncRegion(ctx(1, 1, "SYNC#3"), 10, 17);
     assertEquals(17, synced.region().dataVersion());
 
     assertTrue(client.invalidateCache(ctx(1, 1, "INV#4"), DB).changed());
 
-    CommandReply deleted = client.deleteRegion(ctx(1, 1, "DEL#5"), 10);
+    DataNodeReply deleted = client.deleteRegion(ctx(1, 1, "DEL#5"), 10);
     assertTrue(deleted.changed());
     assertFalse(client.deleteRegion(ctx(1, 1, "DEL#6"), 10).changed());
 
@@ -148,7 +148,7 @@ class DataNodeServerTest {
   void restartedDataNodeOnTheSameDirectoryHasEverything() throws Exception {
     DataNodeServer first = start();
     DataNodeClient client = new DataNodeClient(first.address());
-    CommandReply created = client.createRegion(ctx(3, 1, "C#1"), 10, DB, RegionKind.DATA);
+    DataNodeReply created = client.createRegion(ctx(3, 1, "C#1"), 10, DB, RegionKind.DATA);
     client.createRegion(ctx(3, 1, "C#2"), 11, DB, RegionKind.SCHEMA);
     client.setRegionRole(ctx(4, 2, "LEADER#1"), 10, RegionRole.LEADER);
     client.invalidateCache(ctx(4, 3, "INV#1"), DB);
@@ -169,7 +169,7 @@ class DataNodeServerTest {
     assertEquals(before.invalidations(), after.invalidations());
     assertEquals(before.counts(), after.counts());
     // the ledger survived: the first answer comes back, nothing is applied again
-    CommandReply retried = again.createRegion(ctx(4, 1, "C#1"), 10, DB, RegionKind.DATA);
+    DataNodeReply retried = again.createRegion(ctx(4, 1, "C#1"), 10, DB, RegionKind.DATA);
     assertEquals(created.asDuplicate(), retried);
     assertEquals(before.counts().applied(), again.state().counts().applied());
     assertTrue(

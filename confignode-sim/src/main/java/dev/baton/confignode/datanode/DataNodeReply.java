@@ -12,7 +12,7 @@ package dev.baton.confignode.datanode;
  *     command concerns no region or the region was not here
  * @param highestTerm the highest term the DataNode had seen when it applied the command
  */
-public record CommandReply(
+public record DataNodeReply(
     int dataNodeId,
     String command,
     boolean duplicate,
@@ -20,7 +20,7 @@ public record CommandReply(
     RegionReplica region,
     long highestTerm) {
 
-  CommandReply asDuplicate() {
-    return new CommandReply(dataNodeId, command, true, changed, region, highestTerm);
+  DataNodeReply asDuplicate() {
+    return new DataNodeReply(dataNodeId, command, true, changed, region, highestTerm);
   }
 }

@@ -1,0 +1,8 @@
+/**
+ * The procedure model and the executor: {@link dev.baton.procedure.Procedure} and {@link
+ * dev.baton.procedure.StateMachineProcedure} for procedure authors, {@link
+ * dev.baton.procedure.ProcedureExecutor} and its parts (workers, root rollback stacks, timeouts,
+ * recovery, completed retention), the registry and the record codec. Uses {@code scheduler} and
+ * {@code store}.
+ */
+package dev.baton.procedure;
