@@ -16,8 +16,8 @@ import java.time.Duration;
  *     zero keeps nothing in the store (a root's final write deletes its tree, and with it its
  *     nonce) and its info only for {@link #ZERO_RETENTION_GRACE} in the memory of the executor that
  *     ran it
- * @param cleanerInterval how often the cleaner runs (at least every {@link #ZERO_RETENTION_GRACE}
- *     with retention zero)
+ * @param cleanerInterval how often the cleaner runs at most; it runs more often when the retention
+ *     is shorter (see {@link #cleanerPeriod})
  * @param retryBackoffInitial first wait before retrying a step or rollback step that failed
  * @param retryBackoffMax the cap of the exponential retry backoff
  * @param stopJoinTimeout how long {@code stop()} waits for each worker to exit
@@ -60,6 +60,9 @@ public record ExecutorConfig(
    * caller that got its id a moment before it finished can still wait for it.
    */
   public static final Duration ZERO_RETENTION_GRACE = Duration.ofSeconds(1);
+
+  /** The cleaner never runs more often than this on its own account (a configured interval may). */
+  public static final Duration MIN_CLEANER_PERIOD = Duration.ofSeconds(1);
 
   /**
    * The longest the timeout thread waits for the next deadline before it looks again whether the
@@ -126,13 +129,17 @@ public record ExecutorConfig(
   }
 
   /**
-   * How often the cleaner runs: the interval, or the grace if shorter and retention is zero
-   * (finished infos at a high rate must not pile up in memory for a whole interval).
+   * How often the cleaner runs: the interval, or more often when a finished root stays queryable
+   * for less than that, at most every {@link #MIN_CLEANER_PERIOD}. A root is then removed within
+   * max(its queryable time, {@link #MIN_CLEANER_PERIOD}) after its retention ends, whatever the
+   * interval (and finished infos at a high rate do not pile up in memory for a whole interval).
    */
   public Duration cleanerPeriod() {
-    return completedRetention.isZero() && ZERO_RETENTION_GRACE.compareTo(cleanerInterval) < 0
-        ? ZERO_RETENTION_GRACE
-        : cleanerInterval;
+    Duration bound =
+        queryableAfterFinish().compareTo(MIN_CLEANER_PERIOD) > 0
+            ? queryableAfterFinish()
+            : MIN_CLEANER_PERIOD;
+    return bound.compareTo(cleanerInterval) < 0 ? bound : cleanerInterval;
   }
 
   private static void requirePositive(String name, Duration d) {

@@ -43,6 +43,18 @@ class ExecutorConfigTest {
   }
 
   @Test
+  void aRetentionShorterThanTheIntervalMakesTheCleanerRunThatOftenButNotUnderOneSecond() {
+    assertEquals(
+        Duration.ofSeconds(5), with(Duration.ofSeconds(5), Duration.ofSeconds(30)).cleanerPeriod());
+    assertEquals(
+        ExecutorConfig.MIN_CLEANER_PERIOD,
+        with(Duration.ofMillis(500), Duration.ofSeconds(30)).cleanerPeriod());
+    Duration fast = Duration.ofMillis(20);
+    assertEquals(
+        fast, with(Duration.ofMillis(500), fast).cleanerPeriod(), "a shorter interval stays");
+  }
+
+  @Test
   void positiveRetentionIsKeptAsConfigured() {
     ExecutorConfig c = with(Duration.ofMinutes(10), Duration.ofSeconds(30));
     assertEquals(Duration.ofMinutes(10), c.queryableAfterFinish());

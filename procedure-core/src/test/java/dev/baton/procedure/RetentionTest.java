@@ -110,4 +110,20 @@ class RetentionTest {
     h.advanceClock(ExecutorConfig.ZERO_RETENTION_GRACE);
     Harness.eventually("p forgotten").until(() -> h.executor.getInfo(id).isEmpty());
   }
+
+  @Test
+  void aRetentionShorterThanTheCleanerIntervalIsHonoured() throws Exception {
+    Duration retention = Duration.ofMillis(500);
+    try (Harness brief =
+        new Harness(ScriptedStep.registry())
+            .with(b -> b.completedRetention(retention).cleanerInterval(Duration.ofSeconds(30)))) {
+      brief.start();
+      long id = brief.executor.submit(new ScriptedStep("brief"));
+      brief.await(id);
+      assertTrue(brief.executor.getInfo(id).isPresent(), "kept for its retention");
+      // removed within the retention plus max(retention, 1 s), long before the 30 s interval
+      brief.advanceClock(retention.plus(ExecutorConfig.MIN_CLEANER_PERIOD));
+      Harness.eventually("brief cleaned").until(() -> brief.executor.getInfo(id).isEmpty());
+    }
+  }
 }
