@@ -1,8 +1,8 @@
 /**
  * Which procedure runs next and what it may hold: run queues ({@link
- * dev.baton.procedure.scheduler.FifoScheduler}, {@link dev.baton.procedure.scheduler.FairScheduler}),
- * resource locks ({@link dev.baton.procedure.scheduler.LockManager}) and per-type limits. Knows a
- * procedure only as a {@link dev.baton.procedure.scheduler.Schedulable}; uses no other package of
- * the module.
+ * dev.baton.procedure.scheduler.FifoScheduler}, {@link
+ * dev.baton.procedure.scheduler.FairScheduler}), resource locks ({@link
+ * dev.baton.procedure.scheduler.LockManager}) and per-type limits. Knows a procedure only as a
+ * {@link dev.baton.procedure.scheduler.Schedulable}; uses no other package of the module.
  */
 package dev.baton.procedure.scheduler;
