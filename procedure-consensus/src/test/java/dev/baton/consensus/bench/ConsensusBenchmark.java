@@ -99,8 +99,10 @@ public final class ConsensusBenchmark {
     String tls = System.getProperty("bench.tls", TLS_OFF);
     if (TLS_COMPARE.equals(tls)) {
       try {
-        ConsensusBenchmark plain = new ConsensusBenchmark(dir.resolve("plaintext"), false);
-        new TlsComparison(plain.raft, plain.workers, plain.window, plain.warmup, plain.seconds)
+        // an instance only for its settings: the comparison starts clusters of its own
+        ConsensusBenchmark settings = new ConsensusBenchmark(dir.resolve("unused"), false);
+        new TlsComparison(
+                settings.raft, settings.workers, settings.window, settings.warmup, settings.seconds)
             .run(dir);
       } finally {
         deleteTree(dir);
