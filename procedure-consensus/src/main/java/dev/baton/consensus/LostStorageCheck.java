@@ -38,7 +38,8 @@ final class LostStorageCheck {
   /**
    * @throws LostStorageException if a member reports that {@code nodeId} acknowledged log entries
    */
-  static void check(String nodeId, RaftGroup group, Path storageDir) throws IOException {
+  static void check(String nodeId, RaftGroup group, Path storageDir, RaftSecurity security)
+      throws IOException {
     RaftProperties props = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(
         props,
@@ -47,6 +48,7 @@ final class LostStorageCheck {
         RaftClient.newBuilder()
             .setRaftGroup(group)
             .setProperties(props)
+            .setParameters(security.clientParameters())
             .setRetryPolicy(RetryPolicies.noRetry())
             .build()) {
       for (RaftPeer peer : group.getPeers()) {

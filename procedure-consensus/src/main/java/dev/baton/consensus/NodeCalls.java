@@ -51,6 +51,7 @@ final class NodeCalls {
       RaftGroup group,
       ProcedureRegistry registry,
       RaftSettings settings,
+      RaftSecurity security,
       LongSupplier clock,
       BooleanSupplier isLeader,
       Supplier<RaftProcedureStore> executorStore,
@@ -60,7 +61,7 @@ final class NodeCalls {
     this.requestTimeout = settings.requestTimeout();
     this.self = RaftPeerId.valueOf(nodeId);
     this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId);
-    this.client = new ProcedureClient(group, registry, settings);
+    this.client = new ProcedureClient(group, registry, settings, security);
     this.isLeader = isLeader;
     this.executorStore = executorStore;
     this.submissions =

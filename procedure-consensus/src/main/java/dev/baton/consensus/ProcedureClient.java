@@ -12,6 +12,7 @@ import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
 import dev.baton.consensus.proto.Submit;
 import dev.baton.consensus.proto.SubmitResult;
+import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
@@ -23,8 +24,10 @@ import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -59,12 +62,17 @@ public final class ProcedureClient implements AutoCloseable {
   private final Duration requestTimeout;
   private final WriteWindow writes;
 
-  ProcedureClient(RaftGroup group, ProcedureRegistry registry, RaftSettings settings) {
-    this(group, registry, settings, WriteWindow.DEFAULT_SIZE);
+  ProcedureClient(
+      RaftGroup group, ProcedureRegistry registry, RaftSettings settings, RaftSecurity security) {
+    this(group, registry, settings, security, WriteWindow.DEFAULT_SIZE);
   }
 
   ProcedureClient(
-      RaftGroup group, ProcedureRegistry registry, RaftSettings settings, int writeWindow) {
+      RaftGroup group,
+      ProcedureRegistry registry,
+      RaftSettings settings,
+      RaftSecurity security,
+      int writeWindow) {
     this.codec = new ProcedureCodec(registry);
     this.requestTimeout = settings.requestTimeout();
     this.writes = new WriteWindow(writeWindow);
@@ -74,6 +82,7 @@ public final class ProcedureClient implements AutoCloseable {
         RaftClient.newBuilder()
             .setRaftGroup(group)
             .setProperties(properties)
+            .setParameters(security.clientParameters())
             .setRetryPolicy(retryPolicy(requestTimeout))
             .build();
   }
@@ -83,29 +92,113 @@ public final class ProcedureClient implements AutoCloseable {
    * write that runs out of retries closes for good (every later write of this client would fail); a
    * {@link WriteWindow} keeps them from filling it. Reads are unordered and independent, so they
    * stop retrying after the request timeout: a read nobody waits for any more does not keep calling
-   * a cluster without a majority.
+   * a cluster without a majority. A call a member refused for this client's certificate is not
+   * retried: it would be refused again.
    */
   private static RetryPolicy retryPolicy(Duration requestTimeout) {
     TimeDuration sleep =
         TimeDuration.valueOf(ConsensusWaits.CLIENT_RETRY_PAUSE.toMillis(), TimeUnit.MILLISECONDS);
-    return RequestTypeDependentRetryPolicy.newBuilder()
-        .setRetryPolicy(
-            RaftClientRequestProto.TypeCase.WRITE, RetryPolicies.retryForeverWithSleep(sleep))
-        .setRetryPolicy(
-            RaftClientRequestProto.TypeCase.READ, RetryPolicies.retryForeverWithSleep(sleep))
-        .setTimeout(RaftClientRequestProto.TypeCase.READ, RaftSettings.millis(requestTimeout))
-        .build();
+    RetryPolicy byType =
+        RequestTypeDependentRetryPolicy.newBuilder()
+            .setRetryPolicy(
+                RaftClientRequestProto.TypeCase.WRITE, RetryPolicies.retryForeverWithSleep(sleep))
+            .setRetryPolicy(
+                RaftClientRequestProto.TypeCase.READ, RetryPolicies.retryForeverWithSleep(sleep))
+            .setTimeout(RaftClientRequestProto.TypeCase.READ, RaftSettings.millis(requestTimeout))
+            .build();
+    // a call the cluster refused for the caller's identity fails again whatever the retry
+    return event ->
+        RaftReplies.accessRefusal(event.getCause()) != null
+            ? RetryPolicy.NO_RETRY_ACTION
+            : byType.handleAttemptFailure(event);
   }
 
-  /** A client of the cluster made of {@code peers} (node id → Raft address). */
+  /**
+   * A client of the cluster made of {@code peers} (node id → Raft address), in plaintext, of the
+   * cluster with the default id.
+   */
   public static ProcedureClient connect(
       Map<String, InetSocketAddress> peers, ProcedureRegistry registry) {
-    return connect(peers, registry, RaftSettings.defaults());
+    return builder().peers(peers).registry(registry).connect();
   }
 
+  /** As {@link #connect(Map, ProcedureRegistry)}, with {@code settings}' request timeout. */
   public static ProcedureClient connect(
       Map<String, InetSocketAddress> peers, ProcedureRegistry registry, RaftSettings settings) {
-    return new ProcedureClient(ProcedureGroup.of(peers), registry, settings);
+    return builder().peers(peers).registry(registry).settings(settings).connect();
+  }
+
+  /**
+   * A client of the cluster {@code clusterId} (as its members' {@link
+   * ProcedureNode.Builder#clusterId}) made of {@code peers}, in plaintext.
+   */
+  public static ProcedureClient connect(
+      String clusterId, Map<String, InetSocketAddress> peers, ProcedureRegistry registry) {
+    return builder().clusterId(clusterId).peers(peers).registry(registry).connect();
+  }
+
+  /** A builder for a client with more settings: cluster id, request timeout, TLS. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link ProcedureClient}: peers and registry are required. */
+  public static final class Builder {
+    private String clusterId = ProcedureNode.DEFAULT_CLUSTER_ID;
+    private Map<String, InetSocketAddress> peers;
+    private ProcedureRegistry registry;
+    private RaftSettings settings = RaftSettings.defaults();
+    private TlsSettings tls;
+
+    private Builder() {}
+
+    /**
+     * The cluster's id, as its members were given it; default {@value
+     * ProcedureNode#DEFAULT_CLUSTER_ID}.
+     */
+    public Builder clusterId(String id) {
+      this.clusterId = ProcedureGroup.checkClusterId(id);
+      return this;
+    }
+
+    /** Every member's Raft address, by node id. */
+    public Builder peers(Map<String, InetSocketAddress> peers) {
+      this.peers = new LinkedHashMap<>(peers);
+      return this;
+    }
+
+    /** The procedure types this client submits and reads. */
+    public Builder registry(ProcedureRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    /** Only the request timeout counts for a client; default {@link RaftSettings#defaults()}. */
+    public Builder settings(RaftSettings settings) {
+      this.settings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /**
+     * Connects by mutual TLS with this certificate (a client one with a role, or a member's; see
+     * {@link dev.baton.consensus.tls.PeerIdentity}); without it, in plaintext, which a cluster with
+     * TLS refuses.
+     */
+    public Builder tls(TlsSettings tls) {
+      this.tls = Objects.requireNonNull(tls, "tls");
+      return this;
+    }
+
+    public ProcedureClient connect() {
+      Objects.requireNonNull(peers, "peers");
+      Objects.requireNonNull(registry, "registry");
+      return new ProcedureClient(
+          ProcedureGroup.of(clusterId, peers),
+          registry,
+          settings,
+          RaftSecurity.of(tls, peers),
+          WriteWindow.DEFAULT_SIZE);
+    }
   }
 
   /** Submits a root procedure; a repeated nonce returns the first submission's id. */

@@ -1,5 +1,7 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.tls.PeerIdentity;
+import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -26,6 +29,8 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One member of a procedure cluster: a Ratis peer whose state machine holds every procedure, and,
@@ -66,9 +71,21 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /** The largest serialized submission accepted. */
   public static final int MAX_SUBMISSION_BYTES = 4 << 20;
 
+  /**
+   * The cluster id of a node (and client) that names none: the name every cluster's Raft group id
+   * was derived from before cluster ids, so existing storage directories stay valid.
+   */
+  public static final String DEFAULT_CLUSTER_ID = ProcedureGroup.DEFAULT_CLUSTER_ID;
+
+  private static final Logger LOG = LoggerFactory.getLogger(ProcedureNode.class);
+
   private final String nodeId;
+  private final String clusterId;
   private final Map<String, InetSocketAddress> peers;
   private final RaftGroup group;
+  private final RaftSecurity security;
+  private final String bindHost;
+  private final boolean insecureExposure;
   private final ProcedureRegistry registry;
   private final LeaderExecutorSettings<Env> executorSettings;
   private final RaftSettings raftSettings;
@@ -87,8 +104,12 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         new ProcedureStateMachine(
             nodeId,
             new EntryAdmission(localClient, b.maxLiveProcedures, new ProcedureCodec(b.registry)));
+    this.clusterId = b.clusterId;
     this.peers = Map.copyOf(b.peers);
-    this.group = ProcedureGroup.of(b.peers);
+    this.group = ProcedureGroup.of(b.clusterId, b.peers);
+    this.security = RaftSecurity.of(b.tls, b.peers);
+    this.bindHost = b.bindHost();
+    this.insecureExposure = b.tls == null && !BindCheck.isLoopback(bindHost);
     this.registry = b.registry;
     this.executorSettings =
         new LeaderExecutorSettings<>(
@@ -102,7 +123,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             b.raft.requestTimeout());
     this.raftSettings = b.raft;
     this.clock = b.clock;
-    this.peer = new RaftPeer(nodeId, peers, group, b.storageDir, raftSettings.requestTimeout());
+    this.peer =
+        new RaftPeer(
+            nodeId,
+            peers,
+            group,
+            clusterId,
+            b.storageDir,
+            raftSettings.requestTimeout(),
+            bindHost,
+            security);
     this.leadership = new LeadershipManager<>(this, new RoleNotifier(nodeId, b.roleListeners));
     this.metadata =
         new ReplicatedMetadata(
@@ -117,10 +147,27 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return new Builder<>();
   }
 
+  /**
+   * The Raft group id of the cluster {@code clusterId}: what Ratis' own tools (ratis sh) name the
+   * group by, and the name of the group's directory in each member's storage directory.
+   */
+  public static UUID raftGroupId(String clusterId) {
+    return ProcedureGroup.groupId(clusterId).getUuid();
+  }
+
   /** Starts the Raft peer; leadership and recovery follow in the background. */
   public synchronized void start() throws IOException {
     if (peer.server() != null) {
       throw new IllegalStateException("node " + nodeId + " is already started");
+    }
+    if (insecureExposure) {
+      LOG.warn(
+          "Node {} listens on {} without TLS (allowInsecure): anyone who reaches the port can vote,"
+              + " append to the log and submit. Give it TLS settings (a certificate naming peer {}),"
+              + " or bind a loopback address.",
+          nodeId,
+          bindHost,
+          nodeId);
     }
     stateMachine.setListener(leadership);
     peer.start(raftSettings, stateMachine);
@@ -132,6 +179,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             group,
             registry,
             raftSettings,
+            security,
             clock,
             this::isLeader,
             () -> leadership.runningStore,
@@ -158,6 +206,21 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   public String nodeId() {
     return nodeId;
+  }
+
+  /** The id of the cluster this node belongs to (its Raft group id derives from it). */
+  public String clusterId() {
+    return clusterId;
+  }
+
+  /** The address this node's Raft server listens on (its port is its peer address'). */
+  public String bindHost() {
+    return bindHost;
+  }
+
+  /** Whether this node's Raft connections are mutual TLS. */
+  public boolean isTls() {
+    return security.isTls();
   }
 
   /** The cluster's members, by node id. */
@@ -325,8 +388,65 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     private Duration relaunchBackoff = LeadershipManager.DEFAULT_RELAUNCH_BACKOFF;
     private Duration relaunchGiveUp = LeadershipManager.DEFAULT_RELAUNCH_GIVE_UP;
     private long maxLiveProcedures = DEFAULT_MAX_LIVE_PROCEDURES;
+    private String clusterId = DEFAULT_CLUSTER_ID;
+    private String bindHost;
+    private TlsSettings tls;
+    private boolean allowInsecure;
 
     private Builder() {}
+
+    /**
+     * The cluster's id (1 to 64 characters {@code [A-Za-z0-9._-]}; default {@value
+     * ProcedureNode#DEFAULT_CLUSTER_ID}). The Raft group id derives from it: every member and
+     * client of a cluster must be given the same, and a node given another cluster's id cannot join
+     * it (Ratis refuses requests for another group) nor start on its storage directory.
+     */
+    public Builder<Env> clusterId(String id) {
+      this.clusterId = ProcedureGroup.checkClusterId(id);
+      return this;
+    }
+
+    /**
+     * The address (host name or IP literal) this node's Raft server listens on; its port is the one
+     * of its own peer address. Default: the host of its own peer address. A wildcard ({@code
+     * 0.0.0.0}, {@code ::}) listens on every interface. A non-loopback address needs {@link #tls}
+     * or {@link #allowInsecure}.
+     */
+    public Builder<Env> bindAddress(String host) {
+      Objects.requireNonNull(host, "host");
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("a bind address must not be blank");
+      }
+      this.bindHost = host;
+      return this;
+    }
+
+    /**
+     * Mutual TLS for every Raft connection of this node: its server (peers, clients and admin calls
+     * on one port) and the clients it makes. The certificate must name this node's id as a member
+     * ({@link PeerIdentity}) and, as any TLS server's, the host others reach it by; every member
+     * must trust the same CA. A caller is allowed what its certificate's identity allows: members
+     * take part in Raft (each only as itself), clients read ({@code reader}), also submit and abort
+     * ({@code operator}), also call Ratis' admin service ({@code admin}).
+     */
+    public Builder<Env> tls(TlsSettings settings) {
+      this.tls = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /**
+     * Lets a node without {@link #tls} listen on a non-loopback address (default false: {@link
+     * #build} refuses), where anyone who reaches the port can vote, append and submit. The node
+     * logs a warning when it starts. For tests and trusted networks only.
+     */
+    public Builder<Env> allowInsecure(boolean allow) {
+      this.allowInsecure = allow;
+      return this;
+    }
+
+    private String bindHost() {
+      return bindHost != null ? bindHost : peers.get(nodeId).getHostString();
+    }
 
     /**
      * The most unfinished root procedures the cluster holds while this node leads (default {@value
@@ -464,6 +584,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         throw new IllegalArgumentException(
             "peers " + peers.keySet() + " do not include this node " + nodeId);
       }
+      BindCheck.check(nodeId, bindHost(), tls, allowInsecure);
       return new ProcedureNode<>(this);
     }
   }

@@ -46,22 +46,35 @@ final class RaftPeer {
   private final String nodeId;
   private final Map<String, InetSocketAddress> peers;
   private final RaftGroup group;
+  private final String clusterId;
   private final Path storageDir;
   private final Duration requestTimeout;
+  private final String bindHost;
+  private final RaftSecurity security;
   private volatile RaftServer server;
   private volatile LeaderlessWatch watch;
 
+  /**
+   * @param bindHost the address the server listens on (its port is its peer address')
+   * @param security plaintext or mutual TLS, for the server and the clients it makes
+   */
   RaftPeer(
       String nodeId,
       Map<String, InetSocketAddress> peers,
       RaftGroup group,
+      String clusterId,
       Path storageDir,
-      Duration requestTimeout) {
+      Duration requestTimeout,
+      String bindHost,
+      RaftSecurity security) {
     this.nodeId = nodeId;
     this.peers = peers;
     this.group = group;
+    this.clusterId = clusterId;
     this.storageDir = storageDir;
     this.requestTimeout = requestTimeout;
+    this.bindHost = bindHost;
+    this.security = security;
   }
 
   /**
@@ -74,15 +87,16 @@ final class RaftPeer {
     ExitUtils.disableSystemExit();
     DurableFiles.createPrivateDirectories(storageDir);
     int port = ProcedureGroup.port(peers, nodeId);
-    boolean existing = ProcedureGroup.hasStorage(storageDir);
+    boolean existing = ProcedureGroup.hasStorage(storageDir, group.getGroupId(), clusterId);
     if (!existing) {
-      LostStorageCheck.check(nodeId, group, storageDir);
+      LostStorageCheck.check(nodeId, group, storageDir, security);
     }
     RaftServer s =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(nodeId))
             .setGroup(group)
-            .setProperties(settings.serverProperties(storageDir, port))
+            .setProperties(settings.serverProperties(storageDir, bindHost, port))
+            .setParameters(security.serverParameters(nodeId))
             .setStateMachine(stateMachine)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
@@ -100,8 +114,12 @@ final class RaftPeer {
     watch = w;
     w.start();
     LOG.info(
-        "Procedure node {} started ({} storage in {})",
+        "Procedure node {} of cluster {} started on {}:{} ({}; {} storage in {})",
         nodeId,
+        clusterId,
+        bindHost,
+        port,
+        security.isTls() ? "mutual TLS" : "plaintext",
         existing ? "existing" : "new",
         storageDir);
   }
@@ -167,7 +185,7 @@ final class RaftPeer {
         SnapshotManagementRequest.newCreate(
             ADMIN_CLIENT,
             RaftPeerId.valueOf(nodeId),
-            ProcedureGroup.GROUP_ID,
+            group.getGroupId(),
             ADMIN_CALL_IDS.incrementAndGet(),
             requestTimeout.toMillis(),
             SNAPSHOT_CREATION_GAP);
@@ -195,7 +213,7 @@ final class RaftPeer {
         new TransferLeadershipRequest(
             ADMIN_CLIENT,
             RaftPeerId.valueOf(nodeId),
-            ProcedureGroup.GROUP_ID,
+            group.getGroupId(),
             ADMIN_CALL_IDS.incrementAndGet(),
             target,
             timeout.toMillis());

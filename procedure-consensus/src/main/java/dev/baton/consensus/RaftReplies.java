@@ -78,6 +78,19 @@ final class RaftReplies {
         || e instanceof dev.baton.consensus.NotLeaderException;
   }
 
+  /**
+   * The refusal of a member's Raft port for the caller's identity ({@link AccessInterceptor}) in
+   * {@code error}'s causes, or null.
+   */
+  static SecurityException accessRefusal(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof SecurityException refused) {
+        return refused;
+      }
+    }
+    return null;
+  }
+
   /** A clear error for a failed call; a timeout means no leader or no majority answered. */
   static IOException asIOException(Throwable cause, String what, Duration timeout) {
     if (cause instanceof CompletionException && cause.getCause() != null) {
@@ -97,6 +110,10 @@ final class RaftReplies {
               + cause.getMessage()
               + ")",
           cause);
+    }
+    SecurityException denied = accessRefusal(cause);
+    if (denied != null) {
+      return new IOException(what + " refused by the cluster: " + denied.getMessage(), cause);
     }
     if (cause instanceof StateMachineException refused && refused.getCause() != null) {
       // the leader refused the entry before appending it (EntryAdmission): say why, not where

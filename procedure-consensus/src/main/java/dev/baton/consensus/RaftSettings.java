@@ -111,10 +111,14 @@ public record RaftSettings(
         electionTimeoutMin, electionTimeoutMax, timeout, snapshotEvery, logSegmentBytes);
   }
 
-  RaftProperties serverProperties(Path storageDir, int port) {
+  /**
+   * The properties of a member's Raft server, which listens on {@code bindHost:port} (its admin and
+   * client services on the same port).
+   */
+  RaftProperties serverProperties(Path storageDir, String bindHost, int port) {
     RaftProperties p = new RaftProperties();
     RaftServerConfigKeys.setStorageDir(p, List.of(storageDir.toFile()));
-    GrpcConfigKeys.Server.setHost(p, "127.0.0.1");
+    GrpcConfigKeys.Server.setHost(p, bindHost);
     GrpcConfigKeys.Server.setPort(p, port);
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, millis(electionTimeoutMin));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(electionTimeoutMax));

@@ -176,9 +176,10 @@ class QuorumLossTest {
               .toList();
       try (ProcedureClient client =
           new ProcedureClient(
-              ProcedureGroup.of(cluster.peers),
+              ProcedureGroup.of(ProcedureNode.DEFAULT_CLUSTER_ID, cluster.peers),
               Work.registry(),
               RaftSettings.defaults().withRequestTimeout(REQUEST_TIMEOUT),
+              RaftSecurity.plaintext(),
               window)) {
         followers.forEach(cluster::kill);
         for (int i = 0; i < window; i++) {

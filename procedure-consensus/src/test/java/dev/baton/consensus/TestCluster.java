@@ -102,18 +102,22 @@ final class TestCluster implements AutoCloseable {
 
   /** The directory of the state machine's snapshots in a node's storage. */
   Path snapshotDir(String id) {
-    return storageDir(id).resolve(ProcedureGroup.GROUP_ID.getUuid().toString()).resolve("sm");
+    return storageDir(id)
+        .resolve(ProcedureGroup.groupId(ProcedureNode.DEFAULT_CLUSTER_ID).getUuid().toString())
+        .resolve("sm");
   }
 
   /** The directory of the Raft log segments in a node's storage. */
   Path logDir(String id) {
-    return storageDir(id).resolve(ProcedureGroup.GROUP_ID.getUuid().toString()).resolve("current");
+    return storageDir(id)
+        .resolve(ProcedureGroup.groupId(ProcedureNode.DEFAULT_CLUSTER_ID).getUuid().toString())
+        .resolve("current");
   }
 
   /** A Ratis client of the cluster, for admin calls (leadership transfer, snapshots). */
   RaftClient raftClient() {
     return RaftClient.newBuilder()
-        .setRaftGroup(ProcedureGroup.of(peers))
+        .setRaftGroup(ProcedureGroup.of(ProcedureNode.DEFAULT_CLUSTER_ID, peers))
         .setProperties(new RaftProperties())
         .build();
   }

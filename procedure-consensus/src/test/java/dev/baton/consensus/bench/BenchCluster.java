@@ -2,17 +2,24 @@ package dev.baton.consensus.bench;
 
 import static dev.baton.consensus.bench.BenchDiagnostics.log;
 
+import dev.baton.certs.CertificateAuthority;
+import dev.baton.certs.CertificateRequest;
+import dev.baton.certs.IssuedCertificate;
+import dev.baton.certs.Usage;
 import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.consensus.RaftSettings;
+import dev.baton.consensus.tls.PeerIdentity;
+import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,20 +37,42 @@ import java.util.function.Supplier;
 final class BenchCluster {
   static final int NODES = 3;
   static final Duration WAIT = Duration.ofSeconds(60);
+  static final String LOOPBACK = "127.0.0.1";
 
   private final Path dir;
   private final RaftSettings raft;
   private final int workers;
   private final Map<String, InetSocketAddress> peers = new LinkedHashMap<>();
   private final Map<String, ProcedureNode<Object>> nodes = new LinkedHashMap<>();
+  private final Map<String, TlsSettings> tls = new LinkedHashMap<>();
 
-  BenchCluster(Path dir, RaftSettings raft, int workers) throws IOException {
+  /**
+   * @param withTls whether the members talk mutual TLS, with certificates of a throwaway CA
+   */
+  BenchCluster(Path dir, RaftSettings raft, int workers, boolean withTls) throws IOException {
     this.dir = dir;
     this.raft = raft;
     this.workers = workers;
     for (int i = 1; i <= NODES; i++) {
-      peers.put("b" + i, new InetSocketAddress("127.0.0.1", LoopbackPorts.free()));
+      peers.put("b" + i, new InetSocketAddress(LOOPBACK, LoopbackPorts.free()));
     }
+    if (withTls) {
+      CertificateAuthority ca = CertificateAuthority.create("bench-ca");
+      for (String id : peers.keySet()) {
+        IssuedCertificate c =
+            ca.issue(
+                CertificateRequest.named(id)
+                    .withUri(PeerIdentity.member(id).uri())
+                    .withHosts(List.of(LOOPBACK))
+                    .withUsages(EnumSet.of(Usage.SERVER, Usage.CLIENT)));
+        tls.put(id, TlsSettings.of(c.chain(), c.privateKey(), List.of(ca.certificate())));
+      }
+    }
+  }
+
+  /** Whether the members talk mutual TLS. */
+  boolean isTls() {
+    return !tls.isEmpty();
   }
 
   /** The storage directory of the cluster; each node's is {@code dir/<nodeId>}. */
@@ -65,7 +94,7 @@ final class BenchCluster {
   }
 
   void startNode(String id) throws IOException {
-    ProcedureNode<Object> node =
+    ProcedureNode.Builder<Object> b =
         ProcedureNode.<Object>builder()
             .nodeId(id)
             .peers(peers)
@@ -75,8 +104,11 @@ final class BenchCluster {
             .coreWorkers(workers)
             .maxWorkers(workers)
             .completedRetention(Duration.ZERO)
-            .raft(raft)
-            .build();
+            .raft(raft);
+    if (tls.containsKey(id)) {
+      b.tls(tls.get(id));
+    }
+    ProcedureNode<Object> node = b.build();
     node.start();
     synchronized (nodes) {
       nodes.put(id, node);

@@ -70,6 +70,11 @@ final class ConsensusBenchReport {
         "  of which snapshot bytes per live procedure",
         value(results, "snapshotBytesPerLiveProcedure"),
         "");
+    System.out.println(json(results));
+  }
+
+  /** The results as the line {@code JSON {...}}, doubles with two decimals. */
+  static String json(Map<String, Object> results) {
     StringBuilder json = new StringBuilder("{");
     results.forEach(
         (k, v) ->
@@ -78,7 +83,7 @@ final class ConsensusBenchReport {
                 .append(k)
                 .append("\":")
                 .append(v instanceof Double d ? String.format(Locale.ROOT, "%.2f", d) : v));
-    System.out.println("JSON " + json.append('}'));
+    return "JSON " + json.append('}');
   }
 
   /** A result as a number; NaN if the run did not produce it. */

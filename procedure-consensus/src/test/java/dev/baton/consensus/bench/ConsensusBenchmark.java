@@ -35,7 +35,9 @@ import java.util.stream.Stream;
  * bench.kills}, {@code bench.rebuildLive}, {@code bench.workers}, {@code bench.window}, {@code
  * bench.electionMinMs}, {@code bench.electionMaxMs}; {@code bench.halfRate} fixes the latency
  * phase's rate in procedures/s instead of half the measured peak, to compare runs; {@code
- * bench.profile=<file.jfr>} adds a CPU profile of the half-peak phase, see {@link CpuProfile}).
+ * bench.profile=<file.jfr>} adds a CPU profile of the half-peak phase, see {@link CpuProfile};
+ * {@code bench.tls=true} runs the members over mutual TLS, {@code bench.tls=compare} only compares
+ * peak and half-load latency without and with TLS, see {@link TlsComparison}).
  */
 public final class ConsensusBenchmark {
   static final int DEFAULT_WARMUP_SECONDS = 60;
@@ -48,6 +50,16 @@ public final class ConsensusBenchmark {
 
   static final int DEFAULT_WORKERS = 32;
   static final int DEFAULT_WINDOW = 512;
+
+  /** {@code bench.tls}: the members talk plaintext (the default), mutual TLS, or both in turn. */
+  static final String TLS_OFF = "false";
+
+  static final String TLS_ON = "true";
+
+  /**
+   * Only the TLS comparison ({@link TlsComparison}): throughput and half-load latency, both ways.
+   */
+  static final String TLS_COMPARE = "compare";
 
   /** Room traced beyond the half-peak phase's expected procedures (its ids may have gaps). */
   static final double TRACE_HEADROOM = 1.5;
@@ -77,14 +89,31 @@ public final class ConsensusBenchmark {
   private final LoadPhases load;
   private final Map<String, Object> results = new LinkedHashMap<>();
 
-  private ConsensusBenchmark(Path dir) throws IOException {
-    this.cluster = new BenchCluster(dir, raft, workers);
+  private ConsensusBenchmark(Path dir, boolean tls) throws IOException {
+    this.cluster = new BenchCluster(dir, raft, workers, tls);
     this.load = new LoadPhases(cluster, window);
   }
 
   public static void main(String[] args) throws Exception {
     Path dir = Files.createTempDirectory("baton-bench");
-    ConsensusBenchmark bench = new ConsensusBenchmark(dir);
+    String tls = System.getProperty("bench.tls", TLS_OFF);
+    if (TLS_COMPARE.equals(tls)) {
+      try {
+        // an instance only for its settings: the comparison starts clusters of its own
+        ConsensusBenchmark settings = new ConsensusBenchmark(dir.resolve("unused"), false);
+        new TlsComparison(
+                settings.raft, settings.workers, settings.window, settings.warmup, settings.seconds)
+            .run(dir);
+      } finally {
+        deleteTree(dir);
+      }
+      System.exit(0);
+    }
+    if (!TLS_OFF.equals(tls) && !TLS_ON.equals(tls)) {
+      throw new IllegalArgumentException(
+          "bench.tls is " + TLS_OFF + ", " + TLS_ON + " or " + TLS_COMPARE + ": " + tls);
+    }
+    ConsensusBenchmark bench = new ConsensusBenchmark(dir, TLS_ON.equals(tls));
     try {
       bench.run();
     } finally {
@@ -95,6 +124,7 @@ public final class ConsensusBenchmark {
   }
 
   private void run() throws Exception {
+    results.put("tls", cluster.isTls());
     results.put("electionTimeoutMinMs", raft.electionTimeoutMin().toMillis());
     results.put("electionTimeoutMaxMs", raft.electionTimeoutMax().toMillis());
     // a run with -pl procedure-consensus but without -am takes procedure-core from ~/.m2, which

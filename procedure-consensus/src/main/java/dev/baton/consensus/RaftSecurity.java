@@ -1,0 +1,71 @@
+package dev.baton.consensus;
+
+import dev.baton.consensus.tls.TlsSettings;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.security.TlsConf;
+
+/**
+ * How the Raft connections of a member or a client are secured, as Ratis parameters: in plaintext,
+ * or by mutual TLS with the cluster's CA ({@link MemberTrustManager}) and, on a member's port,
+ * every call checked by {@link AccessInterceptor}. Admin and client calls share the member's one
+ * port (Ratis' default), so one TLS configuration covers all of them.
+ */
+final class RaftSecurity {
+  private static final RaftSecurity PLAINTEXT = new RaftSecurity(null, Map.of());
+
+  private final TlsSettings tls;
+  private final Map<String, InetSocketAddress> peers;
+
+  private RaftSecurity(TlsSettings tls, Map<String, InetSocketAddress> peers) {
+    this.tls = tls;
+    this.peers = Map.copyOf(peers);
+  }
+
+  static RaftSecurity plaintext() {
+    return PLAINTEXT;
+  }
+
+  /** Mutual TLS with {@code tls} among {@code peers} (every member's address by peer id). */
+  static RaftSecurity mutualTls(TlsSettings tls, Map<String, InetSocketAddress> peers) {
+    return new RaftSecurity(tls, peers);
+  }
+
+  /** {@link #mutualTls}, or {@link #plaintext} when {@code tls} is null. */
+  static RaftSecurity of(TlsSettings tls, Map<String, InetSocketAddress> peers) {
+    return tls == null ? plaintext() : mutualTls(tls, peers);
+  }
+
+  boolean isTls() {
+    return tls != null;
+  }
+
+  /** Parameters for a member's Raft server {@code nodeId} (and its connections to the others). */
+  Parameters serverParameters(String nodeId) {
+    Parameters p = clientParameters();
+    if (tls != null) {
+      AccessInterceptor access = new AccessInterceptor(new AccessPolicy(peers.keySet()), nodeId);
+      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(access));
+    }
+    return p;
+  }
+
+  /** Parameters for a Raft client of the cluster. */
+  Parameters clientParameters() {
+    Parameters p = new Parameters();
+    if (tls != null) {
+      GrpcTlsConfig conf =
+          GrpcTlsConfig.newBuilder()
+              .setPrivateKey(new TlsConf.PrivateKeyConf(tls.privateKey()))
+              .setKeyCertificates(new TlsConf.CertificatesConf(tls.chain()))
+              .setTrustManager(MemberTrustManager.of(tls.trustedCertificates(), peers))
+              .setMutualTls(true)
+              .build();
+      GrpcConfigKeys.TLS.setConf(p, conf);
+    }
+    return p;
+  }
+}

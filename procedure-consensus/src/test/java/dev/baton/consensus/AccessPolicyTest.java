@@ -1,0 +1,81 @@
+package dev.baton.consensus;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.baton.consensus.AccessPolicy.Service;
+import dev.baton.consensus.tls.ClientRole;
+import dev.baton.consensus.tls.PeerIdentity;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto.TypeCase;
+import org.apache.ratis.proto.grpc.AdminProtocolServiceGrpc;
+import org.apache.ratis.proto.grpc.RaftClientProtocolServiceGrpc;
+import org.apache.ratis.proto.grpc.RaftServerProtocolServiceGrpc;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Who may call what on a member's Raft port, without a network. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class AccessPolicyTest {
+  private final AccessPolicy policy = new AccessPolicy(Set.of("a", "b", "c"));
+  private final PeerIdentity a = PeerIdentity.member("a");
+  private final PeerIdentity reader = PeerIdentity.client("r", ClientRole.READER);
+  private final PeerIdentity operator = PeerIdentity.client("o", ClientRole.OPERATOR);
+  private final PeerIdentity admin = PeerIdentity.client("x", ClientRole.ADMIN);
+
+  @Test
+  void servicesAreKnownByTheirGrpcNames() {
+    assertEquals(Service.SERVER, Service.of(RaftServerProtocolServiceGrpc.SERVICE_NAME));
+    assertEquals(Service.ADMIN, Service.of(AdminProtocolServiceGrpc.SERVICE_NAME));
+    assertEquals(Service.CLIENT, Service.of(RaftClientProtocolServiceGrpc.SERVICE_NAME));
+    assertEquals(Service.OTHER, Service.of("grpc.health.v1.Health"));
+  }
+
+  @Test
+  void membersUseEveryServiceButNothingElse() {
+    for (Service s : Set.of(Service.SERVER, Service.ADMIN, Service.CLIENT)) {
+      assertNull(policy.refuseCall(a, s));
+    }
+    assertNotNull(policy.refuseCall(a, Service.OTHER));
+  }
+
+  @Test
+  void aMemberIdOutsideTheGroupAndADataNodeGetNothing() {
+    for (PeerIdentity outsider : Set.of(PeerIdentity.member("d"), PeerIdentity.dataNode("1"))) {
+      for (Service s : Service.values()) {
+        assertNotNull(policy.refuseCall(outsider, s), outsider + " on " + s);
+      }
+    }
+  }
+
+  @Test
+  void aMemberSpeaksOnlyForItself() {
+    assertNull(policy.refuseServerRequest(a, "a"));
+    assertNotNull(policy.refuseServerRequest(a, "b"));
+    assertNotNull(policy.refuseServerRequest(a, null));
+  }
+
+  @Test
+  void clientsNeverTakePartInRaftAndOnlyAdminsAdminister() {
+    for (PeerIdentity client : Set.of(reader, operator, admin)) {
+      assertNotNull(policy.refuseCall(client, Service.SERVER));
+      assertNull(policy.refuseCall(client, Service.CLIENT));
+    }
+    assertNotNull(policy.refuseCall(reader, Service.ADMIN));
+    assertNotNull(policy.refuseCall(operator, Service.ADMIN));
+    assertNull(policy.refuseCall(admin, Service.ADMIN));
+  }
+
+  @Test
+  void aReaderOnlyReads() {
+    for (TypeCase read : AccessPolicy.READ_ONLY) {
+      assertNull(policy.refuseClientRequest(reader, read));
+    }
+    assertNotNull(policy.refuseClientRequest(reader, TypeCase.WRITE));
+    assertNotNull(policy.refuseClientRequest(reader, TypeCase.FORWARD));
+    assertNull(policy.refuseClientRequest(operator, TypeCase.WRITE));
+    assertNull(policy.refuseClientRequest(a, TypeCase.WRITE));
+  }
+}
