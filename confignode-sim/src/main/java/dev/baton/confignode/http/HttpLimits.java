@@ -24,7 +24,6 @@ import java.time.Duration;
  */
 public record HttpLimits(
     int maxThreads,
-    int maxQueuedJobs,
     int maxConcurrentRequests,
     int maxWaitingRequests,
     Duration maxWait,
@@ -46,7 +45,6 @@ public record HttpLimits(
   public static final HttpLimits ADMIN =
       new HttpLimits(
           32,
-          256,
           16,
           64,
           Duration.ofSeconds(2),
@@ -63,7 +61,6 @@ public record HttpLimits(
   public static final HttpLimits DATANODE =
       new HttpLimits(
           96,
-          512,
           64,
           256,
           Duration.ofSeconds(5),
@@ -73,7 +70,6 @@ public record HttpLimits(
           8 << 10);
 
   public HttpLimits {
-    positive("maxQueuedJobs", maxQueuedJobs);
     positive("maxConcurrentRequests", maxConcurrentRequests);
     positive("maxWaitingRequests", maxWaitingRequests);
     positive("maxConnections", maxConnections);
@@ -99,7 +95,6 @@ public record HttpLimits(
   public HttpLimits withRequests(int n, int waiting, Duration wait) {
     return new HttpLimits(
         Math.max(maxThreads, n + NON_HANDLER_THREADS),
-        maxQueuedJobs,
         n,
         waiting,
         wait,
@@ -113,7 +108,6 @@ public record HttpLimits(
   public HttpLimits withHeaderTimeout(Duration timeout) {
     return new HttpLimits(
         maxThreads,
-        maxQueuedJobs,
         maxConcurrentRequests,
         maxWaitingRequests,
         maxWait,

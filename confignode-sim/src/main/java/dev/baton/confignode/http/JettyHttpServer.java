@@ -13,17 +13,16 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.QoSHandler;
-import org.eclipse.jetty.util.BlockingArrayQueue;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * An HTTP/1.1 server (Jetty, its core handler API) for one of the simulation's JSON APIs, with
- * every limit of {@link HttpLimits}: a bounded thread pool and job queue, a connection limit, an
- * idle timeout and a request-header deadline ({@link HeaderDeadline}), a cap on the request line
- * and headers, and a cap on requests handled at once, beyond which requests wait briefly and then
- * get 503 rather than hang (Jetty's {@code QoSHandler}). Errors the server decides itself are JSON
- * ({@link JsonErrorHandler}). With a {@link TlsIdentity} it speaks HTTPS only.
+ * every limit of {@link HttpLimits}: a bounded thread pool, a connection limit, an idle timeout and
+ * a request-header deadline ({@link HeaderDeadline}), a cap on the request line and headers, and a
+ * cap on requests handled at once, beyond which requests wait briefly and then get 503 rather than
+ * hang (Jetty's {@code QoSHandler}). Errors the server decides itself are JSON ({@link
+ * JsonErrorHandler}). With a {@link TlsIdentity} it speaks HTTPS only.
  *
  * <p>The handler chain is {@code QoSHandler -> the service}; a later console adds its static files
  * and event streams as handlers beside the service (a stream excluded from the request cap, as the
@@ -113,12 +112,11 @@ public final class JettyHttpServer implements AutoCloseable {
 
     /** Starts listening; an address in use or a bad host is an IOException naming them. */
     public JettyHttpServer start() throws IOException {
+      // the pool's job queue stays Jetty's own: a job is a connection's next read or write, so the
+      // connection limit bounds it, and a queue that refuses jobs would drop connections
+      // mid-request
       QueuedThreadPool pool =
-          new QueuedThreadPool(
-              limits.maxThreads(),
-              MIN_THREADS,
-              (int) POOL_THREAD_IDLE.toMillis(),
-              new BlockingArrayQueue<>(limits.maxQueuedJobs()));
+          new QueuedThreadPool(limits.maxThreads(), MIN_THREADS, (int) POOL_THREAD_IDLE.toMillis());
       pool.setName(name);
       pool.setDaemon(true);
       pool.setStopTimeout(STOP_TIMEOUT.toMillis());

@@ -1,7 +1,6 @@
 package dev.baton.confignode.http;
 
 import java.nio.ByteBuffer;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.server.Request;
@@ -29,12 +28,6 @@ final class JsonErrorHandler extends ErrorHandler {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, JsonExchange.CONTENT_TYPE);
     response.write(true, ByteBuffer.wrap(body(status)), callback);
     return true;
-  }
-
-  @Override
-  public ByteBuffer badMessageError(int status, String reason, HttpFields.Mutable fields) {
-    fields.put(HttpHeader.CONTENT_TYPE, JsonExchange.CONTENT_TYPE);
-    return ByteBuffer.wrap(body(status));
   }
 
   /** The JSON body of an error with this status. */
