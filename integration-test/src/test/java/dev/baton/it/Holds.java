@@ -26,7 +26,7 @@ final class Holds {
   private Holds() {}
 
   private static NodeApiClient node(ProcessCluster cluster, String nodeId) {
-    return new NodeApiClient(List.of(cluster.http(nodeId)));
+    return cluster.client(cluster.http(nodeId));
   }
 
   /** Sets exactly {@code holds} on {@code nodeId} (its other holds released). */

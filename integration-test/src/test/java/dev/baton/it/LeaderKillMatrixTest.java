@@ -100,7 +100,7 @@ class LeaderKillMatrixTest extends SharedClusterTest {
         cluster
             .procedures()
             .submit("RemoveDataNode", ClusterProcedures.args("dataNodeId", REMOVED));
-    NodeApiClient leaderApi = new NodeApiClient(List.of(cluster.http(cluster.leader())));
+    NodeApiClient leaderApi = cluster.client(cluster.http(cluster.leader()));
     await("RemoveDataNode " + id + " waits for the node lock")
         .atMost(Drills.REACH)
         .pollInterval(Drills.POLL)

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
@@ -74,7 +75,7 @@ class PausedLeaderTest extends SharedClusterTest {
     assertTrue(cluster.isPaused(old), "the old leader slept through the new leader's steps");
 
     cluster.resume(old);
-    NodeApiClient oldApi = new NodeApiClient(List.of(cluster.http(old)));
+    NodeApiClient oldApi = cluster.client(cluster.http(old));
     await("the thawed " + old + " steps down")
         .atMost(ProcessCluster.CLUSTER_WAIT)
         .pollInterval(Drills.POLL)
@@ -123,7 +124,7 @@ class PausedLeaderTest extends SharedClusterTest {
 
     long leaderIndex = metric(cluster.leader(), APPLIED_INDEX);
     cluster.restart(follower);
-    NodeApiClient own = new NodeApiClient(List.of(cluster.http(follower)));
+    NodeApiClient own = cluster.client(cluster.http(follower));
     long lastId = last;
     JsonNode seen =
         await(follower + " answers for the last procedure it missed")
@@ -148,12 +149,11 @@ class PausedLeaderTest extends SharedClusterTest {
 
   /** One value of the node's {@code GET /metrics}. */
   private long metric(String nodeId, String name) throws Exception {
-    HttpResponse<String> r =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://" + cluster.http(nodeId) + "/metrics"))
-                .timeout(Duration.ofSeconds(5))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create("http://" + cluster.http(nodeId) + "/metrics"))
+            .timeout(Duration.ofSeconds(5));
+    cluster.token(Role.READER).ifPresent(t -> req.header("Authorization", "Bearer " + t));
+    HttpResponse<String> r = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
     for (String line : r.body().split("\n")) {
       if (line.startsWith(name + " ")) {
         return Long.parseLong(line.substring(name.length() + 1).trim());

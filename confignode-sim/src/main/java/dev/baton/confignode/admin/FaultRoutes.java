@@ -55,14 +55,13 @@ public final class FaultRoutes implements AdminRoutes {
         return Optional.of(state());
       }
       case "POST" -> {
-        HoldRequest body =
-            JsonExchange.parse(
-                JsonExchange.readBody(req.exchange(), MAX_BODY_BYTES), HoldRequest.class);
+        HoldRequest body = JsonExchange.parse(req.body(MAX_BODY_BYTES), HoldRequest.class);
         if (body.type() == null || body.state() == null) {
           throw invalid(
               "a hold needs 'type' and 'state', e.g. {\"type\":\"RemoveDataNode\","
                   + "\"state\":\"MARK_REMOVING\"}");
         }
+        req.target("hold " + body.type() + ":" + body.state());
         try {
           holds.hold(body.type(), body.state());
         } catch (IllegalArgumentException e) {
@@ -71,6 +70,7 @@ public final class FaultRoutes implements AdminRoutes {
         return Optional.of(state());
       }
       case "DELETE" -> {
+        req.target("every hold");
         int released = holds.releaseAll();
         Map<String, Object> out = state();
         out.put("released", released);

@@ -2,7 +2,6 @@ package dev.baton.confignode.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import com.sun.net.httpserver.HttpExchange;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.Json;
@@ -97,15 +96,17 @@ public final class FlowRoutes implements AdminRoutes {
     if (p.length < 3 || !p[1].equals("api") || !p[2].equals("flows")) {
       return Optional.empty();
     }
-    return Optional.of(route(req, req.exchange(), p));
+    return Optional.of(route(req, p));
   }
 
   /** Routes {@code /api/flows...}; {@code p} is the split path ("", "api", "flows", ...). */
-  private Object route(AdminRequest req, HttpExchange exchange, String[] p)
+  private Object route(AdminRequest req, String[] p)
       throws HttpError, IOException, InterruptedException {
     if (p.length == 3) {
       req.requireMethod("POST");
-      return Map.of("flowId", submit(exchange));
+      long flowId = submit(req);
+      req.target("flow " + flowId);
+      return Map.of("flowId", flowId);
     }
     long id = ProcedureRoutes.procId(p[3]);
     if (p.length == 4) {
@@ -114,7 +115,8 @@ public final class FlowRoutes implements AdminRoutes {
     }
     if (p.length == 7 && p[4].equals("nodes") && p[6].equals("resume")) {
       req.requireMethod("POST");
-      return resume(exchange, id, p[5]);
+      req.target("flow " + id + " node " + p[5]);
+      return resume(req, id, p[5]);
     }
     throw new HttpError(
         HttpURLConnection.HTTP_NOT_FOUND,
@@ -122,10 +124,9 @@ public final class FlowRoutes implements AdminRoutes {
         "no such path: " + String.join("/", p));
   }
 
-  private long submit(HttpExchange exchange) throws HttpError, IOException {
+  private long submit(AdminRequest request) throws HttpError, IOException {
     FlowRequest req =
-        JsonExchange.parse(
-            JsonExchange.readBody(exchange, ProcedureRoutes.MAX_BODY_BYTES), FlowRequest.class);
+        JsonExchange.parse(request.body(ProcedureRoutes.MAX_BODY_BYTES), FlowRequest.class);
     if (req.nodes() == null || req.nodes().isEmpty()) {
       throw bad("missing required field 'nodes' (a non-empty list)");
     }
@@ -185,9 +186,9 @@ public final class FlowRoutes implements AdminRoutes {
     return Flows.view(info.get());
   }
 
-  private FlowInfo resume(HttpExchange exchange, long id, String nodeName)
+  private FlowInfo resume(AdminRequest request, long id, String nodeName)
       throws HttpError, IOException, InterruptedException {
-    byte[] body = JsonExchange.readBody(exchange, ProcedureRoutes.MAX_BODY_BYTES);
+    byte[] body = request.body(ProcedureRoutes.MAX_BODY_BYTES);
     ResumeAction action = ResumeAction.RERUN;
     if (body.length > 0) {
       ResumeRequest req = JsonExchange.parse(body, ResumeRequest.class);

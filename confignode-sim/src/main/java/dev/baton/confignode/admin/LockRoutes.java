@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
 
 /**
  * {@code GET /api/locks}: the lock table of the leader's executor, every held or awaited lock with
@@ -21,7 +22,8 @@ import java.util.Optional;
  * <p>Locks live only in the leader's memory (recovery rebuilds them each term), so the leader
  * answers from its executor; a follower forwards the request to the admin API address the leader
  * published for its term (the node's leader admin publisher) and returns the leader's answer
- * unchanged. While there is no leader, the leader is still recovering, or it has not published its
+ * unchanged; the request carries the caller's Authorization header, so the leader checks the
+ * caller. While there is no leader, the leader is still recovering, or it has not published its
  * address yet, the answer is a 503 the client may retry.
  */
 final class LockRoutes implements AdminRoutes {
@@ -35,9 +37,14 @@ final class LockRoutes implements AdminRoutes {
 
   private String forwardedTo;
 
-  LockRoutes(ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata) {
+  /** The trust of the leader's certificate when the nodes serve HTTPS. */
+  private final Optional<SSLContext> tls;
+
+  LockRoutes(
+      ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata, Optional<SSLContext> tls) {
     this.node = node;
     this.metadata = metadata;
+    this.tls = tls;
   }
 
   @Override
@@ -54,10 +61,10 @@ final class LockRoutes implements AdminRoutes {
       out.put("locks", executor.get().locks());
       return Optional.of(out);
     }
-    return Optional.of(forwardToLeader());
+    return Optional.of(forwardToLeader(req));
   }
 
-  private JsonNode forwardToLeader() throws HttpError, InterruptedException {
+  private JsonNode forwardToLeader(AdminRequest req) throws HttpError, InterruptedException {
     String leader = node.leaderId().orElse(null);
     if (leader == null) {
       throw ClusterCalls.unavailable("no leader now; the lock table lives in the leader");
@@ -73,13 +80,15 @@ final class LockRoutes implements AdminRoutes {
     }
     String address = published.get().address();
     try {
-      return forwarder(address).call(address, "GET", "/api/" + PATH, null);
+      // the caller's own credentials: the leader decides what the caller may see, not this node
+      return forwarder(address)
+          .withAuthorization(req.authorization())
+          .call(address, "GET", "/api/" + PATH, null);
     } catch (NodeApiClient.ApiException e) {
       int status = e.status() == 0 ? HttpURLConnection.HTTP_UNAVAILABLE : e.status();
+      String error = e.status() == 0 || e.error().isEmpty() ? ClusterCalls.UNAVAILABLE : e.error();
       throw new HttpError(
-          status,
-          ClusterCalls.UNAVAILABLE,
-          "forwarding to leader " + leader + " failed: " + e.getMessage());
+          status, error, "forwarding to leader " + leader + " failed: " + e.getMessage());
     } catch (IOException e) {
       throw ClusterCalls.unavailable(
           "forwarding to leader " + leader + " at " + address + " failed: " + e.getMessage());
@@ -88,7 +97,8 @@ final class LockRoutes implements AdminRoutes {
 
   private synchronized NodeApiClient forwarder(String address) {
     if (!address.equals(forwardedTo)) {
-      forwarder = new NodeApiClient(List.of(address));
+      NodeApiClient client = new NodeApiClient(List.of(address));
+      forwarder = tls.map(client::withTls).orElse(client);
       forwardedTo = address;
     }
     return forwarder;

@@ -65,6 +65,7 @@ final class ProcedureRoutes implements AdminRoutes {
     if (req.isApi(PATH, null, "abort")) {
       req.requireMethod("POST");
       long id = procId(req.segment(1));
+      req.target("procedure " + id);
       get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
       return Optional.of(Map.of("aborted", ClusterCalls.await(node.abort(id))));
     }
@@ -73,15 +74,14 @@ final class ProcedureRoutes implements AdminRoutes {
 
   private Map<String, Object> submit(AdminRequest req)
       throws HttpError, IOException, InterruptedException {
-    SubmitRequest body =
-        JsonExchange.parse(
-            JsonExchange.readBody(req.exchange(), MAX_BODY_BYTES), SubmitRequest.class);
+    SubmitRequest body = JsonExchange.parse(req.body(MAX_BODY_BYTES), SubmitRequest.class);
     if (body.type() == null) {
       throw new HttpError(
           HttpURLConnection.HTTP_BAD_REQUEST,
           HttpErrors.INVALID_REQUEST,
           "missing required field 'type'; known types: " + ConfigNodeProcedures.registry().types());
     }
+    req.target(body.type());
     Procedure<ConfigNodeEnv> proc;
     try {
       proc = ConfigNodeProcedures.create(body.type(), body.args(), limits);
@@ -100,6 +100,7 @@ final class ProcedureRoutes implements AdminRoutes {
               + " is reserved for the node's own submissions; use another group");
     }
     long id = ClusterCalls.await(node.submit(proc, nonce));
+    req.target("procedure " + id + " " + body.type());
     return Map.of("procId", id);
   }
 
@@ -138,9 +139,8 @@ final class ProcedureRoutes implements AdminRoutes {
         continue;
       }
       if (out.size() == limit) {
-        req.exchange()
-            .getResponseHeaders()
-            .set(Paging.NEXT_AFTER_HEADER, Long.toString(out.get(out.size() - 1).procId()));
+        req.setResponseHeader(
+            Paging.NEXT_AFTER_HEADER, Long.toString(out.get(out.size() - 1).procId()));
         break;
       }
       out.add(view(i));

@@ -57,7 +57,13 @@ public final class Bench implements AutoCloseable {
    * @param workers concurrent clients
    * @param keepDir keep the temp dir (logs, data)
    */
-  public record Settings(int nodes, int procedures, int steps, int workers, boolean keepDir) {
+  public record Settings(
+      int nodes, int procedures, int steps, int workers, boolean keepDir, boolean tokens) {
+    /** With tokens on, as every local cluster by default. */
+    public Settings(int nodes, int procedures, int steps, int workers, boolean keepDir) {
+      this(nodes, procedures, steps, workers, keepDir, true);
+    }
+
     public static final int DEFAULT_NODES = 3;
     public static final int DEFAULT_PROCEDURES = 2000;
     public static final int DEFAULT_STEPS = 3;
@@ -73,13 +79,16 @@ public final class Bench implements AutoCloseable {
   public Bench(Settings settings, PrintStream out) throws IOException {
     this.settings = settings;
     this.out = out;
-    this.cluster = ProcessCluster.create("baton-bench", settings.keepDir(), List.of());
+    this.cluster =
+        ProcessCluster.create("baton-bench", settings.keepDir(), List.of(), settings.tokens());
     this.dir = cluster.dir();
   }
 
   /** Starts the cluster, warms up, measures; prints progress, returns the figures. */
   public BenchResult run() throws IOException, InterruptedException {
-    out.printf("[bench] starting %d ConfigNodes in %s%n", settings.nodes(), dir);
+    out.printf(
+        "[bench] starting %d ConfigNodes in %s, tokens %s%n",
+        settings.nodes(), dir, settings.tokens() ? "on" : "off");
     cluster.startConfigNodes(settings.nodes());
     String leader = cluster.awaitLeader(Set.of(), -1);
     String leaderHttp = cluster.httpAddresses().get(leader);
@@ -89,7 +98,7 @@ public final class Bench implements AutoCloseable {
     cluster.httpAddresses().values().stream()
         .filter(a -> !a.equals(leaderHttp))
         .forEach(leaderFirst::add);
-    NodeApiClient api = new NodeApiClient(leaderFirst);
+    NodeApiClient api = cluster.client(leaderFirst);
     int warmup = Math.min(MAX_WARMUP, Math.max(1, settings.procedures() / WARMUP_DIVISOR));
     out.printf("[bench] leader %s; warm-up with %d procedures%n", leader, warmup);
     runProcedures(api, warmup);

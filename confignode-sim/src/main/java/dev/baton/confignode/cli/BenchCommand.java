@@ -54,9 +54,18 @@ final class BenchCommand extends CliCommand {
       description = "keep logs and data afterwards")
   boolean keepDir;
 
+  @Option(
+      names = "--no-tokens",
+      arity = "0",
+      description =
+          "start the ConfigNodes without --tokens (loopback, no authentication), to measure what"
+              + " tokens cost")
+  boolean noTokens;
+
   @Override
   public Integer call() {
-    Bench.Settings settings = new Bench.Settings(nodes, procedures, steps, workers, keepDir);
+    Bench.Settings settings =
+        new Bench.Settings(nodes, procedures, steps, workers, keepDir, !noTokens);
     return LocalJob.run(
         spec.name(),
         () -> new Bench(settings, out()),

@@ -16,14 +16,14 @@ import picocli.CommandLine.ParameterException;
 /**
  * {@code confignode-sim datanode --id ID --port PORT --data-dir DIR}: runs a simulated DataNode
  * until the process is stopped (SIGTERM / Ctrl-C). Once listening it prints one line, {@code
- * datanode ID listening on 127.0.0.1:PORT data-dir DIR}, so a launcher that passed port 0 can read
- * the port.
+ * datanode ID listening on HOST:PORT data-dir DIR}, so a launcher that passed port 0 can read the
+ * port.
  */
 @Command(
     name = DataNodeCommand.NAME,
     description = {
       "Runs a simulated DataNode until the process is stopped.",
-      "Once listening it prints 'datanode ID listening on 127.0.0.1:PORT data-dir DIR', so a"
+      "Once listening it prints 'datanode ID listening on HOST:PORT data-dir DIR', so a"
           + " launcher that passed --port 0 can read the port."
     },
     exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
@@ -49,8 +49,14 @@ final class DataNodeCommand extends CliCommand {
       names = "--port",
       required = true,
       paramLabel = "PORT",
-      description = "HTTP port on 127.0.0.1; 0 picks a free one")
+      description = "HTTP port; 0 picks a free one")
   Integer port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "HOST",
+      description = "address the DataNode listens on (0.0.0.0: every interface)")
+  String bind = DataNodeConfig.DEFAULT_BIND;
 
   @Option(
       names = "--data-dir",
@@ -80,7 +86,7 @@ final class DataNodeCommand extends CliCommand {
   }
 
   DataNodeConfig config() {
-    return DataNodeConfig.of(id, dataDir).withPort(port);
+    return DataNodeConfig.of(id, dataDir).withPort(port).withBindHost(bind);
   }
 
   /**

@@ -1,6 +1,10 @@
 package dev.baton.confignode.cli;
 
+import dev.baton.confignode.admin.AdminApiSettings;
+import dev.baton.confignode.auth.TokenFile;
 import dev.baton.confignode.faults.StateHolds;
+import dev.baton.confignode.http.HttpLimits;
+import dev.baton.confignode.http.TlsIdentity;
 import dev.baton.confignode.node.ConfigNodeServer;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.consensus.RaftSettings;
@@ -9,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,14 +25,15 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code confignode-sim node --id ID --peers ID=HOST:PORT,... --data-dir DIR --http-port PORT
  * [...]}: runs one ConfigNode until the process is stopped. Once serving it prints {@code node ID
- * http 127.0.0.1:PORT}, so a launcher that passed port 0 can read the port.
+ * http HOST:PORT} ({@code https} with a certificate), so a launcher that passed port 0 can read the
+ * port.
  */
 @Command(
     name = "node",
     description = {
       "Runs one ConfigNode until the process is stopped.",
-      "Once serving it prints 'node ID http 127.0.0.1:PORT', so a launcher that passed"
-          + " --http-port 0 can read the port."
+      "Once serving it prints 'node ID http HOST:PORT' (https with --http-cert), so a launcher"
+          + " that passed --http-port 0 can read the port."
     },
     exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
 final class NodeCommand extends CliCommand {
@@ -63,8 +69,54 @@ final class NodeCommand extends CliCommand {
       names = "--http-port",
       required = true,
       paramLabel = "PORT",
-      description = "admin API port on 127.0.0.1; 0 picks a free one")
+      description = "admin API port; 0 picks a free one")
   Integer httpPort;
+
+  @Option(
+      names = "--http-bind",
+      paramLabel = "HOST",
+      description =
+          "address the admin API listens on (0.0.0.0: every interface); any but a loopback"
+              + " address needs --tokens")
+  String httpBind = AdminApiSettings.DEFAULT_BIND;
+
+  @Option(
+      names = "--http-host",
+      paramLabel = "NAME",
+      description =
+          "a name clients use for this node (Host header), besides the bind address and, on"
+              + " loopback or every interface, 127.0.0.1, localhost and [::1]; repeatable")
+  List<String> httpHosts = new ArrayList<>();
+
+  @Option(
+      names = "--http-cert",
+      paramLabel = "PEM",
+      description = "serve HTTPS with this certificate chain (PEM, the node's certificate first)")
+  Path httpCert;
+
+  @Option(
+      names = "--http-key",
+      paramLabel = "PEM",
+      description = "the private key of --http-cert (PEM, PKCS#8: -----BEGIN PRIVATE KEY-----)")
+  Path httpKey;
+
+  @Option(
+      names = "--tokens",
+      paramLabel = "FILE",
+      description =
+          "token file: one 'ROLE NAME TOKEN' line per principal (roles reader, operator, admin);"
+              + " readable by its owner only. Without it the admin API serves anyone, on"
+              + " loopback only")
+  Path tokens;
+
+  @Option(
+      names = "--audit-log",
+      paramLabel = "FILE",
+      description =
+          "audit log of operator actions and refused requests (default DATA_DIR/"
+              + AdminApiSettings.AUDIT_LOG
+              + ")")
+  Path auditLog;
 
   @Option(
       names = "--datanodes",
@@ -145,7 +197,16 @@ final class NodeCommand extends CliCommand {
       err().println(spec.name() + ": could not start: " + e.getMessage());
       return EXIT_START_FAILED;
     }
-    out().println("node " + config.nodeId() + " http 127.0.0.1:" + server.httpPort());
+    out()
+        .println(
+            "node "
+                + config.nodeId()
+                + " "
+                + server.httpScheme()
+                + " "
+                + config.api().advertisedHost()
+                + ":"
+                + server.httpPort());
     out().flush();
     try {
       stopped.await();
@@ -168,14 +229,47 @@ final class NodeCommand extends CliCommand {
             snapshotEvery,
             logSegmentBytes);
     return new ConfigNodeServer.Config(
-        id,
-        peers.byId(),
-        dataDir,
-        httpPort,
-        dataNodes == null ? List.of() : dataNodes.addresses(),
-        raft,
-        faults || hold != null,
-        holds());
+            id,
+            peers.byId(),
+            dataDir,
+            httpPort,
+            dataNodes == null ? List.of() : dataNodes.addresses(),
+            raft,
+            faults || hold != null,
+            holds())
+        .withApi(api());
+  }
+
+  /**
+   * How the admin API is reached and guarded: a token file open to others, a certificate without
+   * its key, or a non-loopback bind without tokens is a usage error.
+   */
+  private AdminApiSettings api() {
+    Optional<TokenFile> tokenFile = Optional.empty();
+    if (tokens != null) {
+      try {
+        tokenFile = Optional.of(TokenFile.read(tokens));
+      } catch (IOException e) {
+        throw usageError("--tokens: " + e.getMessage());
+      }
+    }
+    Optional<TlsIdentity> tls = Optional.empty();
+    if ((httpCert == null) != (httpKey == null)) {
+      throw usageError("--http-cert and --http-key go together: give both for HTTPS, or neither");
+    }
+    if (httpCert != null) {
+      try {
+        tls = Optional.of(TlsIdentity.fromPem(httpCert, httpKey));
+      } catch (IOException e) {
+        throw usageError("--http-cert/--http-key: " + e.getMessage());
+      }
+    }
+    try {
+      return new AdminApiSettings(
+          httpBind, httpHosts, tls, tokenFile, Optional.ofNullable(auditLog), HttpLimits.ADMIN);
+    } catch (IllegalArgumentException e) {
+      throw usageError("--http-bind " + httpBind + ": " + e.getMessage());
+    }
   }
 
   /** The holds of {@code --hold}, each checked against the procedure types and their states. */

@@ -3,6 +3,7 @@ package dev.baton.confignode.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.confignode.auth.AccessControl;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.http.Paging;
 import dev.baton.confignode.waits.ConfigNodeWaits;
@@ -16,23 +17,26 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
 
 /**
  * A client of ConfigNode admin APIs: tries the given nodes in turn until one answers. Errors carry
- * the node's JSON error message.
+ * the node's JSON error message. {@link #withToken} sends a bearer token with every request, {@link
+ * #withTls} speaks HTTPS.
  */
 public final class NodeApiClient {
   private static final int HTTP_SERVER_ERROR = 500;
 
+  private static final String JSON = "application/json";
+
   private final List<String> nodes;
   private final Duration patience;
+  private final HttpClient http;
+  private final String scheme;
 
-  /** HTTP/1.1: the admin API's server speaks nothing else, so an h2c upgrade offer is wasted. */
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(ConfigNodeWaits.API_CONNECT_TIMEOUT)
-          .build();
+  /** The Authorization header sent with every request, if any. */
+  private final Optional<String> authorization;
 
   /**
    * @param nodes host:port of the nodes' admin APIs
@@ -46,11 +50,55 @@ public final class NodeApiClient {
    * @param patience how long {@link #get} and {@link #retrying} keep asking while no node can serve
    */
   public NodeApiClient(List<String> nodes, Duration patience) {
+    this(nodes, patience, newHttpClient(Optional.empty()), "http", Optional.empty());
+  }
+
+  private NodeApiClient(
+      List<String> nodes,
+      Duration patience,
+      HttpClient http,
+      String scheme,
+      Optional<String> authorization) {
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("no ConfigNode address given");
     }
     this.nodes = List.copyOf(nodes);
     this.patience = patience;
+    this.http = http;
+    this.scheme = scheme;
+    this.authorization = authorization;
+  }
+
+  /** HTTP/1.1: the admin API's server speaks nothing else, so an h2c upgrade offer is wasted. */
+  private static HttpClient newHttpClient(Optional<SSLContext> tls) {
+    HttpClient.Builder b =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(ConfigNodeWaits.API_CONNECT_TIMEOUT);
+    tls.ifPresent(b::sslContext);
+    return b.build();
+  }
+
+  /** This client sending {@code Authorization: Bearer TOKEN} with every request. */
+  public NodeApiClient withToken(String token) {
+    if (token == null || token.isBlank()) {
+      throw new IllegalArgumentException("a bearer token must not be empty");
+    }
+    return withAuthorization(Optional.of(AccessControl.BEARER + token));
+  }
+
+  /**
+   * This client sending {@code header} as its Authorization header (or none), on the same
+   * connections: a node forwarding a caller's request sends the caller's credentials.
+   */
+  public NodeApiClient withAuthorization(Optional<String> header) {
+    return new NodeApiClient(nodes, patience, http, scheme, header);
+  }
+
+  /** This client speaking HTTPS, trusting the certificates {@code trust} trusts. */
+  public NodeApiClient withTls(SSLContext trust) {
+    return new NodeApiClient(
+        nodes, patience, newHttpClient(Optional.of(trust)), "https", authorization);
   }
 
   /**
@@ -194,12 +242,11 @@ public final class NodeApiClient {
   public Map<String, Double> metrics(String node) throws IOException, InterruptedException {
     HttpResponse<String> resp;
     try {
-      resp =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://" + node + "/metrics"))
-                  .timeout(ConfigNodeWaits.API_REQUEST_TIMEOUT)
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
+      HttpRequest.Builder req =
+          HttpRequest.newBuilder(URI.create(scheme + "://" + node + "/metrics"))
+              .timeout(ConfigNodeWaits.API_REQUEST_TIMEOUT);
+      authorization.ifPresent(a -> req.header("Authorization", a));
+      resp = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
     }
@@ -224,15 +271,18 @@ public final class NodeApiClient {
   public JsonNode call(String node, String method, String path, JsonNode body)
       throws IOException, InterruptedException {
     HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create("http://" + node + path))
+        HttpRequest.newBuilder(URI.create(scheme + "://" + node + path))
             .timeout(ConfigNodeWaits.API_REQUEST_TIMEOUT);
-    if (body == null) {
-      req.method(method, HttpRequest.BodyPublishers.noBody());
-    } else {
-      req.header("Content-Type", "application/json")
-          .method(
-              method, HttpRequest.BodyPublishers.ofByteArray(Json.LENIENT.writeValueAsBytes(body)));
+    authorization.ifPresent(a -> req.header("Authorization", a));
+    if (method.equals("POST") || body != null) {
+      // every POST declares JSON, an empty one too: the node refuses any other (415)
+      req.header("Content-Type", JSON);
     }
+    req.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(Json.LENIENT.writeValueAsBytes(body)));
     HttpResponse<byte[]> resp;
     try {
       resp = http.send(req.build(), HttpResponse.BodyHandlers.ofByteArray());

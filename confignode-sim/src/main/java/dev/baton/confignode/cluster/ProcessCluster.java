@@ -1,6 +1,7 @@
 package dev.baton.confignode.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.waits.ConfigNodeWaits;
@@ -15,6 +16,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -23,10 +25,12 @@ import org.slf4j.LoggerFactory;
 /**
  * A local cluster of ConfigNode ({@code cn1..cnN}) and DataNode ({@code 1..M}) processes of this
  * jar on loopback ports chosen free at start, their logs and data in one temp dir, for failover
- * drills, chaos, the {@code drill} and the {@code bench}: start (all at once with {@link #start},
- * or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and restart single
- * nodes or all of them; find the leader; submit procedures with nonces and wait for them ({@link
- * #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir (unless kept).
+ * drills, chaos, the {@code drill} and the {@code bench}, its ConfigNodes requiring tokens by
+ * default ({@link ClusterTokens}; {@link #client} sends the admin's): start (all at once with
+ * {@link #start}, or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and
+ * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
+ * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir
+ * (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
@@ -40,6 +44,10 @@ public final class ProcessCluster implements AutoCloseable {
   private final Path dir;
   private final boolean keepDir;
   private final List<String> nodeFlags;
+
+  /** The token file every ConfigNode is started with, or empty for nodes without tokens. */
+  private final Optional<ClusterTokens> tokens;
+
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
   private final DataNodeProcesses dataNodes;
@@ -50,10 +58,12 @@ public final class ProcessCluster implements AutoCloseable {
   private NodeApiClient api;
   private int restarts;
 
-  private ProcessCluster(Path dir, boolean keepDir, List<String> nodeFlags) {
+  private ProcessCluster(
+      Path dir, boolean keepDir, List<String> nodeFlags, Optional<ClusterTokens> tokens) {
     this.dir = dir;
     this.keepDir = keepDir;
     this.nodeFlags = List.copyOf(nodeFlags);
+    this.tokens = tokens;
     this.dataNodes = new DataNodeProcesses(dir);
   }
 
@@ -95,12 +105,26 @@ public final class ProcessCluster implements AutoCloseable {
 
   /**
    * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
-   * nodeFlags} are added to every node command. Start it with {@link #startDataNodes} and {@link
+   * nodeFlags} are added to every node command. Its ConfigNodes require tokens ({@link
+   * ClusterTokens}); its clients send the admin's. Start it with {@link #startDataNodes} and {@link
    * #startConfigNodes}.
    */
   public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
       throws IOException {
-    return new ProcessCluster(Files.createTempDirectory(prefix), keepDir, nodeFlags);
+    return create(prefix, keepDir, nodeFlags, true);
+  }
+
+  /**
+   * As {@link #create(String, boolean, List)}; without {@code withTokens} the ConfigNodes serve
+   * anyone on loopback (as a node started without {@code --tokens}).
+   */
+  public static ProcessCluster create(
+      String prefix, boolean keepDir, List<String> nodeFlags, boolean withTokens)
+      throws IOException {
+    Path dir = Files.createTempDirectory(prefix);
+    Optional<ClusterTokens> tokens =
+        withTokens ? Optional.of(ClusterTokens.write(dir)) : Optional.empty();
+    return new ProcessCluster(dir, keepDir, nodeFlags, tokens);
   }
 
   /**
@@ -127,7 +151,7 @@ public final class ProcessCluster implements AutoCloseable {
       httpOf.put(id, "127.0.0.1:" + LoopbackPorts.free());
     }
     peersArg = peers.toString();
-    anyNodeClient = new NodeApiClient(List.copyOf(httpOf.values()));
+    anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
       startNode(id, true);
     }
@@ -143,6 +167,11 @@ public final class ProcessCluster implements AutoCloseable {
         new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
     args.addAll(nodeFlags);
     args.addAll(extraFlags);
+    tokens.ifPresent(
+        t -> {
+          args.add("--tokens");
+          args.add(t.file().toString());
+        });
     if (registerDataNodes && !dataNodes.ids().isEmpty()) {
       args.add("--datanodes");
       args.add(String.join(",", dataNodes.addresses()));
@@ -206,9 +235,30 @@ public final class ProcessCluster implements AutoCloseable {
     List<String> targets = serving.isEmpty() ? List.copyOf(httpOf.values()) : serving;
     if (!targets.equals(apiTargets)) {
       apiTargets = targets;
-      api = new NodeApiClient(targets);
+      api = client(targets);
     }
     return api;
+  }
+
+  /** A client of these admin API addresses that sends the admin's token (when tokens are on). */
+  public NodeApiClient client(List<String> addresses) {
+    NodeApiClient client = new NodeApiClient(addresses);
+    return tokens.map(t -> client.withToken(t.token(Role.ADMIN))).orElse(client);
+  }
+
+  /** A client of one admin API address, as {@link #client(List)}. */
+  public NodeApiClient client(String address) {
+    return client(List.of(address));
+  }
+
+  /** Whether the ConfigNodes require tokens. */
+  public boolean tokensOn() {
+    return tokens.isPresent();
+  }
+
+  /** The token of the principal with {@code role}, if tokens are on. */
+  public Optional<String> token(Role role) {
+    return tokens.map(t -> t.token(role));
   }
 
   /** {@code GET /api/cluster} of one node. */

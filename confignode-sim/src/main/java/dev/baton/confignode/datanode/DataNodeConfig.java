@@ -1,5 +1,6 @@
 package dev.baton.confignode.datanode;
 
+import dev.baton.confignode.http.HttpLimits;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -8,14 +9,25 @@ import java.util.Objects;
  *
  * @param id the DataNode's id; a data directory belongs to one id
  * @param dataDir where the state lives; created if missing
- * @param port HTTP port on 127.0.0.1; 0 picks a free one ({@link DataNodeServer#port()})
+ * @param bindHost the address it listens on ({@value #DEFAULT_BIND} by default)
+ * @param port HTTP port; 0 picks a free one ({@link DataNodeServer#port()})
  * @param ledgerCapacity idempotency ledger entries kept; the oldest are dropped beyond it (a
  *     command older than that would be applied again, which every command tolerates)
  * @param historyCapacity entries kept in each of the rejected, duplicate and invalidation logs
  * @param snapshotEvery journal lines after which the state is snapshotted and the journal emptied
+ * @param limits the HTTP server's limits
  */
 public record DataNodeConfig(
-    int id, Path dataDir, int port, int ledgerCapacity, int historyCapacity, int snapshotEvery) {
+    int id,
+    Path dataDir,
+    String bindHost,
+    int port,
+    int ledgerCapacity,
+    int historyCapacity,
+    int snapshotEvery,
+    HttpLimits limits) {
+
+  public static final String DEFAULT_BIND = "127.0.0.1";
 
   public static final int DEFAULT_LEDGER_CAPACITY = 10_000;
   public static final int DEFAULT_HISTORY_CAPACITY = 1_000;
@@ -29,6 +41,8 @@ public record DataNodeConfig(
       throw new IllegalArgumentException("DataNode id must be zero or positive, got " + id);
     }
     Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(bindHost, "bindHost");
+    Objects.requireNonNull(limits, "limits");
     if (port < 0 || port > MAX_PORT) {
       throw new IllegalArgumentException("port must be in 0.." + MAX_PORT + ", got " + port);
     }
@@ -40,23 +54,46 @@ public record DataNodeConfig(
   /** DataNode {@code id} on {@code dataDir}, on a free port, with default capacities. */
   public static DataNodeConfig of(int id, Path dataDir) {
     return new DataNodeConfig(
-        id, dataDir, 0, DEFAULT_LEDGER_CAPACITY, DEFAULT_HISTORY_CAPACITY, DEFAULT_SNAPSHOT_EVERY);
+        id,
+        dataDir,
+        DEFAULT_BIND,
+        0,
+        DEFAULT_LEDGER_CAPACITY,
+        DEFAULT_HISTORY_CAPACITY,
+        DEFAULT_SNAPSHOT_EVERY,
+        HttpLimits.DATANODE);
   }
 
   public DataNodeConfig withPort(int newPort) {
-    return new DataNodeConfig(id, dataDir, newPort, ledgerCapacity, historyCapacity, snapshotEvery);
+    return new DataNodeConfig(
+        id, dataDir, bindHost, newPort, ledgerCapacity, historyCapacity, snapshotEvery, limits);
+  }
+
+  /** Listening on {@code host} instead. */
+  public DataNodeConfig withBindHost(String host) {
+    return new DataNodeConfig(
+        id, dataDir, host, port, ledgerCapacity, historyCapacity, snapshotEvery, limits);
+  }
+
+  /** With the HTTP server's limits {@code newLimits}. */
+  public DataNodeConfig withLimits(HttpLimits newLimits) {
+    return new DataNodeConfig(
+        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, snapshotEvery, newLimits);
   }
 
   public DataNodeConfig withLedgerCapacity(int entries) {
-    return new DataNodeConfig(id, dataDir, port, entries, historyCapacity, snapshotEvery);
+    return new DataNodeConfig(
+        id, dataDir, bindHost, port, entries, historyCapacity, snapshotEvery, limits);
   }
 
   public DataNodeConfig withHistoryCapacity(int entries) {
-    return new DataNodeConfig(id, dataDir, port, ledgerCapacity, entries, snapshotEvery);
+    return new DataNodeConfig(
+        id, dataDir, bindHost, port, ledgerCapacity, entries, snapshotEvery, limits);
   }
 
   public DataNodeConfig withSnapshotEvery(int lines) {
-    return new DataNodeConfig(id, dataDir, port, ledgerCapacity, historyCapacity, lines);
+    return new DataNodeConfig(
+        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, lines, limits);
   }
 
   private static void positive(String name, int value) {

@@ -1,45 +1,43 @@
 package dev.baton.confignode.datanode;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.baton.confignode.http.ErrorReply;
+import dev.baton.confignode.http.HttpCall;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
+import dev.baton.confignode.http.HttpReply;
+import dev.baton.confignode.http.JettyHttpServer;
 import dev.baton.confignode.http.JsonExchange;
-import dev.baton.confignode.http.LoopbackHttpServer;
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A simulated DataNode: a durable region table driven by ConfigNode commands over HTTP on
- * 127.0.0.1, with term fencing, an idempotency ledger and fault injection. Runs in its own process
- * ({@code confignode-sim datanode}) or in-process for tests: {@link #start()}, {@link #port()},
- * {@link #close()}; a new server on the same data directory recovers everything.
+ * A simulated DataNode: a durable region table driven by ConfigNode commands over HTTP (on
+ * 127.0.0.1 unless bound elsewhere), with term fencing, an idempotency ledger and fault injection.
+ * Runs in its own process ({@code confignode-sim datanode}) or in-process for tests: {@link
+ * #start()}, {@link #port()}, {@link #close()}; a new server on the same data directory recovers
+ * everything.
  *
  * <p>Commands are applied one at a time: decided by {@link DataNodeCore}, persisted (fsynced)
  * through {@link DataNodeJournal}, applied, then answered. Reads of {@code /state} and fault
  * control never wait for a stalled command. If the journal cannot be written the DataNode refuses
  * every further command ({@value DataNodeErrors#STORAGE_FAILED}) until restarted.
+ *
+ * <p>The server bounds threads, connections, header time and commands in flight ({@link
+ * DataNodeConfig#limits()}); reads of {@code /state} and fault control bypass the cap on commands
+ * in flight, so they answer while stalled commands hold every slot. A POST must declare a JSON body
+ * (415 otherwise), so a web page cannot send a DataNode a command through a browser.
  */
 public final class DataNodeServer implements AutoCloseable {
   /** Largest request body accepted; larger ones get 413. */
   public static final int MAX_BODY_BYTES = 1 << 20;
-
-  /** Pending connections the listener queues before refusing. */
-  static final int BACKLOG = 64;
 
   static final String STATE_PATH = "/state";
   static final String FAULTS_PATH = "/faults";
@@ -51,7 +49,7 @@ public final class DataNodeServer implements AutoCloseable {
   private static final String POST = "POST";
 
   private interface Handler {
-    Object handle(HttpExchange exchange) throws HttpError, IOException, InterruptedException;
+    Object handle(HttpCall call) throws HttpError, IOException, InterruptedException;
   }
 
   private record Route(String method, Handler handler) {}
@@ -62,8 +60,7 @@ public final class DataNodeServer implements AutoCloseable {
   private final Map<String, Route> routes = new LinkedHashMap<>();
   private final Object commandLock = new Object();
 
-  private HttpServer http;
-  private ExecutorService executor;
+  private JettyHttpServer http;
   private DataNodeJournal journal;
   private DataNodeCore core;
   private boolean storageFailed;
@@ -77,12 +74,12 @@ public final class DataNodeServer implements AutoCloseable {
     this.config = config;
     this.clock = clock;
     for (CommandType type : CommandType.values()) {
-      routes.put(type.path(), new Route(POST, exchange -> command(type, exchange)));
+      routes.put(type.path(), new Route(POST, call -> command(type, call)));
     }
-    routes.put(STATE_PATH, new Route(GET, exchange -> state()));
+    routes.put(STATE_PATH, new Route(GET, call -> state()));
     routes.put(FAULTS_PATH, new Route(POST, this::configureFaults));
-    routes.put(FAULTS_RELEASE_PATH, new Route(POST, exchange -> controlFaults(exchange, false)));
-    routes.put(FAULTS_RESET_PATH, new Route(POST, exchange -> controlFaults(exchange, true)));
+    routes.put(FAULTS_RELEASE_PATH, new Route(POST, call -> controlFaults(call, false)));
+    routes.put(FAULTS_RESET_PATH, new Route(POST, call -> controlFaults(call, true)));
   }
 
   /** Recovers the data directory and starts answering; returns this. */
@@ -93,19 +90,22 @@ public final class DataNodeServer implements AutoCloseable {
     journal = DataNodeJournal.open(config);
     core = journal.recovered();
     try {
-      http = LoopbackHttpServer.create(config.port(), BACKLOG);
+      http =
+          JettyHttpServer.builder("datanode-" + config.id(), this::dispatch)
+              .bind(config.bindHost(), config.port())
+              .limits(config.limits())
+              .unlimitedPath(STATE_PATH)
+              .unlimitedPath(FAULTS_PATH)
+              .unlimitedPath(FAULTS_PATH + "/*")
+              .start();
     } catch (IOException e) {
       journal.close();
-      throw new IOException(
-          "DataNode " + config.id() + " cannot listen on 127.0.0.1:" + config.port() + ": " + e, e);
+      throw new IOException("DataNode " + config.id() + ": " + e.getMessage(), e);
     }
-    executor = Executors.newCachedThreadPool(threadFactory(config.id()));
-    http.setExecutor(executor);
-    http.createContext("/", this::dispatch);
-    http.start();
     LOG.info(
-        "DataNode {} listening on 127.0.0.1:{}, data dir {}, term {}, {} regions",
+        "DataNode {} listening on {}:{}, data dir {}, term {}, {} regions",
         config.id(),
+        config.bindHost(),
         port(),
         config.dataDir(),
         core.highestTerm(),
@@ -122,12 +122,21 @@ public final class DataNodeServer implements AutoCloseable {
     if (http == null) {
       throw new IllegalStateException("DataNode " + config.id() + " is not started");
     }
-    return http.getAddress().getPort();
+    return http.port();
   }
 
-  /** {@code 127.0.0.1:port}, as a {@link DataNodeClient} takes it. */
+  /**
+   * {@code HOST:port}, as a {@link DataNodeClient} takes it: the bind address, or 127.0.0.1 when
+   * bound to every interface.
+   */
   public String address() {
-    return InetAddress.getLoopbackAddress().getHostAddress() + ":" + port();
+    String host = config.bindHost();
+    if (host.equals("0.0.0.0") || host.equals("::")) {
+      host = DataNodeConfig.DEFAULT_BIND;
+    } else if (host.contains(":") && !host.startsWith("[")) {
+      host = "[" + host + "]";
+    }
+    return host + ":" + port();
   }
 
   /** The same state {@code GET /state} answers. */
@@ -152,8 +161,7 @@ public final class DataNodeServer implements AutoCloseable {
     }
     closed = true;
     faults.close();
-    http.stop(0);
-    executor.shutdownNow();
+    http.close();
     synchronized (commandLock) {
       try {
         journal.close();
@@ -164,9 +172,9 @@ public final class DataNodeServer implements AutoCloseable {
     LOG.info("DataNode {} stopped", config.id());
   }
 
-  private void dispatch(HttpExchange exchange) {
+  private HttpReply dispatch(HttpCall call) {
     try {
-      String path = exchange.getRequestURI().getPath();
+      String path = call.path();
       Route route = routes.get(path);
       if (route == null) {
         throw new HttpError(
@@ -174,53 +182,50 @@ public final class DataNodeServer implements AutoCloseable {
             DataNodeErrors.NOT_FOUND,
             "no such path " + path + "; paths: " + String.join(", ", routes.keySet()));
       }
-      if (!route.method().equals(exchange.getRequestMethod())) {
-        exchange.getResponseHeaders().set("Allow", route.method());
+      if (!route.method().equals(call.method())) {
+        call.setResponseHeader("Allow", route.method());
         throw new HttpError(
             HttpURLConnection.HTTP_BAD_METHOD,
             DataNodeErrors.METHOD_NOT_ALLOWED,
-            path + " takes " + route.method() + ", not " + exchange.getRequestMethod());
+            path + " takes " + route.method() + ", not " + call.method());
       }
-      Object body = route.handler().handle(exchange);
+      if (route.method().equals(POST)) {
+        JsonExchange.requireJson(call);
+      }
+      Object body = route.handler().handle(call);
       if (body instanceof Answer answer) {
-        JsonExchange.send(exchange, answer.status(), answer.body());
-      } else {
-        JsonExchange.send(exchange, HttpURLConnection.HTTP_OK, body);
+        return HttpReply.json(answer.status(), answer.body());
       }
+      return HttpReply.json(HttpURLConnection.HTTP_OK, body);
     } catch (HttpError e) {
-      sendQuietly(exchange, e.status(), e.reply());
+      return HttpReply.error(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      sendQuietly(
-          exchange,
+      return HttpReply.json(
           HttpURLConnection.HTTP_UNAVAILABLE,
           new ErrorReply(DataNodeErrors.SHUTTING_DOWN, "the DataNode is shutting down"));
     } catch (IOException e) {
-      LOG.debug("DataNode {}: exchange failed: {}", config.id(), e.toString());
+      LOG.debug("DataNode {}: reading a request failed: {}", config.id(), e.toString());
+      return HttpReply.unreadable(e);
     } catch (RuntimeException e) {
       String reference = HttpErrors.newReference();
       LOG.error(
-          "DataNode {}: bug while handling {} (reference {})",
+          "DataNode {}: bug while handling {} {} (reference {})",
           config.id(),
-          exchange.getRequestURI(),
+          call.method(),
+          call.path(),
           reference,
           e);
-      sendQuietly(
-          exchange,
-          HttpURLConnection.HTTP_INTERNAL_ERROR,
-          new ErrorReply(DataNodeErrors.INTERNAL, HttpErrors.internalMessage(reference)));
-    } finally {
-      exchange.close();
+      return HttpReply.internal(reference);
     }
   }
 
   /** A handler's answer with a status other than 200. */
   private record Answer(int status, Object body) {}
 
-  private Object command(CommandType type, HttpExchange exchange)
+  private Object command(CommandType type, HttpCall call)
       throws HttpError, IOException, InterruptedException {
-    DataNodeRequest request =
-        JsonExchange.parse(JsonExchange.readBody(exchange, MAX_BODY_BYTES), type.requestClass());
+    DataNodeRequest request = JsonExchange.parse(call.body(MAX_BODY_BYTES), type.requestClass());
     Optional<ErrorReply> fault = faults.beforeCommand(request.step());
     if (fault.isPresent()) {
       return new Answer(HttpURLConnection.HTTP_UNAVAILABLE, fault.get());
@@ -311,17 +316,15 @@ public final class DataNodeServer implements AutoCloseable {
             + " could not write its journal and refuses commands until restarted");
   }
 
-  private FaultState configureFaults(HttpExchange exchange) throws HttpError, IOException {
-    FaultSettings settings =
-        JsonExchange.parse(JsonExchange.readBody(exchange, MAX_BODY_BYTES), FaultSettings.class);
+  private FaultState configureFaults(HttpCall call) throws HttpError, IOException {
+    FaultSettings settings = JsonExchange.parse(call.body(MAX_BODY_BYTES), FaultSettings.class);
     faults.configure(settings);
     LOG.info("DataNode {}: faults set to {}", config.id(), faults.state());
     return faults.state();
   }
 
-  private FaultState controlFaults(HttpExchange exchange, boolean reset)
-      throws HttpError, IOException {
-    JsonExchange.readBody(exchange, MAX_BODY_BYTES);
+  private FaultState controlFaults(HttpCall call, boolean reset) throws HttpError, IOException {
+    call.body(MAX_BODY_BYTES);
     if (reset) {
       faults.reset();
     } else {
@@ -329,23 +332,5 @@ public final class DataNodeServer implements AutoCloseable {
     }
     LOG.info("DataNode {}: faults {}", config.id(), reset ? "reset" : "released");
     return faults.state();
-  }
-
-  private static ThreadFactory threadFactory(int id) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread t = new Thread(runnable, "datanode-" + id + "-http-" + count.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
-  private static void sendQuietly(HttpExchange exchange, int status, ErrorReply reply) {
-    try {
-      JsonExchange.send(exchange, status, reply);
-    } catch (IOException | RuntimeException e) {
-      // the client is gone, or headers were already sent: nothing more to say on this exchange
-      LOG.debug("could not send {} {}: {}", status, reply.error(), e.toString());
-    }
   }
 }

@@ -70,6 +70,7 @@ public final class Drill implements AutoCloseable {
   /** Runs the drill; true if every invariant held. */
   public boolean run() throws IOException, InterruptedException {
     report.progress("working in %s", dir);
+    report.tokensOn = cluster.tokensOn();
     cluster.startDataNodes(settings.dataNodes());
     report.progress("%d DataNodes up: %s", settings.dataNodes(), cluster.dataNodeAddresses());
     cluster.startConfigNodes(settings.nodes());

@@ -27,6 +27,9 @@ final class DrillReport {
   int procedures;
   String newLeader;
 
+  /** Whether the ConfigNodes required tokens (the workload ran as the admin principal). */
+  boolean tokensOn;
+
   /** Root procedures by "type state". */
   final Map<String, Integer> outcomes = new TreeMap<>();
 
@@ -61,6 +64,11 @@ final class DrillReport {
         settings.nodes(),
         settings.dataNodes(),
         dir);
+    out.println(
+        tokensOn
+            ? "admin API: tokens on (admin, operator and reader principals; the workload runs as"
+                + " the admin)"
+            : "admin API: tokens off (loopback, anyone on this host)");
     out.println("timeline (ms after the SIGKILL of the leader):");
     out.printf(Locale.ROOT, "  kill of leader (term %d)          0%n", oldTerm);
     out.printf(

@@ -17,6 +17,12 @@ public final class HttpErrors {
   /** 413: the body exceeds the endpoint's limit. */
   public static final String PAYLOAD_TOO_LARGE = "payload_too_large";
 
+  /** 415: a POST whose Content-Type is not application/json. */
+  public static final String UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type";
+
+  /** 403: the Host header names no name this server answers to. */
+  public static final String WRONG_HOST = "wrong_host";
+
   /** 500: a bug, reported without a stack trace. */
   public static final String INTERNAL = "internal";
 

@@ -9,28 +9,20 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
-import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
-/** Reading JSON request bodies with a size limit, and writing JSON answers. */
+/** Reading JSON request bodies: the content type they must declare, binding, error messages. */
 public final class JsonExchange {
   public static final String CONTENT_TYPE = "application/json";
 
-  /**
-   * How much of an oversized body is read and discarded so the client gets the 413 instead of a
-   * reset connection; beyond it the connection is simply closed.
-   */
-  public static final long DRAIN_LIMIT_BYTES = 16L << 20;
-
-  private static final int DRAIN_CHUNK_BYTES = 8192;
-
   /** Status code 413, which {@link HttpURLConnection} names only under a deprecated alias. */
   public static final int HTTP_PAYLOAD_TOO_LARGE = 413;
+
+  /** Status code 415, which {@link HttpURLConnection} has no constant for. */
+  public static final int HTTP_UNSUPPORTED_MEDIA_TYPE = 415;
 
   /** Start of Jackson's message for a missing required creator property. */
   private static final String MISSING_PROPERTY = "Missing required creator property";
@@ -40,18 +32,26 @@ public final class JsonExchange {
 
   private JsonExchange() {}
 
-  /** The request body, at most {@code maxBytes} long. */
-  public static byte[] readBody(HttpExchange exchange, int maxBytes) throws IOException, HttpError {
-    InputStream in = exchange.getRequestBody();
-    byte[] body = in.readNBytes(maxBytes + 1);
-    if (body.length > maxBytes) {
-      drain(in);
+  /**
+   * Fails with 415 unless the request says its body is JSON ({@code Content-Type:
+   * application/json}, parameters such as a charset allowed). A browser can send a cross-site POST
+   * without asking the server first only with a form or text type, so a server that demands JSON on
+   * every POST cannot be made to act by another site's page.
+   */
+  public static void requireJson(HttpCall call) throws HttpError {
+    String type = call.header("Content-Type").orElse("");
+    int semicolon = type.indexOf(';');
+    String media = (semicolon < 0 ? type : type.substring(0, semicolon)).strip();
+    if (!media.equalsIgnoreCase(CONTENT_TYPE)) {
       throw new HttpError(
-          HTTP_PAYLOAD_TOO_LARGE,
-          HttpErrors.PAYLOAD_TOO_LARGE,
-          "request body exceeds the limit of " + maxBytes + " bytes");
+          HTTP_UNSUPPORTED_MEDIA_TYPE,
+          HttpErrors.UNSUPPORTED_MEDIA_TYPE,
+          call.method()
+              + " needs 'Content-Type: "
+              + CONTENT_TYPE
+              + "' (even with an empty body), got "
+              + (type.isEmpty() ? "none" : "'" + type + "'"));
     }
-    return body;
   }
 
   /** Binds a JSON body to {@code type}; any problem is a 400 saying what and where. */
@@ -107,15 +107,6 @@ public final class JsonExchange {
           "request body is null; expected a JSON object");
     }
     return value;
-  }
-
-  public static void send(HttpExchange exchange, int status, Object body) throws IOException {
-    byte[] bytes = Json.STRICT.writeValueAsBytes(body);
-    exchange.getResponseHeaders().set("Content-Type", CONTENT_TYPE);
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 
   /**
@@ -187,14 +178,5 @@ public final class JsonExchange {
       return "a string";
     }
     return "a JSON object";
-  }
-
-  private static void drain(InputStream in) throws IOException {
-    byte[] chunk = new byte[DRAIN_CHUNK_BYTES];
-    long drained = 0;
-    int n;
-    while (drained < DRAIN_LIMIT_BYTES && (n = in.read(chunk)) > 0) {
-      drained += n;
-    }
   }
 }

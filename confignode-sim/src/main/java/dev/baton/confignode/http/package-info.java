@@ -1,5 +1,8 @@
 /**
- * JSON over HTTP shared by every server and client of the module: the JSON mapper, request and
- * response helpers, error replies and the loopback server. Uses no other package of the module.
+ * HTTP shared by every server and client of the module: the Jetty server with its limits ({@link
+ * dev.baton.confignode.http.JettyHttpServer}, {@link dev.baton.confignode.http.HttpLimits}), the
+ * server-independent view of a request its services see ({@link
+ * dev.baton.confignode.http.HttpCall}), TLS from PEM files, the allowed Host names, the JSON
+ * mapper, request parsing and error replies. Uses no other package of the module.
  */
 package dev.baton.confignode.http;

@@ -1,8 +1,10 @@
 package dev.baton.confignode.node;
 
+import dev.baton.confignode.admin.AdminApiSettings;
 import dev.baton.confignode.admin.AdminServer;
 import dev.baton.confignode.admin.FaultRoutes;
 import dev.baton.confignode.admin.FlowRoutes;
+import dev.baton.confignode.auth.AuditLog;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
@@ -46,12 +48,13 @@ public final class ConfigNodeServer implements AutoCloseable {
   /**
    * How a node is set up.
    *
-   * @param httpPort port of the admin API on 127.0.0.1 (0 picks a free one)
+   * @param httpPort port of the admin API (0 picks a free one)
    * @param dataNodes host:port of DataNodes to register at start (may be empty)
    * @param faults whether the fault routes ({@link StateHolds}) are on; for drills only
    * @param holdsAtStart holds set when the node starts (with {@code faults} on), so a node
    *     restarted in a drill holds before it can run a single step
    * @param limits what one request may ask of the cluster
+   * @param api how the admin API is reached and guarded (bind address, TLS, tokens, audit log)
    */
   public record Config(
       String nodeId,
@@ -62,7 +65,8 @@ public final class ConfigNodeServer implements AutoCloseable {
       RaftSettings raft,
       boolean faults,
       List<StateHolds.Hold> holdsAtStart,
-      ProcedureLimits limits) {
+      ProcedureLimits limits,
+      AdminApiSettings api) {
     public Config {
       holdsAtStart = List.copyOf(holdsAtStart);
       if (!faults && !holdsAtStart.isEmpty()) {
@@ -89,13 +93,29 @@ public final class ConfigNodeServer implements AutoCloseable {
           raft,
           faults,
           holdsAtStart,
-          ProcedureLimits.DEFAULTS);
+          ProcedureLimits.DEFAULTS,
+          AdminApiSettings.LOOPBACK);
     }
 
     /** This configuration with {@code limits}. */
     public Config withLimits(ProcedureLimits limits) {
       return new Config(
-          nodeId, peers, dataDir, httpPort, dataNodes, raft, faults, holdsAtStart, limits);
+          nodeId, peers, dataDir, httpPort, dataNodes, raft, faults, holdsAtStart, limits, api);
+    }
+
+    /** This configuration with the admin API reached and guarded as {@code settings} say. */
+    public Config withApi(AdminApiSettings settings) {
+      return new Config(
+          nodeId,
+          peers,
+          dataDir,
+          httpPort,
+          dataNodes,
+          raft,
+          faults,
+          holdsAtStart,
+          limits,
+          settings);
     }
 
     /** A node without the fault routes. */
@@ -116,6 +136,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private final LeaderAdminPublisher publisher;
   private final StateHolds holds;
   private AdminServer api;
+  private AuditLog audit;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
   private Thread registrar;
 
@@ -164,8 +185,9 @@ public final class ConfigNodeServer implements AutoCloseable {
   public void start() throws IOException {
     try {
       node.start();
+      audit = AuditLog.open(config.api().auditLogIn(config.dataDir()), config.nodeId());
       api =
-          new AdminServer(node, metadata, holds, config.limits())
+          new AdminServer(node, metadata, holds, config.limits(), config.api(), audit)
               .addRoutes(
                   new FlowRoutes(
                       new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
@@ -173,7 +195,7 @@ public final class ConfigNodeServer implements AutoCloseable {
                       ConfigNodeWaits.ADMIN_CLUSTER_CALL))
               .addRoutes(new FaultRoutes(node, holds));
       api.start(config.httpPort());
-      publisher.serving("127.0.0.1:" + api.port());
+      publisher.serving(config.api().advertisedHost() + ":" + api.port());
     } catch (IOException | RuntimeException e) {
       close();
       throw e;
@@ -183,11 +205,33 @@ public final class ConfigNodeServer implements AutoCloseable {
       registrar.setDaemon(true);
       registrar.start();
     }
-    LOG.info("ConfigNode {} serves its admin API on 127.0.0.1:{}", config.nodeId(), api.port());
+    LOG.info(
+        "ConfigNode {} serves its admin API on {}://{}:{}, audit log {}",
+        config.nodeId(),
+        api.scheme(),
+        config.api().bindHost(),
+        api.port(),
+        audit.file());
+    if (config.api().tokens().isEmpty()) {
+      LOG.warn(
+          "ConfigNode {} serves its admin API without tokens: anyone on this host can run, abort"
+              + " and hold procedures. Give it a token file with --tokens FILE",
+          config.nodeId());
+    }
   }
 
   public int httpPort() {
     return api.port();
+  }
+
+  /** {@code https} when the admin API has a certificate, else {@code http}. */
+  public String httpScheme() {
+    return api.scheme();
+  }
+
+  /** The file of this node's audit log. */
+  public Path auditLog() {
+    return config.api().auditLogIn(config.dataDir());
   }
 
   public ProcedureNode<ConfigNodeEnv> node() {
@@ -209,6 +253,13 @@ public final class ConfigNodeServer implements AutoCloseable {
       api.close();
     }
     node.close();
+    if (audit != null) {
+      try {
+        audit.close();
+      } catch (IOException e) {
+        LOG.warn("ConfigNode {}: closing the audit log failed: {}", config.nodeId(), e.toString());
+      }
+    }
   }
 
   /** Registers the start-up DataNodes, all within {@link ConfigNodeWaits#REGISTRATION_PATIENCE}. */

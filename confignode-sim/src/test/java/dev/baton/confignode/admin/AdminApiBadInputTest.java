@@ -3,10 +3,13 @@ package dev.baton.confignode.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
+import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.confignode.testing.RawHttp;
 import dev.baton.confignode.testing.SimCluster;
+import dev.baton.confignode.testing.TestTokens;
 import java.net.HttpURLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,8 +24,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Every kind of bad input to the admin API gets a 4xx JSON {@code {error, message}} that says what
- * was wrong, never a 500 or a stack trace, and changes nothing. One single-node ConfigNode serves
- * the whole class.
+ * was wrong, never a 500 or a stack trace, and changes nothing, with a valid token (the node
+ * requires tokens). One single-node ConfigNode serves the whole class.
  */
 @Timeout(120)
 class AdminApiBadInputTest {
@@ -33,8 +36,17 @@ class AdminApiBadInputTest {
 
   @BeforeAll
   static void startNode() throws Exception {
-    cluster = SimCluster.start(dir, 1, 0);
-    http = new RawHttp(SimCluster.http(cluster.leader()));
+    String admin = TestTokens.TOKENS.get(Role.ADMIN);
+    cluster =
+        SimCluster.start(
+            dir,
+            1,
+            0,
+            false,
+            ProcedureLimits.DEFAULTS,
+            AdminApiSettings.LOOPBACK.withTokens(TestTokens.write(dir)),
+            admin);
+    http = new RawHttp(SimCluster.http(cluster.leader())).withToken(admin);
   }
 
   @AfterAll

@@ -91,7 +91,8 @@ class SubmissionLimitsTest {
     int count = 7;
     int page = 3;
     for (int i = 0; i < count; i++) {
-      cluster.submit("Noop");
+      // one at a time: the live cap (3) refuses a submission while 3 are unfinished
+      cluster.awaitFinished(cluster.submit("Noop"));
     }
     int total = http.get("/api/procedures?limit=" + Paging.MAX_PAGE).json().size();
     assertTrue(total >= count, "listed " + total);

@@ -78,7 +78,10 @@ class DataNodeCommandTest {
   void servesUntilStoppedAndPrintsItsAddress() throws Exception {
     DataNodeConfig config =
         DataNodeCommand.parse(
-            new String[] {"--id", "5", "--port", "0", "--data-dir", dir.toString()});
+            new String[] {
+              "--id", "5", "--port", "0", "--data-dir", dir.toString(), "--bind", "localhost"
+            });
+    assertEquals("localhost", config.bindHost());
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch stopped = new CountDownLatch(1);

@@ -119,6 +119,77 @@ class NodeCommandTest {
     return out;
   }
 
+  /** The flags of a node that would start, plus {@code more}. */
+  private String[] nodeArgs(String... more) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "node",
+                "--id",
+                "a",
+                "--peers",
+                "a=127.0.0.1:5000",
+                "--data-dir",
+                dir.resolve("a").toString(),
+                "--http-port",
+                "0"));
+    args.addAll(List.of(more));
+    return args.toArray(new String[0]);
+  }
+
+  private Path tokenFile(String mode) throws Exception {
+    Path file = dir.resolve("tokens-" + mode);
+    java.nio.file.Files.writeString(file, "admin root " + "t".repeat(40) + "\n");
+    java.nio.file.Files.setPosixFilePermissions(
+        file, java.nio.file.attribute.PosixFilePermissions.fromString(mode));
+    return file;
+  }
+
+  @Test
+  void aTokenFileOthersCanReadRefusesToStartWithExit2() throws Exception {
+    CliRun r = CliRun.main(nodeArgs("--tokens", tokenFile("rw-r--r--").toString()));
+    assertEquals(ConfigNodeCli.EXIT_USAGE, r.code(), r.toString());
+    assertTrue(r.err().contains("others on this host could read the tokens"), r.err());
+    assertTrue(r.err().contains("chmod 600"), r.err());
+    assertEquals("", r.out(), r.toString());
+  }
+
+  @Test
+  void aNonLoopbackBindWithoutTokensRefusesToStartWithExit2() {
+    CliRun r = CliRun.main(nodeArgs("--http-bind", "0.0.0.0"));
+    assertEquals(ConfigNodeCli.EXIT_USAGE, r.code(), r.toString());
+    assertTrue(r.err().contains("--http-bind 0.0.0.0"), r.err());
+    assertTrue(r.err().contains("--tokens FILE"), r.err());
+  }
+
+  @Test
+  void aCertificateWithoutItsKeyIsAUsageError() {
+    CliRun r = CliRun.main(nodeArgs("--http-cert", dir.resolve("cert.pem").toString()));
+    assertEquals(ConfigNodeCli.EXIT_USAGE, r.code(), r.toString());
+    assertTrue(r.err().contains("--http-cert and --http-key go together"), r.err());
+  }
+
+  @Test
+  void securityFlagsBecomeTheAdminApiSettings() throws Exception {
+    Path tokens = tokenFile("rw-------");
+    String[] all =
+        nodeArgs(
+            "--http-bind",
+            "0.0.0.0",
+            "--http-host",
+            "cn1.example",
+            "--tokens",
+            tokens.toString(),
+            "--audit-log",
+            dir.resolve("audit.log").toString());
+    ConfigNodeServer.Config c = NodeCommand.parse(Arrays.copyOfRange(all, 1, all.length));
+    assertEquals("0.0.0.0", c.api().bindHost());
+    assertEquals(List.of("cn1.example"), c.api().hostNames());
+    assertEquals("root", c.api().tokens().orElseThrow().principals().get(0).name());
+    assertEquals(dir.resolve("audit.log"), c.api().auditLogIn(dir));
+    assertEquals("cn1.example", c.api().advertisedHost());
+  }
+
   @Test
   void nodeFlagsBecomeTheServerConfig() throws Exception {
     ConfigNodeServer.Config c =

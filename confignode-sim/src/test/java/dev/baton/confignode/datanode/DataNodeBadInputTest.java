@@ -49,6 +49,7 @@ class DataNodeBadInputTest {
                 body == null
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofByteArray(body))
+            .header("Content-Type", JsonExchange.CONTENT_TYPE)
             .build();
     return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
   }

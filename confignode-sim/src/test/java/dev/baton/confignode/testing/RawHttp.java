@@ -14,6 +14,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Plain HTTP requests to an admin API, returning status, content type and body as sent. A 503 (the
@@ -32,9 +34,22 @@ public final class RawHttp {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
   private final String base;
+  private final Map<String, String> headers;
 
   public RawHttp(String hostPort) {
-    this.base = "http://" + hostPort;
+    this("http://" + hostPort, Map.of());
+  }
+
+  private RawHttp(String base, Map<String, String> headers) {
+    this.base = base;
+    this.headers = Map.copyOf(headers);
+  }
+
+  /** This client sending {@code Authorization: Bearer TOKEN} with every request. */
+  public RawHttp withToken(String token) {
+    Map<String, String> h = new LinkedHashMap<>(headers);
+    h.put("Authorization", "Bearer " + token);
+    return new RawHttp(base, h);
   }
 
   public record Reply(int status, String contentType, String body) {
@@ -75,13 +90,21 @@ public final class RawHttp {
   }
 
   public Reply send(String method, String path, byte[] body) {
+    return send(method, path, body, Map.of());
+  }
+
+  /**
+   * As {@link #send(String, String, byte[])} with {@code extra} headers, which replace this
+   * client's own (e.g. another Content-Type).
+   */
+  public Reply send(String method, String path, byte[] body, Map<String, String> extra) {
     return await()
         .atMost(RETRY_WAIT)
         .ignoreExceptionsInstanceOf(IOException.class)
-        .until(() -> sendOnce(method, path, body), r -> r.status() != 503);
+        .until(() -> sendOnce(method, path, body, extra), r -> r.status() != 503);
   }
 
-  private Reply sendOnce(String method, String path, byte[] body)
+  private Reply sendOnce(String method, String path, byte[] body, Map<String, String> extra)
       throws IOException, InterruptedException {
     HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT);
     req.method(
@@ -89,9 +112,13 @@ public final class RawHttp {
         body == null
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofByteArray(body));
-    if (body != null) {
-      req.header("Content-Type", "application/json");
+    Map<String, String> all = new LinkedHashMap<>(headers);
+    if (body != null || method.equals("POST")) {
+      // every POST declares JSON, an empty one too: the node refuses any other (415)
+      all.put("Content-Type", "application/json");
     }
+    all.putAll(extra);
+    all.forEach(req::header);
     HttpResponse<String> resp =
         http.send(req.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     return new Reply(

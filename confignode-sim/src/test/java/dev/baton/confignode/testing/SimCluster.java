@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.admin.AdminApiSettings;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeConfig;
@@ -102,6 +103,22 @@ public final class SimCluster implements AutoCloseable {
   public static SimCluster start(
       Path dir, int configNodes, int dataNodes, boolean faults, ProcedureLimits limits)
       throws IOException {
+    return start(dir, configNodes, dataNodes, faults, limits, AdminApiSettings.LOOPBACK, null);
+  }
+
+  /**
+   * As {@link #start(Path, int, int, boolean, ProcedureLimits)}, every ConfigNode's admin API as
+   * {@code api} says; the cluster's own client ({@link #api()}) sends {@code token} (null: none).
+   */
+  public static SimCluster start(
+      Path dir,
+      int configNodes,
+      int dataNodes,
+      boolean faults,
+      ProcedureLimits limits,
+      AdminApiSettings api,
+      String token)
+      throws IOException {
     SimCluster c = new SimCluster(dir);
     try {
       for (int i = 1; i <= dataNodes; i++) {
@@ -115,11 +132,22 @@ public final class SimCluster implements AutoCloseable {
         ConfigNodeServer server =
             new ConfigNodeServer(
                 new ConfigNodeServer.Config(
-                    id, c.peers, dir.resolve(id), 0, addresses, RAFT, faults, List.of(), limits));
+                    id,
+                    c.peers,
+                    dir.resolve(id),
+                    0,
+                    addresses,
+                    RAFT,
+                    faults,
+                    List.of(),
+                    limits,
+                    api));
         server.start();
         c.nodes.put(id, server);
       }
-      c.api = new NodeApiClient(c.nodes.values().stream().map(SimCluster::http).toList());
+      NodeApiClient client =
+          new NodeApiClient(c.nodes.values().stream().map(SimCluster::http).toList());
+      c.api = token == null ? client : client.withToken(token);
       c.leader();
       waiting().until(() -> c.localMetadata(c.leader()).dataNodes().size() == dataNodes);
       return c;

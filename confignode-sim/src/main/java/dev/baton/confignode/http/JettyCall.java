@@ -1,0 +1,80 @@
+package dev.baton.confignode.http;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Optional;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+
+/** An {@link HttpCall} over a Jetty request and its response. */
+final class JettyCall implements HttpCall {
+  /**
+   * How much of an oversized body is read and discarded so the client gets the 413 instead of a
+   * reset connection; beyond it the connection is simply closed.
+   */
+  static final long DRAIN_LIMIT_BYTES = 16L << 20;
+
+  private static final int DRAIN_CHUNK_BYTES = 8192;
+
+  private final Request request;
+  private final Response response;
+
+  JettyCall(Request request, Response response) {
+    this.request = request;
+    this.response = response;
+  }
+
+  @Override
+  public String method() {
+    return request.getMethod();
+  }
+
+  @Override
+  public String path() {
+    String path = request.getHttpURI().getDecodedPath();
+    return path == null ? "/" : path;
+  }
+
+  @Override
+  public String rawQuery() {
+    return request.getHttpURI().getQuery();
+  }
+
+  @Override
+  public Optional<String> header(String name) {
+    return Optional.ofNullable(request.getHeaders().get(name));
+  }
+
+  @Override
+  public String remoteAddress() {
+    return Request.getRemoteAddr(request) + ":" + Request.getRemotePort(request);
+  }
+
+  @Override
+  public byte[] body(int maxBytes) throws IOException, HttpError {
+    InputStream in = Request.asInputStream(request);
+    byte[] body = in.readNBytes(maxBytes + 1);
+    if (body.length > maxBytes) {
+      drain(in);
+      throw new HttpError(
+          JsonExchange.HTTP_PAYLOAD_TOO_LARGE,
+          HttpErrors.PAYLOAD_TOO_LARGE,
+          "request body exceeds the limit of " + maxBytes + " bytes");
+    }
+    return body;
+  }
+
+  @Override
+  public void setResponseHeader(String name, String value) {
+    response.getHeaders().put(name, value);
+  }
+
+  private static void drain(InputStream in) throws IOException {
+    byte[] chunk = new byte[DRAIN_CHUNK_BYTES];
+    long drained = 0;
+    int n;
+    while (drained < DRAIN_LIMIT_BYTES && (n = in.read(chunk)) > 0) {
+      drained += n;
+    }
+  }
+}
