@@ -49,8 +49,14 @@ abstract class ClientCommand extends CliCommand {
   @Override
   public final Integer call() {
     String name = spec.name();
+    NodeApiClient api;
     try {
-      return run(cluster().client());
+      api = cluster().client(System::getenv);
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
+    }
+    try {
+      return run(api);
     } catch (NodeApiClient.ApiException e) {
       if (e.retryable()) {
         err().println(name + ": no ConfigNode could serve the request: " + e.getMessage());
