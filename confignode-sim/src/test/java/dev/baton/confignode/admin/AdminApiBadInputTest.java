@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
-import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.confignode.testing.RawHttp;
 import dev.baton.confignode.testing.SimCluster;
 import dev.baton.confignode.testing.TestTokens;
@@ -37,15 +36,7 @@ class AdminApiBadInputTest {
   @BeforeAll
   static void startNode() throws Exception {
     String admin = TestTokens.TOKENS.get(Role.ADMIN);
-    cluster =
-        SimCluster.start(
-            dir,
-            1,
-            0,
-            false,
-            ProcedureLimits.DEFAULTS,
-            AdminApiSettings.LOOPBACK.withTokens(TestTokens.write(dir)),
-            admin);
+    cluster = SimCluster.startWithTokens(dir, 1, 0);
     http = new RawHttp(SimCluster.http(cluster.leader())).withToken(admin);
   }
 

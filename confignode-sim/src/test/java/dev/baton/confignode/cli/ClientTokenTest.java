@@ -3,9 +3,7 @@ package dev.baton.confignode.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.baton.confignode.admin.AdminApiSettings;
 import dev.baton.confignode.auth.Role;
-import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.confignode.testing.SimCluster;
 import dev.baton.confignode.testing.TestTokens;
 import java.nio.file.Files;
@@ -32,16 +30,7 @@ class ClientTokenTest {
 
   @BeforeAll
   static void start() throws Exception {
-    String admin = TestTokens.TOKENS.get(Role.ADMIN);
-    cluster =
-        SimCluster.start(
-            dir,
-            1,
-            0,
-            false,
-            ProcedureLimits.DEFAULTS,
-            AdminApiSettings.LOOPBACK.withTokens(TestTokens.write(dir)),
-            admin);
+    cluster = SimCluster.startWithTokens(dir, 1, 0);
     address = SimCluster.http(cluster.leader());
   }
 

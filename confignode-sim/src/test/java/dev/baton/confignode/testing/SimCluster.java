@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.admin.AdminApiSettings;
+import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeConfig;
@@ -104,6 +105,22 @@ public final class SimCluster implements AutoCloseable {
       Path dir, int configNodes, int dataNodes, boolean faults, ProcedureLimits limits)
       throws IOException {
     return start(dir, configNodes, dataNodes, faults, limits, AdminApiSettings.LOOPBACK, null);
+  }
+
+  /**
+   * As {@link #start(Path, int, int)}, every ConfigNode requiring the tokens of {@link TestTokens};
+   * the cluster's own client sends the admin's.
+   */
+  public static SimCluster startWithTokens(Path dir, int configNodes, int dataNodes)
+      throws IOException {
+    return start(
+        dir,
+        configNodes,
+        dataNodes,
+        false,
+        ProcedureLimits.DEFAULTS,
+        AdminApiSettings.LOOPBACK.withTokens(TestTokens.write(dir)),
+        TestTokens.TOKENS.get(Role.ADMIN));
   }
 
   /**
