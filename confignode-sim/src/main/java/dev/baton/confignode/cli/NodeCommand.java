@@ -6,9 +6,16 @@ import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.http.HttpLimits;
 import dev.baton.confignode.http.TlsIdentity;
 import dev.baton.confignode.node.ConfigNodeServer;
+import dev.baton.confignode.node.RaftAccess;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.confignode.procedures.Noop;
+import dev.baton.confignode.procedures.ProcedureLimits;
+import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
+import dev.baton.consensus.tls.TlsSettings;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +45,9 @@ import picocli.CommandLine.TypeConversionException;
     exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
 final class NodeCommand extends CliCommand {
   static final int EXIT_START_FAILED = 1;
+
+  /** The files of {@code --tls-cert}, {@code --tls-key} and {@code --tls-ca}. */
+  private static final int TLS_FILES = 3;
 
   /** Smallest log segment allowed: a few entries must fit. */
   static final int MIN_LOG_SEGMENT_BYTES = 16 * 1024;
@@ -119,6 +129,68 @@ final class NodeCommand extends CliCommand {
   Path auditLog;
 
   @Option(
+      names = "--cluster-id",
+      paramLabel = "ID",
+      description =
+          "the cluster's name; the Raft group derives from it, so nodes of another cluster cannot"
+              + " join (default: ${DEFAULT-VALUE})")
+  String clusterId = ProcedureNode.DEFAULT_CLUSTER_ID;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "HOST",
+      description =
+          "the address the Raft port listens on (default: the host of this node's --peers"
+              + " entry); a non-loopback address needs --tls-* or --insecure")
+  String bind;
+
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "PEM",
+      description = "this node's certificate chain (PEM) naming its id, for mutual TLS in Raft")
+  Path tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "PEM",
+      description = "the private key of --tls-cert (PEM, PKCS#8)")
+  Path tlsKey;
+
+  @Option(
+      names = "--tls-ca",
+      paramLabel = "PEM",
+      description = "the CA certificate every member's and client's certificate must come from")
+  Path tlsCa;
+
+  @Option(
+      names = "--insecure",
+      description = "allow a non-loopback Raft bind without TLS (a WARN is logged at start)")
+  boolean insecure;
+
+  @Bounds(min = 0, max = Long.MAX_VALUE)
+  @Option(
+      names = "--max-live-procedures",
+      paramLabel = "N",
+      description =
+          "unfinished procedures the cluster may hold while this node leads; 0: no cap"
+              + " (default: ${DEFAULT-VALUE})")
+  long maxLiveProcedures = ProcedureLimits.DEFAULTS.maxLiveProcedures();
+
+  @Bounds(min = 1, max = Noop.MAX_STEPS)
+  @Option(
+      names = "--max-noop-steps",
+      paramLabel = "N",
+      description = "the most steps one Noop may ask for (default: ${DEFAULT-VALUE})")
+  int maxNoopSteps = ProcedureLimits.DEFAULTS.maxNoopSteps();
+
+  @Bounds(min = 0, max = Long.MAX_VALUE)
+  @Option(
+      names = "--max-sleep-ms",
+      paramLabel = "MS",
+      description = "the longest one Sleep may ask for (default: ${DEFAULT-VALUE})")
+  long maxSleepMillis = ProcedureLimits.DEFAULTS.maxSleepMillis();
+
+  @Option(
       names = "--datanodes",
       paramLabel = "HOST:PORT,...",
       converter = HostPorts.Converter.class,
@@ -176,7 +248,14 @@ final class NodeCommand extends CliCommand {
   @Override
   public Integer call() {
     ConfigNodeServer.Config config = config();
-    ConfigNodeServer server = new ConfigNodeServer(config);
+    ConfigNodeServer server;
+    try {
+      server = new ConfigNodeServer(config);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      // the settings do not fit together (e.g. a certificate naming another node)
+      err().println(spec.name() + ": could not start: " + e.getMessage());
+      return EXIT_START_FAILED;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Thread shutdown =
         new Thread(
@@ -237,7 +316,49 @@ final class NodeCommand extends CliCommand {
             raft,
             faults || hold != null,
             holds())
-        .withApi(api());
+        .withApi(api())
+        .withLimits(new ProcedureLimits(maxLiveProcedures, maxNoopSteps, maxSleepMillis))
+        .withRaftAccess(raftAccess());
+  }
+
+  /**
+   * How the Raft peer is reached and secured: the TLS files go together, and a non-loopback bind
+   * needs TLS or {@code --insecure}.
+   */
+  private RaftAccess raftAccess() {
+    int given = (tlsCert == null ? 0 : 1) + (tlsKey == null ? 0 : 1) + (tlsCa == null ? 0 : 1);
+    if (given != 0 && given != TLS_FILES) {
+      throw usageError("--tls-cert, --tls-key and --tls-ca go together: give all three, or none");
+    }
+    Optional<TlsSettings> tls = Optional.empty();
+    if (given == TLS_FILES) {
+      try {
+        tls = Optional.of(TlsSettings.fromPem(tlsCert, tlsKey, tlsCa));
+      } catch (IOException | RuntimeException e) {
+        throw usageError("--tls-cert/--tls-key/--tls-ca: " + e.getMessage());
+      }
+    }
+    String host = bind != null ? bind : peers.byId().get(id).getHostString();
+    if (tls.isEmpty() && !insecure && !isLoopback(host)) {
+      throw usageError(
+          "the Raft port would listen on "
+              + host
+              + " without TLS: give --tls-cert, --tls-key and --tls-ca, or --insecure to accept"
+              + " unauthenticated peers");
+    }
+    try {
+      return new RaftAccess(clusterId, Optional.ofNullable(bind), tls, insecure);
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
+    }
+  }
+
+  private static boolean isLoopback(String host) {
+    try {
+      return InetAddress.getByName(host).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      return false;
+    }
   }
 
   /**

@@ -55,6 +55,7 @@ public final class ConfigNodeServer implements AutoCloseable {
    *     restarted in a drill holds before it can run a single step
    * @param limits what one request may ask of the cluster
    * @param api how the admin API is reached and guarded (bind address, TLS, tokens, audit log)
+   * @param raftAccess how the Raft peer is reached and secured (cluster id, bind address, TLS)
    */
   public record Config(
       String nodeId,
@@ -66,7 +67,8 @@ public final class ConfigNodeServer implements AutoCloseable {
       boolean faults,
       List<StateHolds.Hold> holdsAtStart,
       ProcedureLimits limits,
-      AdminApiSettings api) {
+      AdminApiSettings api,
+      RaftAccess raftAccess) {
     public Config {
       holdsAtStart = List.copyOf(holdsAtStart);
       if (!faults && !holdsAtStart.isEmpty()) {
@@ -94,13 +96,24 @@ public final class ConfigNodeServer implements AutoCloseable {
           faults,
           holdsAtStart,
           ProcedureLimits.DEFAULTS,
-          AdminApiSettings.LOOPBACK);
+          AdminApiSettings.LOOPBACK,
+          RaftAccess.LOOPBACK);
     }
 
     /** This configuration with {@code limits}. */
     public Config withLimits(ProcedureLimits limits) {
       return new Config(
-          nodeId, peers, dataDir, httpPort, dataNodes, raft, faults, holdsAtStart, limits, api);
+          nodeId,
+          peers,
+          dataDir,
+          httpPort,
+          dataNodes,
+          raft,
+          faults,
+          holdsAtStart,
+          limits,
+          api,
+          raftAccess);
     }
 
     /** This configuration with the admin API reached and guarded as {@code settings} say. */
@@ -115,7 +128,24 @@ public final class ConfigNodeServer implements AutoCloseable {
           faults,
           holdsAtStart,
           limits,
-          settings);
+          settings,
+          raftAccess);
+    }
+
+    /** This configuration with its Raft peer reached and secured as {@code access} says. */
+    public Config withRaftAccess(RaftAccess access) {
+      return new Config(
+          nodeId,
+          peers,
+          dataDir,
+          httpPort,
+          dataNodes,
+          raft,
+          faults,
+          holdsAtStart,
+          limits,
+          api,
+          access);
     }
 
     /** A node without the fault routes. */
@@ -157,7 +187,7 @@ public final class ConfigNodeServer implements AutoCloseable {
     AtomicLong commandSeq = new AtomicLong();
     // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load)
     HttpClient dataNodeHttp = DataNodeClient.newHttpClient();
-    this.node =
+    ProcedureNode.Builder<ConfigNodeEnv> builder =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
             .peers(config.peers())
@@ -169,8 +199,8 @@ public final class ConfigNodeServer implements AutoCloseable {
                   return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodeHttp);
                 })
             .raft(config.raft())
-            .maxLiveProcedures(config.limits().maxLiveProcedures())
-            .build();
+            .maxLiveProcedures(config.limits().maxLiveProcedures());
+    this.node = config.raftAccess().applyTo(builder).build();
     this.metadata = new ClusterMetadata(node.metadata());
     flowRuntime.bind(node::executor);
     meta.set(metadata);

@@ -3,12 +3,18 @@ package dev.baton.confignode.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.confignode.certs.CertificateFiles;
+import dev.baton.confignode.certs.ClusterCertificates;
+import dev.baton.confignode.certs.ClusterFiles;
 import dev.baton.confignode.node.ConfigNodeServer;
+import dev.baton.confignode.node.RaftAccess;
+import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.RaftSettings;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -214,6 +220,83 @@ class NodeCommandTest {
     assertEquals(dir, c.dataDir());
     assertEquals(8080, c.httpPort());
     assertEquals(List.of("127.0.0.1:6000", "localhost:6001"), c.dataNodes());
+  }
+
+  @Test
+  void raftAccessAndLimitFlagsReachTheConfiguration() throws Exception {
+    String[] base = {
+      "--id", "a", "--peers", "a=127.0.0.1:5000", "--data-dir", dir.toString(), "--http-port", "0"
+    };
+    ConfigNodeServer.Config defaults = NodeCommand.parse(base);
+    assertEquals(RaftAccess.LOOPBACK, defaults.raftAccess());
+    assertEquals(ProcedureLimits.DEFAULTS, defaults.limits());
+
+    ClusterFiles certs =
+        ClusterCertificates.write(
+            Files.createDirectory(dir.resolve("certs")),
+            List.of("a"),
+            0,
+            ClusterCertificates.LOOPBACK_HOSTS);
+    CertificateFiles a = certs.member("a");
+    ConfigNodeServer.Config secured =
+        NodeCommand.parse(
+            concat(
+                base,
+                "--cluster-id",
+                "prod-1",
+                "--tls-cert",
+                a.cert().toString(),
+                "--tls-key",
+                a.key().toString(),
+                "--tls-ca",
+                a.ca().toString(),
+                "--max-live-procedures",
+                "500",
+                "--max-noop-steps",
+                "7",
+                "--max-sleep-ms",
+                "1000"));
+    assertEquals("prod-1", secured.raftAccess().clusterId());
+    assertTrue(secured.raftAccess().tls().isPresent());
+    assertEquals(new ProcedureLimits(500, 7, 1000), secured.limits());
+
+    ParameterException partial =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ParameterException.class,
+            () -> NodeCommand.parse(concat(base, "--tls-cert", a.cert().toString())));
+    assertTrue(partial.getMessage().contains("go together"), partial.getMessage());
+  }
+
+  @Test
+  void aNonLoopbackRaftBindNeedsTlsOrInsecure() throws Exception {
+    String[] base = {
+      "--id", "a", "--peers", "a=192.0.2.10:5000", "--data-dir", dir.toString(), "--http-port", "0"
+    };
+    ParameterException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ParameterException.class, () -> NodeCommand.parse(base));
+    assertTrue(refused.getMessage().contains("without TLS"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("--insecure"), refused.getMessage());
+    ConfigNodeServer.Config insecure = NodeCommand.parse(concat(base, "--insecure"));
+    assertTrue(insecure.raftAccess().allowInsecure());
+    ParameterException bound =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ParameterException.class,
+            () ->
+                NodeCommand.parse(
+                    new String[] {
+                      "--id",
+                      "a",
+                      "--peers",
+                      "a=127.0.0.1:5000",
+                      "--data-dir",
+                      dir.toString(),
+                      "--http-port",
+                      "0",
+                      "--bind",
+                      "0.0.0.0"
+                    }));
+    assertTrue(bound.getMessage().contains("0.0.0.0"), bound.getMessage());
   }
 
   @Test

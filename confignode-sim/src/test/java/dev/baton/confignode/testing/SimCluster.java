@@ -19,6 +19,7 @@ import dev.baton.confignode.datanode.RegionRole;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.node.ConfigNodeServer;
+import dev.baton.confignode.node.RaftAccess;
 import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.consensus.LoopbackPorts;
@@ -158,7 +159,8 @@ public final class SimCluster implements AutoCloseable {
                     faults,
                     List.of(),
                     limits,
-                    api));
+                    api,
+                    RaftAccess.LOOPBACK));
         server.start();
         c.nodes.put(id, server);
       }
