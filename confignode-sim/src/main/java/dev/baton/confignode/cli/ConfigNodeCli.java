@@ -55,6 +55,7 @@ import picocli.CommandLine.Spec;
       ListCommand.class,
       AbortCommand.class,
       ResumeCommand.class,
+      CertsCommand.class,
       CompletionCommand.class
     })
 public final class ConfigNodeCli implements Callable<Integer> {

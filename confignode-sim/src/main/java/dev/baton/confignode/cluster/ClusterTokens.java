@@ -66,4 +66,22 @@ public final class ClusterTokens {
   public String token(Role role) {
     return tokens.get(role);
   }
+
+  /**
+   * Writes each role's token alone, owner-only, as {@code dir/token-ROLE} (what a client's {@code
+   * --token-file} reads); returns the files by role.
+   */
+  public Map<Role, Path> writeClientFiles(Path dir) throws IOException {
+    Map<Role, Path> files = new EnumMap<>(Role.class);
+    for (Role role : Role.values()) {
+      Path f = dir.resolve("token-" + role.label());
+      if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+        Files.createFile(
+            f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      }
+      Files.writeString(f, tokens.get(role) + "\n", StandardCharsets.UTF_8);
+      files.put(role, f);
+    }
+    return files;
+  }
 }

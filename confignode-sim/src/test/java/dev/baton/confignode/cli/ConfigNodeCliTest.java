@@ -31,6 +31,7 @@ class ConfigNodeCliTest {
           "list",
           "abort",
           "resume",
+          "certs",
           "completion");
 
   private static final List<String> CLIENT_COMMANDS =
