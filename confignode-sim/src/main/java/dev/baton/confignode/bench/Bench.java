@@ -59,7 +59,7 @@ public final class Bench implements AutoCloseable {
    */
   public record Settings(
       int nodes, int procedures, int steps, int workers, boolean keepDir, boolean tokens) {
-    /** With tokens on, as every local cluster by default. */
+    /** Secured (tokens, Raft over mutual TLS), as every local cluster by default. */
     public Settings(int nodes, int procedures, int steps, int workers, boolean keepDir) {
       this(nodes, procedures, steps, workers, keepDir, true);
     }
@@ -87,8 +87,12 @@ public final class Bench implements AutoCloseable {
   /** Starts the cluster, warms up, measures; prints progress, returns the figures. */
   public BenchResult run() throws IOException, InterruptedException {
     out.printf(
-        "[bench] starting %d ConfigNodes in %s, tokens %s%n",
-        settings.nodes(), dir, settings.tokens() ? "on" : "off");
+        "[bench] starting %d ConfigNodes in %s, %s%n",
+        settings.nodes(),
+        dir,
+        settings.tokens()
+            ? "secured (tokens, Raft over mutual TLS)"
+            : "insecure (no tokens, plain Raft)");
     cluster.startConfigNodes(settings.nodes());
     String leader = cluster.awaitLeader(Set.of(), -1);
     String leaderHttp = cluster.httpAddresses().get(leader);

@@ -112,7 +112,12 @@ public final class ClusterChaosRun {
     try (ProcessCluster cluster =
         ProcessCluster.start(settings.nodes(), settings.dataNodes(), settings.keepDir())) {
       start = System.currentTimeMillis();
-      log("cluster up in %s", cluster.dir());
+      log(
+          "cluster up in %s, %s",
+          cluster.dir(),
+          cluster.secured()
+              ? "secured (tokens, Raft over mutual TLS)"
+              : "insecure (no tokens, plain Raft)");
       ChaosWorkload workload = new ChaosWorkload(cluster, settings.seed());
       Thread worker = new Thread(workload, "chaos-workload");
       LeaderWatch watch = new LeaderWatch(cluster);

@@ -55,11 +55,11 @@ final class BenchCommand extends CliCommand {
   boolean keepDir;
 
   @Option(
-      names = "--no-tokens",
+      names = {"--insecure", "--no-tokens"},
       arity = "0",
       description =
-          "start the ConfigNodes without --tokens (loopback, no authentication), to measure what"
-              + " tokens cost")
+          "start the ConfigNodes without tokens and with Raft in plain text (loopback), to measure"
+              + " what security costs")
   boolean noTokens;
 
   @Override

@@ -46,9 +46,15 @@ final class DrillCommand extends CliCommand {
       description = "keep logs and data afterwards")
   boolean keepDir;
 
+  @Option(
+      names = "--insecure",
+      description =
+          "run the cluster without tokens and with Raft in plain text (loopback), to compare")
+  boolean insecure;
+
   @Override
   public Integer call() {
-    Drill.Settings settings = new Drill.Settings(nodes, dataNodes, procedures, keepDir);
+    Drill.Settings settings = new Drill.Settings(nodes, dataNodes, procedures, keepDir, !insecure);
     return LocalJob.run(
         spec.name(),
         () -> new Drill(settings, out()),

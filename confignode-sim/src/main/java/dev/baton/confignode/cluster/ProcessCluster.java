@@ -2,6 +2,9 @@ package dev.baton.confignode.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.auth.Role;
+import dev.baton.confignode.certs.CertificateFiles;
+import dev.baton.confignode.certs.ClusterCertificates;
+import dev.baton.confignode.certs.ClusterFiles;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.waits.ConfigNodeWaits;
@@ -33,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
+  /** The directory, in the cluster's, of the ConfigNodes' certificates. */
+  static final String CERTIFICATES_DIR = "certs";
+
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
   /**
@@ -48,6 +54,12 @@ public final class ProcessCluster implements AutoCloseable {
   /** The token file every ConfigNode is started with, or empty for nodes without tokens. */
   private final Optional<ClusterTokens> tokens;
 
+  /** Whether the ConfigNodes talk Raft over mutual TLS (certificates made at their start). */
+  private final boolean raftTls;
+
+  /** The ConfigNodes' certificates, once made. */
+  private ClusterFiles certificates;
+
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
   private final DataNodeProcesses dataNodes;
@@ -59,11 +71,16 @@ public final class ProcessCluster implements AutoCloseable {
   private int restarts;
 
   private ProcessCluster(
-      Path dir, boolean keepDir, List<String> nodeFlags, Optional<ClusterTokens> tokens) {
+      Path dir,
+      boolean keepDir,
+      List<String> nodeFlags,
+      Optional<ClusterTokens> tokens,
+      boolean raftTls) {
     this.dir = dir;
     this.keepDir = keepDir;
     this.nodeFlags = List.copyOf(nodeFlags);
     this.tokens = tokens;
+    this.raftTls = raftTls;
     this.dataNodes = new DataNodeProcesses(dir);
   }
 
@@ -105,9 +122,10 @@ public final class ProcessCluster implements AutoCloseable {
 
   /**
    * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
-   * nodeFlags} are added to every node command. Its ConfigNodes require tokens ({@link
-   * ClusterTokens}); its clients send the admin's. Start it with {@link #startDataNodes} and {@link
-   * #startConfigNodes}.
+   * nodeFlags} are added to every node command. It is secured: its ConfigNodes require tokens
+   * ({@link ClusterTokens}; its clients send the admin's) and talk Raft over mutual TLS with
+   * certificates of a throwaway CA ({@link ClusterCertificates}). Start it with {@link
+   * #startDataNodes} and {@link #startConfigNodes}.
    */
   public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
       throws IOException {
@@ -115,16 +133,21 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   /**
-   * As {@link #create(String, boolean, List)}; without {@code withTokens} the ConfigNodes serve
-   * anyone on loopback (as a node started without {@code --tokens}).
+   * As {@link #create(String, boolean, List)}; without {@code secured} the ConfigNodes serve anyone
+   * on loopback and talk Raft in plain text (as nodes started without {@code --tokens} and the TLS
+   * flags), to compare.
    */
   public static ProcessCluster create(
-      String prefix, boolean keepDir, List<String> nodeFlags, boolean withTokens)
-      throws IOException {
+      String prefix, boolean keepDir, List<String> nodeFlags, boolean secured) throws IOException {
     Path dir = Files.createTempDirectory(prefix);
     Optional<ClusterTokens> tokens =
-        withTokens ? Optional.of(ClusterTokens.write(dir)) : Optional.empty();
-    return new ProcessCluster(dir, keepDir, nodeFlags, tokens);
+        secured ? Optional.of(ClusterTokens.write(dir)) : Optional.empty();
+    return new ProcessCluster(dir, keepDir, nodeFlags, tokens, secured);
+  }
+
+  /** Whether the ConfigNodes require tokens and talk Raft over mutual TLS. */
+  public boolean secured() {
+    return raftTls && tokens.isPresent();
   }
 
   /**
@@ -151,6 +174,14 @@ public final class ProcessCluster implements AutoCloseable {
       httpOf.put(id, "127.0.0.1:" + LoopbackPorts.free());
     }
     peersArg = peers.toString();
+    if (raftTls) {
+      certificates =
+          ClusterCertificates.write(
+              Files.createDirectories(dir.resolve(CERTIFICATES_DIR)),
+              List.copyOf(httpOf.keySet()),
+              0,
+              ClusterCertificates.LOOPBACK_HOSTS);
+    }
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
       startNode(id, true);
@@ -172,6 +203,17 @@ public final class ProcessCluster implements AutoCloseable {
           args.add("--tokens");
           args.add(t.file().toString());
         });
+    if (certificates != null) {
+      CertificateFiles mine = certificates.member(id);
+      args.addAll(
+          List.of(
+              "--tls-cert",
+              mine.cert().toString(),
+              "--tls-key",
+              mine.key().toString(),
+              "--tls-ca",
+              mine.ca().toString()));
+    }
     if (registerDataNodes && !dataNodes.ids().isEmpty()) {
       args.add("--datanodes");
       args.add(String.join(",", dataNodes.addresses()));
@@ -254,6 +296,11 @@ public final class ProcessCluster implements AutoCloseable {
   /** Whether the ConfigNodes require tokens. */
   public boolean tokensOn() {
     return tokens.isPresent();
+  }
+
+  /** Whether the ConfigNodes talk Raft over mutual TLS. */
+  public boolean raftTlsOn() {
+    return raftTls;
   }
 
   /** The token of the principal with {@code role}, if tokens are on. */

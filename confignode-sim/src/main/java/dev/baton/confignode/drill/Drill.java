@@ -46,7 +46,13 @@ public final class Drill implements AutoCloseable {
    * @param procedures size of the workload (procedures submitted, roughly)
    * @param keepDir keep the temp dir (logs, data) for inspection
    */
-  public record Settings(int nodes, int dataNodes, int procedures, boolean keepDir) {
+  public record Settings(
+      int nodes, int dataNodes, int procedures, boolean keepDir, boolean secured) {
+    /** Secured (tokens, Raft over mutual TLS), as the drill runs by default. */
+    public Settings(int nodes, int dataNodes, int procedures, boolean keepDir) {
+      this(nodes, dataNodes, procedures, keepDir, true);
+    }
+
     public static final int DEFAULT_NODES = 3;
     public static final int DEFAULT_DATANODES = 3;
     public static final int DEFAULT_PROCEDURES = 30;
@@ -62,7 +68,8 @@ public final class Drill implements AutoCloseable {
   public Drill(Settings settings, PrintStream out) throws IOException {
     this.settings = settings;
     this.out = out;
-    this.cluster = ProcessCluster.create("baton-drill", settings.keepDir(), List.of());
+    this.cluster =
+        ProcessCluster.create("baton-drill", settings.keepDir(), List.of(), settings.secured());
     this.dir = cluster.dir();
     this.report = new DrillReport(out);
   }
@@ -71,6 +78,7 @@ public final class Drill implements AutoCloseable {
   public boolean run() throws IOException, InterruptedException {
     report.progress("working in %s", dir);
     report.tokensOn = cluster.tokensOn();
+    report.raftTlsOn = cluster.raftTlsOn();
     cluster.startDataNodes(settings.dataNodes());
     report.progress("%d DataNodes up: %s", settings.dataNodes(), cluster.dataNodeAddresses());
     cluster.startConfigNodes(settings.nodes());

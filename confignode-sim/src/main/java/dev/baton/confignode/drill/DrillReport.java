@@ -30,6 +30,9 @@ final class DrillReport {
   /** Whether the ConfigNodes required tokens (the workload ran as the admin principal). */
   boolean tokensOn;
 
+  /** Whether the ConfigNodes talked Raft over mutual TLS. */
+  boolean raftTlsOn;
+
   /** Root procedures by "type state". */
   final Map<String, Integer> outcomes = new TreeMap<>();
 
@@ -69,6 +72,10 @@ final class DrillReport {
             ? "admin API: tokens on (admin, operator and reader principals; the workload runs as"
                 + " the admin)"
             : "admin API: tokens off (loopback, anyone on this host)");
+    out.println(
+        raftTlsOn
+            ? "raft: mutual TLS (certificates naming each member, of a throwaway CA)"
+            : "raft: plain text (loopback)");
     out.println("timeline (ms after the SIGKILL of the leader):");
     out.printf(Locale.ROOT, "  kill of leader (term %d)          0%n", oldTerm);
     out.printf(
