@@ -5,18 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeState;
 import dev.baton.confignode.datanode.LedgerEntry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -45,8 +39,6 @@ class PausedLeaderTest extends SharedClusterTest {
   static final String SEGMENT_BYTES = "32768";
 
   static final String APPLIED_INDEX = "baton_applied_index";
-
-  private final HttpClient http = HttpClient.newHttpClient();
 
   PausedLeaderTest() {
     super(
@@ -149,16 +141,10 @@ class PausedLeaderTest extends SharedClusterTest {
 
   /** One value of the node's {@code GET /metrics}. */
   private long metric(String nodeId, String name) throws Exception {
-    HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create("http://" + cluster.http(nodeId) + "/metrics"))
-            .timeout(Duration.ofSeconds(5));
-    cluster.token(Role.READER).ifPresent(t -> req.header("Authorization", "Bearer " + t));
-    HttpResponse<String> r = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
-    for (String line : r.body().split("\n")) {
-      if (line.startsWith(name + " ")) {
-        return Long.parseLong(line.substring(name.length() + 1).trim());
-      }
+    Double value = cluster.client(cluster.http(nodeId)).metrics(cluster.http(nodeId)).get(name);
+    if (value == null) {
+      throw new AssertionError("no " + name + " in the metrics of " + nodeId);
     }
-    throw new AssertionError("no " + name + " in the metrics of " + nodeId);
+    return value.longValue();
   }
 }

@@ -7,6 +7,7 @@ import dev.baton.confignode.certs.ClusterCertificates;
 import dev.baton.confignode.certs.ClusterFiles;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.http.TlsIdentity;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
@@ -39,6 +40,12 @@ public final class ProcessCluster implements AutoCloseable {
   /** The directory, in the cluster's, of the ConfigNodes' certificates. */
   static final String CERTIFICATES_DIR = "certs";
 
+  /**
+   * The certificate every ConfigNode of a secured cluster serves its admin API with: one for all,
+   * so that clients and a follower forwarding to the leader trust it alike.
+   */
+  static final String HTTPS_CERTIFICATE = "admin-api";
+
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
   /**
@@ -59,6 +66,9 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** The ConfigNodes' certificates, once made. */
   private ClusterFiles certificates;
+
+  /** The certificate every ConfigNode serves its admin API with (HTTPS), once made. */
+  private TlsIdentity httpsIdentity;
 
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
@@ -123,9 +133,9 @@ public final class ProcessCluster implements AutoCloseable {
   /**
    * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
    * nodeFlags} are added to every node command. It is secured: its ConfigNodes require tokens
-   * ({@link ClusterTokens}; its clients send the admin's) and talk Raft over mutual TLS with
-   * certificates of a throwaway CA ({@link ClusterCertificates}). Start it with {@link
-   * #startDataNodes} and {@link #startConfigNodes}.
+   * ({@link ClusterTokens}; its clients send the admin's), serve their admin API over HTTPS and
+   * talk Raft over mutual TLS, with certificates of a throwaway CA ({@link ClusterCertificates}).
+   * Start it with {@link #startDataNodes} and {@link #startConfigNodes}.
    */
   public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
       throws IOException {
@@ -175,12 +185,16 @@ public final class ProcessCluster implements AutoCloseable {
     }
     peersArg = peers.toString();
     if (raftTls) {
+      List<String> names = new ArrayList<>(httpOf.keySet());
+      names.add(HTTPS_CERTIFICATE);
       certificates =
           ClusterCertificates.write(
               Files.createDirectories(dir.resolve(CERTIFICATES_DIR)),
-              List.copyOf(httpOf.keySet()),
+              names,
               0,
               ClusterCertificates.LOOPBACK_HOSTS);
+      CertificateFiles https = certificates.member(HTTPS_CERTIFICATE);
+      httpsIdentity = TlsIdentity.fromPem(https.cert(), https.key());
     }
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
@@ -213,6 +227,9 @@ public final class ProcessCluster implements AutoCloseable {
               mine.key().toString(),
               "--tls-ca",
               mine.ca().toString()));
+      CertificateFiles https = certificates.member(HTTPS_CERTIFICATE);
+      args.addAll(
+          List.of("--http-cert", https.cert().toString(), "--http-key", https.key().toString()));
     }
     if (registerDataNodes && !dataNodes.ids().isEmpty()) {
       args.add("--datanodes");
@@ -284,7 +301,9 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** A client of these admin API addresses that sends the admin's token (when tokens are on). */
   public NodeApiClient client(List<String> addresses) {
-    NodeApiClient client = new NodeApiClient(addresses);
+    NodeApiClient plain = new NodeApiClient(addresses);
+    NodeApiClient client =
+        httpsIdentity == null ? plain : plain.withTls(httpsIdentity.trustContext());
     return tokens.map(t -> client.withToken(t.token(Role.ADMIN))).orElse(client);
   }
 
@@ -296,6 +315,11 @@ public final class ProcessCluster implements AutoCloseable {
   /** Whether the ConfigNodes require tokens. */
   public boolean tokensOn() {
     return tokens.isPresent();
+  }
+
+  /** Whether the ConfigNodes serve their admin API over HTTPS. */
+  public boolean httpsOn() {
+    return httpsIdentity != null;
   }
 
   /** Whether the ConfigNodes talk Raft over mutual TLS. */

@@ -79,6 +79,7 @@ public final class Drill implements AutoCloseable {
     report.progress("working in %s", dir);
     report.tokensOn = cluster.tokensOn();
     report.raftTlsOn = cluster.raftTlsOn();
+    report.httpsOn = cluster.httpsOn();
     cluster.startDataNodes(settings.dataNodes());
     report.progress("%d DataNodes up: %s", settings.dataNodes(), cluster.dataNodeAddresses());
     cluster.startConfigNodes(settings.nodes());

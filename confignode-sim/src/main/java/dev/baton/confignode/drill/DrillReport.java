@@ -33,6 +33,9 @@ final class DrillReport {
   /** Whether the ConfigNodes talked Raft over mutual TLS. */
   boolean raftTlsOn;
 
+  /** Whether the admin API was served over HTTPS. */
+  boolean httpsOn;
+
   /** Root procedures by "type state". */
   final Map<String, Integer> outcomes = new TreeMap<>();
 
@@ -68,10 +71,11 @@ final class DrillReport {
         settings.dataNodes(),
         dir);
     out.println(
-        tokensOn
-            ? "admin API: tokens on (admin, operator and reader principals; the workload runs as"
-                + " the admin)"
-            : "admin API: tokens off (loopback, anyone on this host)");
+        (httpsOn ? "admin API: HTTPS, " : "admin API: HTTP, ")
+            + (tokensOn
+                ? "tokens on (admin, operator and reader principals; the workload runs as"
+                    + " the admin)"
+                : "tokens off (loopback, anyone on this host)"));
     out.println(
         raftTlsOn
             ? "raft: mutual TLS (certificates naming each member, of a throwaway CA)"
