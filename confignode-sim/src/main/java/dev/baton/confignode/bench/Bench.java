@@ -91,8 +91,8 @@ public final class Bench implements AutoCloseable {
         settings.nodes(),
         dir,
         settings.tokens()
-            ? "secured (tokens, Raft over mutual TLS)"
-            : "insecure (no tokens, plain Raft)");
+            ? "secured (HTTPS with tokens, Raft over mutual TLS)"
+            : "insecure (plain HTTP without tokens, plain Raft)");
     cluster.startConfigNodes(settings.nodes());
     String leader = cluster.awaitLeader(Set.of(), -1);
     String leaderHttp = cluster.httpAddresses().get(leader);

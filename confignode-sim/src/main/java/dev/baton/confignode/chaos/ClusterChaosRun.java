@@ -116,8 +116,8 @@ public final class ClusterChaosRun {
           "cluster up in %s, %s",
           cluster.dir(),
           cluster.secured()
-              ? "secured (tokens, Raft over mutual TLS)"
-              : "insecure (no tokens, plain Raft)");
+              ? "secured (HTTPS with tokens, Raft over mutual TLS)"
+              : "insecure (plain HTTP without tokens, plain Raft)");
       ChaosWorkload workload = new ChaosWorkload(cluster, settings.seed());
       Thread worker = new Thread(workload, "chaos-workload");
       LeaderWatch watch = new LeaderWatch(cluster);
