@@ -317,9 +317,12 @@ public final class ProcessCluster implements AutoCloseable {
     return tokens.isPresent();
   }
 
-  /** Whether the ConfigNodes serve their admin API over HTTPS. */
+  /**
+   * Whether the ConfigNodes serve their admin API over HTTPS: a secured cluster's do, with the
+   * certificate made when they start.
+   */
   public boolean httpsOn() {
-    return httpsIdentity != null;
+    return raftTls;
   }
 
   /** Whether the ConfigNodes talk Raft over mutual TLS. */
