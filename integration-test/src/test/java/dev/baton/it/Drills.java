@@ -86,7 +86,7 @@ final class Drills {
     return out;
   }
 
-  /** Every invariant of DESIGN.md, checked from the DataNodes' ledgers and the final states. */
+  /** Every invariant of the drill, checked from the DataNodes' ledgers and the final states. */
   static void assertInvariants(ProcessCluster cluster) throws Exception {
     cluster.procedures().awaitAllFinished(FINISH);
     InvariantCheck.Result r =
