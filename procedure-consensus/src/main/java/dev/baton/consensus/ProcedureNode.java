@@ -9,6 +9,7 @@ import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -21,6 +22,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -328,6 +332,42 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    */
   public CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
     return requireCalls().getInfo(procId);
+  }
+
+  /**
+   * Waits until the procedure has finished, reading it as {@link #getInfo} does (on any node), with
+   * a growing pause between reads.
+   *
+   * @param timeout how long to wait in all
+   * @return the finished procedure
+   * @throws TimeoutException if it has not finished within {@code timeout} (its last state named)
+   * @throws IOException if the cluster does not know it, or a read failed
+   */
+  public ProcedureInfo await(long procId, Duration timeout)
+      throws IOException, TimeoutException, InterruptedException {
+    return Poll.backoff(ConsensusWaits.AWAIT_POLL_MIN, ConsensusWaits.AWAIT_POLL_MAX)
+        .within(timeout)
+        .awaiting("procedure " + procId + " finished")
+        .onTimeout(
+            expiry ->
+                new TimeoutException(
+                    "procedure "
+                        + procId
+                        + " did not finish within "
+                        + timeout
+                        + "; last "
+                        + expiry.lastValue()))
+        .until(() -> readFinishedOrNot(procId), ProcedureInfo::finished);
+  }
+
+  private ProcedureInfo readFinishedOrNot(long procId) throws IOException, InterruptedException {
+    try {
+      return getInfo(procId)
+          .get(raftSettings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+          .orElseThrow(() -> new IOException("procedure " + procId + " is unknown to the cluster"));
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IOException("read of procedure " + procId + " failed: " + e.getMessage(), e);
+    }
   }
 
   /** A linearizable read of every procedure, answered like {@link #getInfo}. */

@@ -4,10 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +18,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +36,23 @@ class ProcedureNodeTest {
       assertEquals(
           "rwx------",
           PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("n1"))));
+    }
+  }
+
+  @Test
+  void awaitReturnsTheFinishedProcedureAndNamesOneThatIsUnfinishedOrUnknown() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 1).startAll()) {
+      ProcedureNode<Work.Env> node = cluster.awaitRunningLeader();
+      CountDownLatch gate = cluster.world.hold("gated:PREPARE");
+      long id = node.submit(new Work("gated"), null).get(30, TimeUnit.SECONDS);
+      TimeoutException early =
+          assertThrows(TimeoutException.class, () -> node.await(id, Duration.ofMillis(300)));
+      assertTrue(early.getMessage().contains("procedure " + id), early.getMessage());
+      gate.countDown();
+      assertEquals(ProcedureState.SUCCESS, node.await(id, Duration.ofSeconds(30)).state());
+      IOException unknown =
+          assertThrows(IOException.class, () -> node.await(id + 1000, Duration.ofSeconds(5)));
+      assertTrue(unknown.getMessage().contains("unknown"), unknown.getMessage());
     }
   }
 

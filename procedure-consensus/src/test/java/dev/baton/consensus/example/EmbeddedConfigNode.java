@@ -9,6 +9,7 @@ import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.StateMachineProcedure;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -68,11 +69,7 @@ public final class EmbeddedConfigNode {
       node.start();
       // every member submits it: one nonce, so one procedure
       long procId = node.submit(new CreateDatabase(), new NonceKey(1, 1)).get(30, TimeUnit.SECONDS);
-      ProcedureInfo info;
-      do {
-        Thread.sleep(50);
-        info = node.getInfo(procId).get(30, TimeUnit.SECONDS).orElseThrow();
-      } while (!info.finished());
+      ProcedureInfo info = node.await(procId, Duration.ofSeconds(30));
       System.out.println(args[0] + ": procedure " + procId + " " + info.state());
       Thread.currentThread().join(); // serve until the process is stopped
     }
