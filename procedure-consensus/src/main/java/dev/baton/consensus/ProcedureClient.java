@@ -18,7 +18,6 @@ import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
-import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -252,32 +251,10 @@ public final class ProcedureClient implements AutoCloseable {
     return get(listAsync(null), "list");
   }
 
-  /**
-   * Polls until the procedure finished, with pauses growing from {@link
-   * ConsensusWaits#AWAIT_POLL_MIN} to {@link ConsensusWaits#AWAIT_POLL_MAX}.
-   */
+  /** Waits until the procedure finished, reading it again with a growing pause. */
   public ProcedureInfo await(long procId, Duration timeout) throws IOException, TimeoutException {
     try {
-      return Poll.backoff(ConsensusWaits.AWAIT_POLL_MIN, ConsensusWaits.AWAIT_POLL_MAX)
-          .within(timeout)
-          .awaiting("procedure " + procId + " finished")
-          .onTimeout(
-              expiry ->
-                  new TimeoutException(
-                      "procedure "
-                          + procId
-                          + " did not finish within "
-                          + timeout
-                          + "; last "
-                          + expiry.lastValue()))
-          .until(
-              () ->
-                  getInfo(procId)
-                      .orElseThrow(
-                          () ->
-                              new IOException(
-                                  "procedure " + procId + " is unknown to the cluster")),
-              ProcedureInfo::finished);
+      return FinishWait.await(procId, timeout, () -> getInfo(procId));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while awaiting procedure " + procId);

@@ -9,7 +9,6 @@ import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.store.ProcedureStore;
-import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -345,26 +344,12 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    */
   public ProcedureInfo await(long procId, Duration timeout)
       throws IOException, TimeoutException, InterruptedException {
-    return Poll.backoff(ConsensusWaits.AWAIT_POLL_MIN, ConsensusWaits.AWAIT_POLL_MAX)
-        .within(timeout)
-        .awaiting("procedure " + procId + " finished")
-        .onTimeout(
-            expiry ->
-                new TimeoutException(
-                    "procedure "
-                        + procId
-                        + " did not finish within "
-                        + timeout
-                        + "; last "
-                        + expiry.lastValue()))
-        .until(() -> readFinishedOrNot(procId), ProcedureInfo::finished);
+    return FinishWait.await(procId, timeout, () -> read(procId));
   }
 
-  private ProcedureInfo readFinishedOrNot(long procId) throws IOException, InterruptedException {
+  private Optional<ProcedureInfo> read(long procId) throws IOException, InterruptedException {
     try {
-      return getInfo(procId)
-          .get(raftSettings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
-          .orElseThrow(() -> new IOException("procedure " + procId + " is unknown to the cluster"));
+      return getInfo(procId).get(raftSettings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       throw new IOException("read of procedure " + procId + " failed: " + e.getMessage(), e);
     }
