@@ -308,17 +308,17 @@ final class NodeCommand extends CliCommand {
             snapshotEvery,
             logSegmentBytes);
     return new ConfigNodeServer.Config(
-            id,
-            peers.byId(),
-            dataDir,
-            httpPort,
-            dataNodes == null ? List.of() : dataNodes.addresses(),
-            raft,
-            faults || hold != null,
-            holds())
-        .withApi(api())
-        .withLimits(new ProcedureLimits(maxLiveProcedures, maxNoopSteps, maxSleepMillis))
-        .withRaftAccess(raftAccess());
+        id,
+        peers.byId(),
+        dataDir,
+        httpPort,
+        dataNodes == null ? List.of() : dataNodes.addresses(),
+        raft,
+        faults || hold != null,
+        holds(),
+        new ProcedureLimits(maxLiveProcedures, maxNoopSteps, maxSleepMillis),
+        api(),
+        raftAccess());
   }
 
   /**

@@ -1,13 +1,8 @@
 package dev.baton.confignode.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.auth.Role;
-import dev.baton.confignode.certs.CertificateFiles;
-import dev.baton.confignode.certs.ClusterCertificates;
-import dev.baton.confignode.certs.ClusterFiles;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
-import dev.baton.confignode.http.TlsIdentity;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
@@ -20,7 +15,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -37,15 +31,6 @@ import org.slf4j.LoggerFactory;
  * (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
-  /** The directory, in the cluster's, of the ConfigNodes' certificates. */
-  static final String CERTIFICATES_DIR = "certs";
-
-  /**
-   * The certificate every ConfigNode of a secured cluster serves its admin API with: one for all,
-   * so that clients and a follower forwarding to the leader trust it alike.
-   */
-  static final String HTTPS_CERTIFICATE = "admin-api";
-
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
   /**
@@ -58,17 +43,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final boolean keepDir;
   private final List<String> nodeFlags;
 
-  /** The token file every ConfigNode is started with, or empty for nodes without tokens. */
-  private final Optional<ClusterTokens> tokens;
-
-  /** Whether the ConfigNodes talk Raft over mutual TLS (certificates made at their start). */
-  private final boolean raftTls;
-
-  /** The ConfigNodes' certificates, once made. */
-  private ClusterFiles certificates;
-
-  /** The certificate every ConfigNode serves its admin API with (HTTPS), once made. */
-  private TlsIdentity httpsIdentity;
+  private final ClusterSecurity security;
 
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
@@ -81,16 +56,11 @@ public final class ProcessCluster implements AutoCloseable {
   private int restarts;
 
   private ProcessCluster(
-      Path dir,
-      boolean keepDir,
-      List<String> nodeFlags,
-      Optional<ClusterTokens> tokens,
-      boolean raftTls) {
+      Path dir, boolean keepDir, List<String> nodeFlags, ClusterSecurity security) {
     this.dir = dir;
     this.keepDir = keepDir;
     this.nodeFlags = List.copyOf(nodeFlags);
-    this.tokens = tokens;
-    this.raftTls = raftTls;
+    this.security = security;
     this.dataNodes = new DataNodeProcesses(dir);
   }
 
@@ -132,9 +102,8 @@ public final class ProcessCluster implements AutoCloseable {
 
   /**
    * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
-   * nodeFlags} are added to every node command. It is secured: its ConfigNodes require tokens
-   * ({@link ClusterTokens}; its clients send the admin's), serve their admin API over HTTPS and
-   * talk Raft over mutual TLS, with certificates of a throwaway CA ({@link ClusterCertificates}).
+   * nodeFlags} are added to every node command. It is secured ({@link ClusterSecurity}): its
+   * ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over mutual TLS.
    * Start it with {@link #startDataNodes} and {@link #startConfigNodes}.
    */
   public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
@@ -150,14 +119,16 @@ public final class ProcessCluster implements AutoCloseable {
   public static ProcessCluster create(
       String prefix, boolean keepDir, List<String> nodeFlags, boolean secured) throws IOException {
     Path dir = Files.createTempDirectory(prefix);
-    Optional<ClusterTokens> tokens =
-        secured ? Optional.of(ClusterTokens.write(dir)) : Optional.empty();
-    return new ProcessCluster(dir, keepDir, nodeFlags, tokens, secured);
+    ClusterSecurity security = secured ? ClusterSecurity.secured(dir) : ClusterSecurity.none();
+    return new ProcessCluster(dir, keepDir, nodeFlags, security);
   }
 
-  /** Whether the ConfigNodes require tokens and talk Raft over mutual TLS. */
+  /**
+   * Whether the ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over
+   * mutual TLS.
+   */
   public boolean secured() {
-    return raftTls && tokens.isPresent();
+    return security.on();
   }
 
   /**
@@ -184,18 +155,7 @@ public final class ProcessCluster implements AutoCloseable {
       httpOf.put(id, "127.0.0.1:" + LoopbackPorts.free());
     }
     peersArg = peers.toString();
-    if (raftTls) {
-      List<String> names = new ArrayList<>(httpOf.keySet());
-      names.add(HTTPS_CERTIFICATE);
-      certificates =
-          ClusterCertificates.write(
-              Files.createDirectories(dir.resolve(CERTIFICATES_DIR)),
-              names,
-              0,
-              ClusterCertificates.LOOPBACK_HOSTS);
-      CertificateFiles https = certificates.member(HTTPS_CERTIFICATE);
-      httpsIdentity = TlsIdentity.fromPem(https.cert(), https.key());
-    }
+    security.issueCertificates(dir, httpOf.keySet());
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
       startNode(id, true);
@@ -212,25 +172,7 @@ public final class ProcessCluster implements AutoCloseable {
         new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
     args.addAll(nodeFlags);
     args.addAll(extraFlags);
-    tokens.ifPresent(
-        t -> {
-          args.add("--tokens");
-          args.add(t.file().toString());
-        });
-    if (certificates != null) {
-      CertificateFiles mine = certificates.member(id);
-      args.addAll(
-          List.of(
-              "--tls-cert",
-              mine.cert().toString(),
-              "--tls-key",
-              mine.key().toString(),
-              "--tls-ca",
-              mine.ca().toString()));
-      CertificateFiles https = certificates.member(HTTPS_CERTIFICATE);
-      args.addAll(
-          List.of("--http-cert", https.cert().toString(), "--http-key", https.key().toString()));
-    }
+    args.addAll(security.nodeFlags(id));
     if (registerDataNodes && !dataNodes.ids().isEmpty()) {
       args.add("--datanodes");
       args.add(String.join(",", dataNodes.addresses()));
@@ -299,40 +241,17 @@ public final class ProcessCluster implements AutoCloseable {
     return api;
   }
 
-  /** A client of these admin API addresses that sends the admin's token (when tokens are on). */
+  /**
+   * A client of these admin API addresses; of a secured cluster, trusting its certificate and
+   * sending the admin's token.
+   */
   public NodeApiClient client(List<String> addresses) {
-    NodeApiClient plain = new NodeApiClient(addresses);
-    NodeApiClient client =
-        httpsIdentity == null ? plain : plain.withTls(httpsIdentity.trustContext());
-    return tokens.map(t -> client.withToken(t.token(Role.ADMIN))).orElse(client);
+    return security.secure(new NodeApiClient(addresses));
   }
 
   /** A client of one admin API address, as {@link #client(List)}. */
   public NodeApiClient client(String address) {
     return client(List.of(address));
-  }
-
-  /** Whether the ConfigNodes require tokens. */
-  public boolean tokensOn() {
-    return tokens.isPresent();
-  }
-
-  /**
-   * Whether the ConfigNodes serve their admin API over HTTPS: a secured cluster's do, with the
-   * certificate made when they start.
-   */
-  public boolean httpsOn() {
-    return raftTls;
-  }
-
-  /** Whether the ConfigNodes talk Raft over mutual TLS. */
-  public boolean raftTlsOn() {
-    return raftTls;
-  }
-
-  /** The token of the principal with {@code role}, if tokens are on. */
-  public Optional<String> token(Role role) {
-    return tokens.map(t -> t.token(role));
   }
 
   /** {@code GET /api/cluster} of one node. */

@@ -77,9 +77,7 @@ public final class Drill implements AutoCloseable {
   /** Runs the drill; true if every invariant held. */
   public boolean run() throws IOException, InterruptedException {
     report.progress("working in %s", dir);
-    report.tokensOn = cluster.tokensOn();
-    report.raftTlsOn = cluster.raftTlsOn();
-    report.httpsOn = cluster.httpsOn();
+    report.secured = cluster.secured();
     cluster.startDataNodes(settings.dataNodes());
     report.progress("%d DataNodes up: %s", settings.dataNodes(), cluster.dataNodeAddresses());
     cluster.startConfigNodes(settings.nodes());

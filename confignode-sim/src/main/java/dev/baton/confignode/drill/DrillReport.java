@@ -27,14 +27,11 @@ final class DrillReport {
   int procedures;
   String newLeader;
 
-  /** Whether the ConfigNodes required tokens (the workload ran as the admin principal). */
-  boolean tokensOn;
-
-  /** Whether the ConfigNodes talked Raft over mutual TLS. */
-  boolean raftTlsOn;
-
-  /** Whether the admin API was served over HTTPS. */
-  boolean httpsOn;
+  /**
+   * Whether the cluster was secured: tokens (the workload ran as the admin principal), HTTPS, Raft
+   * over mutual TLS.
+   */
+  boolean secured;
 
   /** Root procedures by "type state". */
   final Map<String, Integer> outcomes = new TreeMap<>();
@@ -71,13 +68,12 @@ final class DrillReport {
         settings.dataNodes(),
         dir);
     out.println(
-        (httpsOn ? "admin API: HTTPS, " : "admin API: HTTP, ")
-            + (tokensOn
-                ? "tokens on (admin, operator and reader principals; the workload runs as"
-                    + " the admin)"
-                : "tokens off (loopback, anyone on this host)"));
+        secured
+            ? "admin API: HTTPS, tokens on (admin, operator and reader principals; the workload"
+                + " runs as the admin)"
+            : "admin API: HTTP, tokens off (loopback, anyone on this host)");
     out.println(
-        raftTlsOn
+        secured
             ? "raft: mutual TLS (certificates naming each member, of a throwaway CA)"
             : "raft: plain text (loopback)");
     out.println("timeline (ms after the SIGKILL of the leader):");

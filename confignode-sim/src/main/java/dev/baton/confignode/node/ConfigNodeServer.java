@@ -100,54 +100,6 @@ public final class ConfigNodeServer implements AutoCloseable {
           RaftAccess.LOOPBACK);
     }
 
-    /** This configuration with {@code limits}. */
-    public Config withLimits(ProcedureLimits limits) {
-      return new Config(
-          nodeId,
-          peers,
-          dataDir,
-          httpPort,
-          dataNodes,
-          raft,
-          faults,
-          holdsAtStart,
-          limits,
-          api,
-          raftAccess);
-    }
-
-    /** This configuration with the admin API reached and guarded as {@code settings} say. */
-    public Config withApi(AdminApiSettings settings) {
-      return new Config(
-          nodeId,
-          peers,
-          dataDir,
-          httpPort,
-          dataNodes,
-          raft,
-          faults,
-          holdsAtStart,
-          limits,
-          settings,
-          raftAccess);
-    }
-
-    /** This configuration with its Raft peer reached and secured as {@code access} says. */
-    public Config withRaftAccess(RaftAccess access) {
-      return new Config(
-          nodeId,
-          peers,
-          dataDir,
-          httpPort,
-          dataNodes,
-          raft,
-          faults,
-          holdsAtStart,
-          limits,
-          api,
-          access);
-    }
-
     /** A node without the fault routes. */
     public Config(
         String nodeId,
