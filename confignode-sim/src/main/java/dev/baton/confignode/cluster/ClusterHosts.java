@@ -24,6 +24,11 @@ public enum ClusterHosts {
     return label;
   }
 
+  @Override
+  public String toString() {
+    return label;
+  }
+
   /** The mode named {@code label}. */
   public static ClusterHosts of(String label) {
     for (ClusterHosts h : values()) {
