@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every name starts with {@value #PREFIX}: {@link #open} first removes what a crashed earlier
  * run left (its namespaces and root-side veth), so one run at a time may hold hosts on a machine
- * ({@link NetnsLock}). {@link #close} removes everything. Needs root and {@code ip} (iproute2), and
- * says which is missing. Thread-safe.
+ * ({@link NetnsLock}). {@link #close} removes everything but an unreachable route to the subnet in
+ * the root namespace ({@link #FALLBACK_METRIC}), which keeps late packets to the removed hosts from
+ * leaving by another interface. Needs root and {@code ip} (iproute2), and says which is missing.
+ * Thread-safe.
  */
 public final class NetnsHosts implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NetnsHosts.class);
@@ -47,6 +49,14 @@ public final class NetnsHosts implements AutoCloseable {
 
   /** The bridge's end of a host's veth is this followed by the host's name. */
   static final String BRIDGE_PORT_PREFIX = "h-";
+
+  /**
+   * The metric of the root namespace's fallback route to the subnet, an unreachable one that stays
+   * after {@link #close}: while the test process's veth exists its route wins (metric 0), and
+   * afterwards a late packet of a connection to a host (a socket closed after its host was removed)
+   * is refused at once instead of leaving by another interface.
+   */
+  static final int FALLBACK_METRIC = 4242;
 
   /** How long a new host may take until the test process reaches it. */
   static final Duration HOST_UP_WAIT = Duration.ofSeconds(10);
@@ -127,16 +137,39 @@ public final class NetnsHosts implements AutoCloseable {
     return removed;
   }
 
+  /**
+   * Refuses a subnet the root namespace routes elsewhere or has live neighbours in (entries that
+   * failed to resolve do not count), then puts the fallback route in place.
+   */
   private static void requireSubnetFree(HostCommands commands) {
-    String routes = commands.ip("-4", "route", "show", "root", HostsSubnet.cidr()).strip();
-    String neighbours = commands.ip("-4", "neigh", "show", "to", HostsSubnet.cidr()).strip();
-    if (!routes.isEmpty() || !neighbours.isEmpty()) {
-      throw new IllegalStateException(
-          "the hosts' subnet "
-              + HostsSubnet.cidr()
-              + " is in use on this machine: "
-              + (routes + " " + neighbours).strip());
+    List<String> used = new ArrayList<>();
+    for (String route :
+        commands.ip("-4", "route", "show", "root", HostsSubnet.cidr()).split("\n")) {
+      if (!route.isBlank() && !route.strip().equals(fallbackRoute())) {
+        used.add(route.strip());
+      }
     }
+    for (String n : commands.ip("-4", "neigh", "show", "to", HostsSubnet.cidr()).split("\n")) {
+      if (!n.isBlank() && !n.contains("FAILED") && !n.contains("INCOMPLETE")) {
+        used.add(n.strip());
+      }
+    }
+    if (!used.isEmpty()) {
+      throw new IllegalStateException(
+          "the hosts' subnet " + HostsSubnet.cidr() + " is in use on this machine: " + used);
+    }
+    commands.ip(
+        "route",
+        "replace",
+        "unreachable",
+        HostsSubnet.cidr(),
+        "metric",
+        Integer.toString(FALLBACK_METRIC));
+  }
+
+  /** The fallback route as {@code ip route} lists it. */
+  private static String fallbackRoute() {
+    return "unreachable " + HostsSubnet.cidr() + " metric " + FALLBACK_METRIC;
   }
 
   private void buildBridge() {

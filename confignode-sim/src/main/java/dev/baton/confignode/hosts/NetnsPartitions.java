@@ -69,12 +69,15 @@ public final class NetnsPartitions {
     apply(all);
   }
 
-  /** Removes every cut, and verifies with a probe that each cut pair reaches each other again. */
+  /**
+   * Removes every cut (the blackhole routes of each host that had one), and verifies with a probe
+   * that each cut pair reaches each other again.
+   */
   public synchronized void heal() {
-    for (String host : hosts.hosts()) {
-      commands.ip("-n", hosts.namespace(host), "route", "flush", "type", "blackhole");
-    }
     List<Cut> healed = List.copyOf(cuts);
+    for (String from : healed.stream().map(Cut::from).distinct().toList()) {
+      commands.ip("-n", hosts.namespace(from), "route", "flush", "type", "blackhole");
+    }
     cuts.clear();
     for (Cut c : healed) {
       Reach r = probe(c);
@@ -102,13 +105,13 @@ public final class NetnsPartitions {
           "replace",
           "blackhole",
           HostsSubnet.route(hosts.address(c.to())));
+      cuts.add(c); // in place, so heal removes it even if its probe fails below
     }
     for (Cut c : wanted) {
       Reach r = probe(c);
       if (r.reached()) {
         throw new IllegalStateException("cut " + c + " but a probe still reaches: " + r);
       }
-      cuts.add(c);
     }
     LOG.debug("cut {}", wanted);
   }

@@ -59,6 +59,8 @@ class NetnsHostsTest {
         hosts.addHost(h);
       }
       NetnsPartitions net = hosts.partitions();
+      net.heal(); // nothing to heal yet
+      assertEquals(Set.of(), net.cuts());
 
       net.cut("a", "b");
       assertEquals(Set.of(new Cut("a", "b"), new Cut("b", "a")), net.cuts());
@@ -102,15 +104,20 @@ class NetnsHostsTest {
     assertEquals(List.of(deadNs), Ip.namespaces(deadNs));
 
     List<String> during;
+    String address;
     try (NetnsHosts hosts = NetnsHosts.open()) {
       assertEquals(List.of(), Ip.namespaces(deadNs), "the leftover namespace is gone");
       assertEquals(List.of(), Ip.rootLinks(deadLink), "the leftover link is gone");
-      hosts.addHost("a");
+      address = hosts.addHost("a");
       during = Ip.namespaces(NetnsHosts.PREFIX);
       assertEquals(2, during.size(), "the bridge's and a's: " + during);
       assertEquals(1, Ip.rootLinks(NetnsHosts.PREFIX).size());
     }
     assertEquals(List.of(), Ip.namespaces(NetnsHosts.PREFIX));
     assertEquals(List.of(), Ip.rootLinks(NetnsHosts.PREFIX));
+    Ip.Output late = Ip.run("route", "get", address);
+    assertTrue(
+        late.exitCode() != 0 && !late.text().contains(" dev "),
+        "a late packet to a removed host goes nowhere: " + late.text());
   }
 }
