@@ -1,5 +1,6 @@
 package dev.baton.it.hosts;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,6 +12,7 @@ import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.hosts.NetnsHosts;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +29,9 @@ import org.junit.jupiter.api.Timeout;
 class HostsModeTest {
   static final int NODES = 3;
   static final int DATANODES = 3;
+
+  /** How long a signalled process may take to change its state. */
+  static final Duration SIGNAL_WAIT = Duration.ofSeconds(10);
 
   /** The state letter /proc gives a stopped process. */
   static final String STOPPED = "T";
@@ -70,10 +75,15 @@ class HostsModeTest {
 
       String follower =
           cluster.nodeIds().stream().filter(id -> !id.equals(next)).findFirst().orElseThrow();
+      long pid = cluster.pid(follower);
       cluster.pause(follower);
-      assertEquals(STOPPED, processState(cluster.pid(follower)));
+      await("the JVM of " + follower + " stops")
+          .atMost(SIGNAL_WAIT)
+          .until(() -> STOPPED.equals(processState(pid)));
       cluster.resume(follower);
-      assertNotEquals(STOPPED, processState(cluster.pid(follower)));
+      await("the JVM of " + follower + " runs on")
+          .atMost(SIGNAL_WAIT)
+          .until(() -> !STOPPED.equals(processState(pid)));
       cluster.awaitAnswering(follower);
     }
     assertEquals(List.of(), Ip.namespaces(NetnsHosts.PREFIX), "every namespace is removed");
