@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.confignode.cli.ConfigNodeCli;
 import dev.baton.confignode.drill.Drill;
+import dev.baton.confignode.hosts.NetnsHosts;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,11 +24,15 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The drill itself, small: 3 ConfigNode and 3 DataNode processes, a workload of a few procedures, a
  * SIGKILL of the leader, and every invariant checked; afterwards its processes and its directory
- * are gone.
+ * are gone. Once on loopback, once from the command line on hosts in network namespaces ({@code
+ * drill --hosts netns}), whose namespaces are gone afterwards too.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class DrillTest {
   private static final Pattern WORKING_IN = Pattern.compile("working in (\\S+)");
+
+  /** How long listing the namespaces may take. */
+  private static final long NAMESPACE_LIST_SECONDS = 10;
 
   @Test
   void aSmallDrillHoldsEveryInvariantAndCleansUp() throws Exception {
@@ -39,6 +45,31 @@ class DrillTest {
     }
     String report = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(ok, () -> "the drill found violations:\n" + report);
+    assertPassedAndCleanedUp(report, before);
+    assertTrue(report.contains("hosts: loopback"), report);
+  }
+
+  @Test
+  void aSmallDrillOnHostsInNetworkNamespacesPasses() throws Exception {
+    Set<Long> before = liveChildren();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    int code =
+        ConfigNodeCli.run(
+            new String[] {"drill", "--hosts", "netns", "--procedures", "6"},
+            new PrintStream(bytes, true, StandardCharsets.UTF_8),
+            new PrintStream(errBytes, true, StandardCharsets.UTF_8));
+    String report = bytes.toString(StandardCharsets.UTF_8);
+    String err = errBytes.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, () -> "exit " + code + ":\n" + report + err);
+    assertPassedAndCleanedUp(report, before);
+    assertTrue(report.contains("hosts: netns"), report);
+    assertTrue(report.contains("raft: mutual TLS"), report);
+    assertTrue(report.contains("192.0.2."), "the nodes' addresses are the hosts': " + report);
+    assertEquals(List.of(), namespaces(), "every namespace of the drill is removed");
+  }
+
+  private static void assertPassedAndCleanedUp(String report, Set<Long> before) {
     assertTrue(report.contains("RESULT: every invariant holds"), report);
     assertTrue(report.contains("SIGKILL the leader"), report);
     assertTrue(report.contains("=== Baton drill report ==="), report);
@@ -48,6 +79,17 @@ class DrillTest {
     assertFalse(Files.exists(Path.of(m.group(1))), "the temp dir is removed");
     List<Long> left = liveChildren().stream().filter(pid -> !before.contains(pid)).toList();
     assertEquals(List.of(), left, "every process the drill started is gone");
+  }
+
+  /** The network namespaces of hosts ({@link NetnsHosts#PREFIX}) that exist. */
+  private static List<String> namespaces() throws Exception {
+    Process p = new ProcessBuilder("ip", "netns", "list").redirectErrorStream(true).start();
+    assertTrue(p.waitFor(NAMESPACE_LIST_SECONDS, TimeUnit.SECONDS));
+    return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+        .lines()
+        .map(l -> l.strip().split(" ")[0])
+        .filter(n -> n.startsWith(NetnsHosts.PREFIX))
+        .toList();
   }
 
   private static Set<Long> liveChildren() {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The certificates of a cluster for drills and tests, from a throwaway CA whose key is never
@@ -97,17 +98,31 @@ public final class ClusterCertificates {
    */
   public static ClusterFiles write(
       Path dir, List<String> nodeIds, int dataNodes, List<String> hosts) throws IOException {
+    return write(dir, nodeIds, id -> hosts, dataNodes, hosts);
+  }
+
+  /**
+   * As {@link #write(Path, List, int, List)}, each member naming the hosts {@code memberHosts}
+   * gives for its id (members on hosts of their own), each DataNode {@code dataNodeHosts}.
+   */
+  public static ClusterFiles write(
+      Path dir,
+      List<String> nodeIds,
+      Function<String, List<String>> memberHosts,
+      int dataNodes,
+      List<String> dataNodeHosts)
+      throws IOException {
     if (dataNodes < 0) {
       throw new IllegalArgumentException("a number of DataNodes is 0 or more: " + dataNodes);
     }
     ClusterCertificates certs = create("baton-ca-" + dir.getFileName());
     Path caFile = certs.writeCa(dir);
     for (String id : nodeIds) {
-      write(certs.member(id, hosts), ClusterFiles.memberDir(dir, id), caFile);
+      write(certs.member(id, memberHosts.apply(id)), ClusterFiles.memberDir(dir, id), caFile);
     }
     for (int i = 1; i <= dataNodes; i++) {
       String id = Integer.toString(i);
-      write(certs.dataNode(id, hosts), ClusterFiles.dataNodeDir(dir, id), caFile);
+      write(certs.dataNode(id, dataNodeHosts), ClusterFiles.dataNodeDir(dir, id), caFile);
     }
     for (ClientRole role : ClientRole.values()) {
       write(certs.client(role.certificateName(), role), ClusterFiles.clientDir(dir, role), caFile);

@@ -1,12 +1,16 @@
 package dev.baton.confignode.cli;
 
+import dev.baton.confignode.cluster.ClusterHosts;
 import dev.baton.confignode.drill.Drill;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
- * {@code confignode-sim drill [--nodes N] [--datanodes N] [--procedures N] [--keep-dir]}: the
- * project's main job (see {@link Drill}). Exit code 0 only if every invariant holds.
+ * {@code confignode-sim drill [--nodes N] [--datanodes N] [--procedures N] [--keep-dir] [--hosts
+ * loopback|netns]}: the project's main job (see {@link Drill}). Exit code 0 only if every invariant
+ * holds.
  */
 @Command(
     name = "drill",
@@ -52,13 +56,41 @@ final class DrillCommand extends CliCommand {
           "run the cluster without tokens and with Raft in plain text (loopback), to compare")
   boolean insecure;
 
+  @Option(
+      names = "--hosts",
+      paramLabel = "loopback|netns",
+      converter = HostsConverter.class,
+      description =
+          "where the processes run: loopback, or netns (each on a host of its own, a network"
+              + " namespace; needs root and iproute2, and a secured cluster)"
+              + " (default: ${DEFAULT-VALUE})")
+  ClusterHosts hosts = ClusterHosts.LOOPBACK;
+
   @Override
   public Integer call() {
-    Drill.Settings settings = new Drill.Settings(nodes, dataNodes, procedures, keepDir, !insecure);
+    if (insecure && hosts == ClusterHosts.NETNS) {
+      throw usageError(
+          "--insecure and --hosts netns do not go together: a ConfigNode serves its admin API on"
+              + " an address other than loopback only with tokens");
+    }
+    Drill.Settings settings =
+        new Drill.Settings(nodes, dataNodes, procedures, keepDir, !insecure, hosts);
     return LocalJob.run(
         spec.name(),
         () -> new Drill(settings, out()),
         drill -> drill.run() ? 0 : EXIT_VIOLATIONS,
         err());
+  }
+
+  /** Reads {@code loopback} or {@code netns}. */
+  static final class HostsConverter implements ITypeConverter<ClusterHosts> {
+    @Override
+    public ClusterHosts convert(String value) {
+      try {
+        return ClusterHosts.of(value);
+      } catch (IllegalArgumentException e) {
+        throw new TypeConversionException("must be loopback or netns, got '" + value + "'");
+      }
+    }
   }
 }

@@ -52,23 +52,36 @@ public final class ChildJvm {
   }
 
   /**
-   * The arguments of a {@code datanode} command: DataNode {@code id} on the port of {@code
-   * address}.
+   * The arguments of a {@code datanode} command: DataNode {@code id} listening on {@code address}
+   * ({@code HOST:PORT}).
    */
   public static List<String> dataNodeArgs(int id, String address, Path dataDir) {
+    int colon = address.lastIndexOf(':');
     return List.of(
         "datanode",
         "--id",
         Integer.toString(id),
+        "--bind",
+        address.substring(0, colon),
         "--port",
-        address.substring(address.indexOf(':') + 1),
+        address.substring(colon + 1),
         "--data-dir",
         dataDir.toString());
   }
 
   /** Starts {@code confignode-sim <args>} in a child JVM. */
   public static ChildJvm start(String name, Path logDir, List<String> args) throws IOException {
-    List<String> cmd = new ArrayList<>();
+    return start(name, logDir, List.of(), args);
+  }
+
+  /**
+   * Starts {@code confignode-sim <args>} in a child JVM through {@code launcher} (a command line
+   * prefix such as {@code ip netns exec NS}, which must exec the JVM, so that the process started
+   * is the JVM and signals reach it).
+   */
+  public static ChildJvm start(String name, Path logDir, List<String> launcher, List<String> args)
+      throws IOException {
+    List<String> cmd = new ArrayList<>(launcher);
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add(HEAP);
     cmd.add("-cp");
@@ -95,6 +108,11 @@ public final class ChildJvm {
 
   public long pid() {
     return process.pid();
+  }
+
+  /** The executable the process runs now, as the system reports it; empty if unknown. */
+  public String command() {
+    return process.info().command().orElse("");
   }
 
   public boolean isAlive() {

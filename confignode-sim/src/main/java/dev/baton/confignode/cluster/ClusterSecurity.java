@@ -10,8 +10,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How a local cluster's ConfigNodes are secured, as a production cluster would be: they require
@@ -53,19 +53,24 @@ final class ClusterSecurity {
     return tokens != null;
   }
 
-  /** Makes the certificates of {@code nodeIds} (and of the admin API) under {@code dir}. */
-  void issueCertificates(Path dir, Collection<String> nodeIds) throws IOException {
+  /**
+   * Makes the certificates of the ConfigNodes {@code hostsById} names, each naming the hosts it
+   * maps the node to, and of the admin API, naming all of them, under {@code dir}.
+   */
+  void issueCertificates(Path dir, Map<String, List<String>> hostsById) throws IOException {
     if (!on()) {
       return;
     }
-    List<String> names = new ArrayList<>(nodeIds);
+    List<String> names = new ArrayList<>(hostsById.keySet());
     names.add(HTTPS_CERTIFICATE);
+    List<String> everyHost = hostsById.values().stream().flatMap(List::stream).distinct().toList();
     certificates =
         ClusterCertificates.write(
             Files.createDirectories(dir.resolve(CERTIFICATES_DIR)),
             names,
+            id -> hostsById.getOrDefault(id, everyHost),
             0,
-            ClusterCertificates.LOOPBACK_HOSTS);
+            List.of());
     CertificateFiles api = certificates.member(HTTPS_CERTIFICATE);
     https = TlsIdentity.fromPem(api.cert(), api.key());
   }

@@ -2,7 +2,6 @@ package dev.baton.confignode.cluster;
 
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.waits.ConfigNodeWaits;
-import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,20 +12,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The DataNode processes of a {@link ProcessCluster}: ids 1..M, each on a loopback port chosen at
- * its first start and kept across restarts, its data in {@code <dir>/dn<id>}, its output in {@code
+ * The DataNode processes of a {@link ProcessCluster}: ids 1..M, DataNode N on host {@code dnN} of
+ * the cluster's {@link HostPlacement}, on a port chosen at its first start and kept across
+ * restarts, its data in {@code <dir>/dn<id>}, its output in {@code
  * <dir>/datanode-<id>-<launch>.log}. Thread-safe.
  */
 final class DataNodeProcesses {
   private static final Logger LOG = LoggerFactory.getLogger(DataNodeProcesses.class);
 
+  /** A DataNode's host is this followed by its id. */
+  static final String HOST_PREFIX = "dn";
+
   private final Path dir;
+  private final HostPlacement placement;
   private final Map<Integer, String> addresses = new LinkedHashMap<>();
   private final Map<Integer, ChildJvm> processes = new LinkedHashMap<>();
   private int launches;
 
-  DataNodeProcesses(Path dir) {
+  DataNodeProcesses(Path dir, HostPlacement placement) {
     this.dir = dir;
+    this.placement = placement;
   }
 
   /** Starts {@code n} more DataNodes, all at once, and waits until each answers. */
@@ -36,7 +41,11 @@ final class DataNodeProcesses {
       int id;
       synchronized (this) {
         id = addresses.size() + 1;
-        addresses.put(id, "127.0.0.1:" + LoopbackPorts.free());
+        addresses.put(
+            id,
+            placement.host(HOST_PREFIX + id)
+                + ":"
+                + placement.port(HostPlacement.Service.DATANODE));
       }
       launch(id);
       started.add(id);
@@ -95,7 +104,11 @@ final class DataNodeProcesses {
       name = "datanode-" + id + "-" + launches++;
     }
     ChildJvm p =
-        ChildJvm.start(name, dir, ChildJvm.dataNodeArgs(id, address, dir.resolve("dn" + id)));
+        ChildJvm.start(
+            name,
+            dir,
+            placement.launcher(HOST_PREFIX + id),
+            ChildJvm.dataNodeArgs(id, address, dir.resolve(HOST_PREFIX + id)));
     synchronized (this) {
       processes.put(id, p);
     }

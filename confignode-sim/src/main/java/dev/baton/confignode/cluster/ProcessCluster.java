@@ -3,8 +3,8 @@ package dev.baton.confignode.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.hosts.NetnsHosts;
 import dev.baton.confignode.waits.ConfigNodeWaits;
-import dev.baton.consensus.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -22,9 +23,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A local cluster of ConfigNode ({@code cn1..cnN}) and DataNode ({@code 1..M}) processes of this
- * jar on loopback ports chosen free at start, their logs and data in one temp dir, for failover
- * drills, chaos, the {@code drill} and the {@code bench}, its ConfigNodes requiring tokens by
- * default ({@link ClusterTokens}; {@link #client} sends the admin's): start (all at once with
+ * jar, their logs and data in one temp dir, on loopback ports chosen free at start or each on a
+ * host of its own in a network namespace ({@link ClusterHosts#NETNS}, {@link #netns()}), for
+ * failover drills, chaos, the {@code drill} and the {@code bench}, its ConfigNodes requiring tokens
+ * by default ({@link ClusterTokens}; {@link #client} sends the admin's): start (all at once with
  * {@link #start}, or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and
  * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
  * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir
@@ -44,6 +46,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final List<String> nodeFlags;
 
   private final ClusterSecurity security;
+  private final HostPlacement placement;
 
   private final Map<String, String> httpOf = new LinkedHashMap<>();
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
@@ -56,12 +59,17 @@ public final class ProcessCluster implements AutoCloseable {
   private int restarts;
 
   private ProcessCluster(
-      Path dir, boolean keepDir, List<String> nodeFlags, ClusterSecurity security) {
+      Path dir,
+      boolean keepDir,
+      List<String> nodeFlags,
+      ClusterSecurity security,
+      HostPlacement placement) {
     this.dir = dir;
     this.keepDir = keepDir;
     this.nodeFlags = List.copyOf(nodeFlags);
     this.security = security;
-    this.dataNodes = new DataNodeProcesses(dir);
+    this.placement = placement;
+    this.dataNodes = new DataNodeProcesses(dir, placement);
   }
 
   /**
@@ -77,6 +85,13 @@ public final class ProcessCluster implements AutoCloseable {
   public static ProcessCluster start(
       int nodes, int dataNodes, boolean keepDir, List<String> nodeFlags)
       throws IOException, InterruptedException {
+    return start(nodes, dataNodes, keepDir, nodeFlags, ClusterHosts.LOOPBACK);
+  }
+
+  /** As {@link #start(int, int, boolean, List)}, secured, its processes placed on {@code hosts}. */
+  public static ProcessCluster start(
+      int nodes, int dataNodes, boolean keepDir, List<String> nodeFlags, ClusterHosts hosts)
+      throws IOException, InterruptedException {
     if (nodes < 1 || dataNodes < 0) {
       throw new IllegalArgumentException(
           "need at least one ConfigNode and no negative DataNode count: "
@@ -84,7 +99,7 @@ public final class ProcessCluster implements AutoCloseable {
               + ", "
               + dataNodes);
     }
-    ProcessCluster c = create("baton-cluster", keepDir, nodeFlags);
+    ProcessCluster c = create("baton-cluster", keepDir, nodeFlags, true, hosts);
     try {
       c.startDataNodes(dataNodes);
       c.startConfigNodes(nodes);
@@ -118,9 +133,60 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public static ProcessCluster create(
       String prefix, boolean keepDir, List<String> nodeFlags, boolean secured) throws IOException {
-    Path dir = Files.createTempDirectory(prefix);
-    ClusterSecurity security = secured ? ClusterSecurity.secured(dir) : ClusterSecurity.none();
-    return new ProcessCluster(dir, keepDir, nodeFlags, security);
+    return create(prefix, keepDir, nodeFlags, secured, ClusterHosts.LOOPBACK);
+  }
+
+  /**
+   * As {@link #create(String, boolean, List, boolean)}, its processes placed on {@code hosts}. On
+   * hosts in network namespaces it must be secured (a ConfigNode serves its admin API on an address
+   * other than loopback only with tokens), and it needs root and iproute2.
+   *
+   * @throws IllegalArgumentException for hosts in namespaces without {@code secured}
+   * @throws IllegalStateException if the hosts cannot be made (saying what is missing)
+   */
+  public static ProcessCluster create(
+      String prefix, boolean keepDir, List<String> nodeFlags, boolean secured, ClusterHosts hosts)
+      throws IOException {
+    if (hosts == ClusterHosts.NETNS && !secured) {
+      throw new IllegalArgumentException(
+          "hosts in network namespaces need a secured cluster: a ConfigNode serves its admin API"
+              + " on an address other than loopback only with tokens");
+    }
+    HostPlacement placement = placement(hosts);
+    try {
+      Path dir = Files.createTempDirectory(prefix);
+      ClusterSecurity security = secured ? ClusterSecurity.secured(dir) : ClusterSecurity.none();
+      return new ProcessCluster(dir, keepDir, nodeFlags, security, placement);
+    } catch (IOException | RuntimeException e) {
+      placement.close();
+      throw e;
+    }
+  }
+
+  private static HostPlacement placement(ClusterHosts hosts) throws IOException {
+    if (hosts == ClusterHosts.LOOPBACK) {
+      return new LoopbackPlacement();
+    }
+    try {
+      return new NetnsPlacement(NetnsHosts.open());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while making the hosts", e);
+    }
+  }
+
+  /** Where the processes run. */
+  public ClusterHosts hosts() {
+    return placement.kind();
+  }
+
+  /**
+   * The hosts in network namespaces the processes run on ({@link ClusterHosts#NETNS}), to cut and
+   * heal the network between them: ConfigNode {@code cnN} on host {@code cnN}, DataNode {@code N}
+   * on host {@code dnN}.
+   */
+  public Optional<NetnsHosts> netns() {
+    return placement.netns();
   }
 
   /**
@@ -148,14 +214,17 @@ public final class ProcessCluster implements AutoCloseable {
       throw new IllegalStateException("the ConfigNodes of " + dir + " are already started");
     }
     StringBuilder peers = new StringBuilder();
+    Map<String, List<String>> certificateHosts = new LinkedHashMap<>();
     for (int i = 1; i <= n; i++) {
       String id = "cn" + i;
-      peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
-      peers.append(LoopbackPorts.free());
-      httpOf.put(id, "127.0.0.1:" + LoopbackPorts.free());
+      String host = placement.host(id);
+      peers.append(peers.length() == 0 ? "" : ",").append(id).append('=').append(host);
+      peers.append(':').append(placement.port(HostPlacement.Service.RAFT));
+      httpOf.put(id, host + ":" + placement.port(HostPlacement.Service.ADMIN_API));
+      certificateHosts.put(id, placement.certificateHosts(host));
     }
     peersArg = peers.toString();
-    security.issueCertificates(dir, httpOf.keySet());
+    security.issueCertificates(dir, certificateHosts);
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
       startNode(id, true);
@@ -170,6 +239,8 @@ public final class ProcessCluster implements AutoCloseable {
       throws IOException {
     List<String> args =
         new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
+    args.add("--http-bind");
+    args.add(placement.host(id));
     args.addAll(nodeFlags);
     args.addAll(extraFlags);
     args.addAll(security.nodeFlags(id));
@@ -177,7 +248,7 @@ public final class ProcessCluster implements AutoCloseable {
       args.add("--datanodes");
       args.add(String.join(",", dataNodes.addresses()));
     }
-    ChildJvm p = ChildJvm.start(id + "-" + restarts++, dir, args);
+    ChildJvm p = ChildJvm.start(id + "-" + restarts++, dir, placement.launcher(id), args);
     synchronized (this) {
       nodes.put(id, p);
     }
@@ -320,6 +391,16 @@ public final class ProcessCluster implements AutoCloseable {
     return cluster(nodeId).get("term").asLong();
   }
 
+  /** The executable of the node's current process, as the system reports it. */
+  public String command(String nodeId) {
+    return process(nodeId).command();
+  }
+
+  /** The process id of the node's current (or last) process. */
+  public long pid(String nodeId) {
+    return process(nodeId).pid();
+  }
+
   /** The output of the node's current (or last) process. */
   public Path log(String nodeId) {
     return process(nodeId).log();
@@ -425,6 +506,7 @@ public final class ProcessCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    placement.close();
     if (keepDir) {
       LOG.info("kept {}", dir);
       return;

@@ -4,6 +4,7 @@ import static dev.baton.confignode.drill.DrillWorkload.args;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
+import dev.baton.confignode.cluster.ClusterHosts;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.waits.ConfigNodeWaits;
@@ -45,12 +46,19 @@ public final class Drill implements AutoCloseable {
    * @param dataNodes DataNode processes
    * @param procedures size of the workload (procedures submitted, roughly)
    * @param keepDir keep the temp dir (logs, data) for inspection
+   * @param secured tokens, HTTPS and Raft over mutual TLS
+   * @param hosts where the processes run: loopback, or each on a host in a network namespace
    */
   public record Settings(
-      int nodes, int dataNodes, int procedures, boolean keepDir, boolean secured) {
-    /** Secured (tokens, Raft over mutual TLS), as the drill runs by default. */
+      int nodes,
+      int dataNodes,
+      int procedures,
+      boolean keepDir,
+      boolean secured,
+      ClusterHosts hosts) {
+    /** Secured (tokens, Raft over mutual TLS) on loopback, as the drill runs by default. */
     public Settings(int nodes, int dataNodes, int procedures, boolean keepDir) {
-      this(nodes, dataNodes, procedures, keepDir, true);
+      this(nodes, dataNodes, procedures, keepDir, true, ClusterHosts.LOOPBACK);
     }
 
     public static final int DEFAULT_NODES = 3;
@@ -69,7 +77,8 @@ public final class Drill implements AutoCloseable {
     this.settings = settings;
     this.out = out;
     this.cluster =
-        ProcessCluster.create("baton-drill", settings.keepDir(), List.of(), settings.secured());
+        ProcessCluster.create(
+            "baton-drill", settings.keepDir(), List.of(), settings.secured(), settings.hosts());
     this.dir = cluster.dir();
     this.report = new DrillReport(out);
   }
@@ -78,6 +87,7 @@ public final class Drill implements AutoCloseable {
   public boolean run() throws IOException, InterruptedException {
     report.progress("working in %s", dir);
     report.secured = cluster.secured();
+    report.hosts = cluster.hosts();
     cluster.startDataNodes(settings.dataNodes());
     report.progress("%d DataNodes up: %s", settings.dataNodes(), cluster.dataNodeAddresses());
     cluster.startConfigNodes(settings.nodes());

@@ -1,5 +1,6 @@
 package dev.baton.confignode.drill;
 
+import dev.baton.confignode.cluster.ClusterHosts;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -32,6 +33,9 @@ final class DrillReport {
    * over mutual TLS.
    */
   boolean secured;
+
+  /** Where the processes ran. */
+  ClusterHosts hosts = ClusterHosts.LOOPBACK;
 
   /** Root procedures by "type state". */
   final Map<String, Integer> outcomes = new TreeMap<>();
@@ -68,6 +72,11 @@ final class DrillReport {
         settings.dataNodes(),
         dir);
     out.println(
+        hosts == ClusterHosts.NETNS
+            ? "hosts: netns (each process on a host of its own: a network namespace with its own"
+                + " address, joined by a bridge)"
+            : "hosts: loopback (every process on 127.0.0.1)");
+    out.println(
         secured
             ? "admin API: HTTPS, tokens on (admin, operator and reader principals; the workload"
                 + " runs as the admin)"
@@ -75,7 +84,7 @@ final class DrillReport {
     out.println(
         secured
             ? "raft: mutual TLS (certificates naming each member, of a throwaway CA)"
-            : "raft: plain text (loopback)");
+            : "raft: plain text");
     out.println("timeline (ms after the SIGKILL of the leader):");
     out.printf(Locale.ROOT, "  kill of leader (term %d)          0%n", oldTerm);
     out.printf(

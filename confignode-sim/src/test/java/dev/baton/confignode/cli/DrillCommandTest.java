@@ -30,6 +30,8 @@ class DrillCommandTest {
           unknown flag         | drill --speed 5               | unknown flag '--speed'
           stray argument       | drill now                     | unexpected argument 'now'
           flag without value   | drill --nodes                 | flag --nodes N needs a value
+          unknown hosts        | drill --hosts vm              | must be loopback or netns, got 'vm'
+          netns insecure       | drill --hosts netns --insecure | --insecure and --hosts netns do not go together
           """)
   void drillUsageErrorsExitWith2BeforeStartingAnything(String name, String line, String expected) {
     CliRun r = CliRun.main(line.split(" "));
@@ -43,7 +45,13 @@ class DrillCommandTest {
   void drillHelpListsEveryFlagAndExitsWith0() {
     CliRun r = CliRun.main("drill", "--help");
     assertEquals(0, r.code());
-    for (String flag : List.of("--nodes=N", "--datanodes=N", "--procedures=N", "--keep-dir")) {
+    for (String flag :
+        List.of(
+            "--nodes=N",
+            "--datanodes=N",
+            "--procedures=N",
+            "--keep-dir",
+            "--hosts=loopback|netns")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
     }
   }
