@@ -5,8 +5,12 @@ import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LoopbackPorts;
+import dev.baton.consensus.ProcedureClient;
+import dev.baton.consensus.tls.TlsSettings;
+import dev.baton.procedure.ProcedureRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +19,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -50,6 +55,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final DataNodeProcesses dataNodes;
   private final ClusterProcedures procedures = new ClusterProcedures(this::api);
   private String peersArg;
+  private final Map<String, InetSocketAddress> raftPeers = new LinkedHashMap<>();
   private NodeApiClient anyNodeClient;
   private List<String> apiTargets = List.of();
   private NodeApiClient api;
@@ -150,8 +156,10 @@ public final class ProcessCluster implements AutoCloseable {
     StringBuilder peers = new StringBuilder();
     for (int i = 1; i <= n; i++) {
       String id = "cn" + i;
+      int raftPort = LoopbackPorts.free();
       peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
-      peers.append(LoopbackPorts.free());
+      peers.append(raftPort);
+      raftPeers.put(id, new InetSocketAddress("127.0.0.1", raftPort));
       httpOf.put(id, "127.0.0.1:" + LoopbackPorts.free());
     }
     peersArg = peers.toString();
@@ -247,6 +255,22 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public NodeApiClient client(List<String> addresses) {
     return security.secure(new NodeApiClient(addresses));
+  }
+
+  /**
+   * A Raft client of the ConfigNodes (not their admin API), for what needs Raft itself: a
+   * benchmark's baseline. Of a secured cluster, with the operator's client certificate. Close it.
+   */
+  public ProcedureClient raftClient(ProcedureRegistry registry) throws IOException {
+    if (raftPeers.isEmpty()) {
+      throw new IllegalStateException("the ConfigNodes of " + dir + " are not started");
+    }
+    ProcedureClient.Builder b = ProcedureClient.builder().peers(raftPeers).registry(registry);
+    Optional<TlsSettings> tls = security.raftClientTls();
+    if (tls.isPresent()) {
+      b.tls(tls.get());
+    }
+    return b.connect();
   }
 
   /** A client of one admin API address, as {@link #client(List)}. */
