@@ -186,7 +186,9 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             clock,
             this::isLeader,
             () -> leadership.runningStore,
-            executorSettings.batchLimits());
+            executorSettings.batchLimits(),
+            stateMachine.changes(),
+            stateMachine.table()::get);
   }
 
   /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */
@@ -326,16 +328,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   }
 
   /**
-   * A linearizable read of one procedure, answered by this node (or by the leader when this node
-   * cannot answer in time).
+   * A linearizable read of one procedure, answered by this node's own server after a read index
+   * round trip to the leader (or by the leader when this node cannot answer in time).
    */
   public CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
     return requireCalls().getInfo(procId);
   }
 
   /**
-   * Waits until the procedure has finished, reading it as {@link #getInfo} does (on any node), with
-   * a growing pause between reads.
+   * Waits until the procedure has finished, reading it as {@link #awaitFinished} does (on any
+   * node).
    *
    * @param timeout how long to wait in all
    * @return the finished procedure
@@ -344,15 +346,38 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    */
   public ProcedureInfo await(long procId, Duration timeout)
       throws IOException, TimeoutException, InterruptedException {
-    return FinishWait.await(procId, timeout, () -> read(procId));
+    Optional<ProcedureInfo> last;
+    try {
+      last =
+          awaitFinished(procId, timeout)
+              .get(timeout.plus(raftSettings.requestTimeout()).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new IOException(
+          "wait for procedure " + procId + " failed: " + e.getCause().getMessage(), e.getCause());
+    }
+    ProcedureInfo info =
+        last.orElseThrow(
+            () -> new IOException("procedure " + procId + " is unknown to the cluster"));
+    if (!info.finished()) {
+      throw new TimeoutException(
+          "procedure " + procId + " did not finish within " + timeout + "; last " + info);
+    }
+    return info;
   }
 
-  private Optional<ProcedureInfo> read(long procId) throws IOException, InterruptedException {
-    try {
-      return getInfo(procId).get(raftSettings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IOException("read of procedure " + procId + " failed: " + e.getMessage(), e);
+  /**
+   * The procedure once it has finished, or as it is when {@code timeout} has passed (then not
+   * finished), or empty if the cluster does not know it (or deleted it meanwhile). Starts with a
+   * linearizable read as {@link #getInfo}; then no more reads go to the cluster while it waits:
+   * this node looks at its own table each time it applies a change of the procedure's record, so
+   * the answer comes as soon as this node (leader or follower) applied the finish. Holds no thread
+   * while it waits.
+   */
+  public CompletableFuture<Optional<ProcedureInfo>> awaitFinished(long procId, Duration timeout) {
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("a wait's timeout is 0 or more: " + timeout);
     }
+    return requireCalls().awaitFinished(procId, timeout);
   }
 
   /** A linearizable read of every procedure, answered like {@link #getInfo}. */

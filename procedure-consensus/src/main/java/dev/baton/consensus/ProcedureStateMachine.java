@@ -68,11 +68,12 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     CompletableFuture<Boolean> abortRequested(long procId);
   }
 
-  private final ProcedureTable table = new ProcedureTable();
+  private final RecordWatch changes;
+  private final ProcedureTable table;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  private final CommandApplier applier = new CommandApplier(table);
+  private final CommandApplier applier;
   private final WriteTimings writeTimings = new WriteTimings();
-  private final SnapshotTaker snapshots = new SnapshotTaker(storage, this::freeze);
+  private final SnapshotTaker snapshots;
   private final LeaderChanges leaderChanges = new LeaderChanges();
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
@@ -84,6 +85,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
    */
   ProcedureStateMachine(String nodeId, EntryAdmission admission) {
     this.nodeId = nodeId;
+    this.changes = new RecordWatch(nodeId);
+    this.table = new ProcedureTable(changes::changed);
+    this.applier = new CommandApplier(table);
+    this.snapshots = new SnapshotTaker(storage, this::freeze);
     this.abortOutcomes = new AbortOutcomes(nodeId);
     this.admission = admission;
   }
@@ -104,6 +109,11 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   ProcedureTable table() {
     return table;
+  }
+
+  /** Waiters for the next change of a record, woken as entries (or a snapshot) are applied. */
+  RecordWatch changes() {
+    return changes;
   }
 
   /**
@@ -205,11 +215,12 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     synchronized (table) {
       if (snapshot == null) {
         table.clear();
-        return;
+      } else {
+        table.loadSnapshot(snapshot.getFile().getPath());
+        setLastAppliedTermIndex(snapshot.getTermIndex());
       }
-      table.loadSnapshot(snapshot.getFile().getPath());
-      setLastAppliedTermIndex(snapshot.getTermIndex());
     }
+    changes.changedAll();
   }
 
   @Override

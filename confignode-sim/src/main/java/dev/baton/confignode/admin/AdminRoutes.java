@@ -12,7 +12,9 @@ import java.util.Optional;
 interface AdminRoutes {
   /**
    * The JSON answer (serialized with Jackson) if this group serves the request's path, empty if the
-   * path is not one of this group's.
+   * path is not one of this group's. An answer that comes later (a long poll) is a {@link
+   * java.util.concurrent.CompletionStage} of it, failed with an {@link HttpError} for an error
+   * answer; the request holds no thread meanwhile.
    *
    * @throws HttpError for bad input or an unavailable cluster (the path is this group's)
    */

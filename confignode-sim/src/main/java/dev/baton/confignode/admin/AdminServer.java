@@ -10,6 +10,7 @@ import dev.baton.confignode.http.HttpCall;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.HttpReply;
+import dev.baton.confignode.http.HttpService;
 import dev.baton.confignode.http.JettyHttpServer;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.http.TlsIdentity;
@@ -22,6 +23,9 @@ import java.net.HttpURLConnection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,10 +75,11 @@ public final class AdminServer implements AutoCloseable {
 
   public void start(int port) throws IOException {
     server =
-        JettyHttpServer.builder("admin-" + node.nodeId(), this::serve)
+        JettyHttpServer.builder("admin-" + node.nodeId(), HttpService.async(this::serve))
             .bind(settings.bindHost(), port)
             .limits(settings.limits())
             .tls(settings.tls())
+            .unlimitedWithParameter(ProcedureRoutes.WAIT_FOR)
             .start();
   }
 
@@ -94,7 +99,7 @@ public final class AdminServer implements AutoCloseable {
     }
   }
 
-  private HttpReply serve(HttpCall call) {
+  private CompletionStage<HttpReply> serve(HttpCall call) {
     Principal who;
     try {
       who = gate.admit(call);
@@ -102,37 +107,61 @@ public final class AdminServer implements AutoCloseable {
       HttpError e = r.error();
       gate.record(
           call, r.principal(), Optional.empty(), true, e.status() + " " + e.reply().error());
-      return HttpReply.error(e);
+      return CompletableFuture.completedFuture(HttpReply.error(e));
     }
     AdminRequest req = new AdminRequest(call, who);
-    HttpReply reply = answer(req);
-    gate.record(call, Optional.of(who), req.target(), false, result(reply));
-    return reply;
+    return answer(req)
+        .thenApply(
+            reply -> {
+              gate.record(call, Optional.of(who), req.target(), false, result(reply));
+              return reply;
+            });
   }
 
-  private HttpReply answer(AdminRequest req) {
+  private CompletionStage<HttpReply> answer(AdminRequest req) {
     try {
       if (req.pathText().equals(MetricsText.PATH)) {
         req.requireMethod("GET");
-        return HttpReply.text(
-            HttpURLConnection.HTTP_OK, MetricsText.CONTENT_TYPE, MetricsText.of(node));
+        return CompletableFuture.completedFuture(
+            HttpReply.text(
+                HttpURLConnection.HTTP_OK, MetricsText.CONTENT_TYPE, MetricsText.of(node)));
       }
-      return HttpReply.json(HttpURLConnection.HTTP_OK, route(req));
-    } catch (HttpError e) {
-      return HttpReply.error(e);
-    } catch (InterruptedException e) {
+      Object answer = route(req);
+      if (answer instanceof CompletionStage<?> later) {
+        return later.handle(
+            (value, failure) ->
+                failure == null
+                    ? HttpReply.json(HttpURLConnection.HTTP_OK, value)
+                    : failed(req, unwrap(failure)));
+      }
+      return CompletableFuture.completedFuture(HttpReply.json(HttpURLConnection.HTTP_OK, answer));
+    } catch (HttpError | InterruptedException | IOException | RuntimeException e) {
+      return CompletableFuture.completedFuture(failed(req, e));
+    }
+  }
+
+  /** The error answer for a route's failure: its own error, 503, 400 or a 500 with a reference. */
+  private static HttpReply failed(AdminRequest req, Throwable e) {
+    if (e instanceof HttpError error) {
+      return HttpReply.error(error);
+    }
+    if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
       return HttpReply.json(
           HttpURLConnection.HTTP_UNAVAILABLE,
           new ErrorReply(ClusterCalls.UNAVAILABLE, "the node is shutting down"));
-    } catch (IOException e) {
-      return HttpReply.unreadable(e);
-    } catch (RuntimeException e) {
-      String reference = HttpErrors.newReference();
-      LOG.error(
-          "admin API failed on {} {} (reference {})", req.method(), req.pathText(), reference, e);
-      return HttpReply.internal(reference);
     }
+    if (e instanceof IOException io) {
+      return HttpReply.unreadable(io);
+    }
+    String reference = HttpErrors.newReference();
+    LOG.error(
+        "admin API failed on {} {} (reference {})", req.method(), req.pathText(), reference, e);
+    return HttpReply.internal(reference);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   /** The audit log's result of an answer: its status, and its error code if any. */

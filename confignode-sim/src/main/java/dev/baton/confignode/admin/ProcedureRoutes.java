@@ -9,6 +9,7 @@ import dev.baton.confignode.http.Paging;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.procedures.ProcedureLimits;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
@@ -17,21 +18,46 @@ import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import java.io.IOException;
 import java.net.HttpURLConnection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * {@code /api/procedures}: submit (any node: the submission is a log entry), list with filters, get
- * one, abort. Reads are linearizable; the leader adds each live procedure's wait reason.
+ * {@code /api/procedures}: submit (any node: the submission is a log entry; the answer comes once
+ * it is committed, not once the procedure ran), list with filters, get one (or wait for it to
+ * finish: {@code ?waitFor=finished&timeout=10s}), abort. Reads are linearizable; the leader adds
+ * each live procedure's wait reason.
  */
 final class ProcedureRoutes implements AdminRoutes {
   /** Largest request body accepted. */
   static final int MAX_BODY_BYTES = 64 << 10;
 
   static final String PATH = "procedures";
+
+  /** The query parameter of a long poll: {@code waitFor=finished}. */
+  static final String WAIT_FOR = "waitFor";
+
+  /** The one event a long poll waits for. */
+  static final String FINISHED = "finished";
+
+  /** How long a long poll waits: {@code 10s}, {@code 500ms}, or whole seconds. */
+  static final String TIMEOUT = "timeout";
+
+  /**
+   * Long polls one node keeps waiting at once; more are answered 503 at once. Each holds a
+   * connection and a few objects, no thread.
+   */
+  static final int MAX_WAITING = 1024;
+
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s)?");
 
   /** A submission: a registered type, its arguments, and an optional nonce for safe retries. */
   record SubmitRequest(String type, JsonNode args, NonceBody nonce) {}
@@ -41,6 +67,7 @@ final class ProcedureRoutes implements AdminRoutes {
   private final ProcedureNode<ConfigNodeEnv> node;
   private final StateHolds holds;
   private final ProcedureLimits limits;
+  private final AtomicInteger waiting = new AtomicInteger();
 
   ProcedureRoutes(ProcedureNode<ConfigNodeEnv> node, StateHolds holds, ProcedureLimits limits) {
     this.node = node;
@@ -60,7 +87,9 @@ final class ProcedureRoutes implements AdminRoutes {
     }
     if (req.isApi(PATH, null)) {
       req.requireMethod("GET");
-      return Optional.of(get(procId(req.segment(1))));
+      long id = procId(req.segment(1));
+      Optional<Duration> wait = waitOf(req.query());
+      return Optional.of(wait.isPresent() ? awaitFinished(id, wait.get()) : get(id));
     }
     if (req.isApi(PATH, null, "abort")) {
       req.requireMethod("POST");
@@ -177,13 +206,81 @@ final class ProcedureRoutes implements AdminRoutes {
             + "'");
   }
 
+  /**
+   * The wait a {@code GET /api/procedures/ID} asks for: empty without {@code waitFor}; with {@code
+   * waitFor=finished}, its {@code timeout} (default {@link ConfigNodeWaits#PROCEDURE_WAIT_DEFAULT},
+   * at most {@link ConfigNodeWaits#PROCEDURE_WAIT_MAX}).
+   */
+  static Optional<Duration> waitOf(Map<String, String> query) throws HttpError {
+    String waitFor = query.get(WAIT_FOR);
+    String timeout = query.get(TIMEOUT);
+    if (waitFor == null) {
+      if (timeout != null) {
+        throw badRequest("'" + TIMEOUT + "' needs '" + WAIT_FOR + "=" + FINISHED + "'");
+      }
+      return Optional.empty();
+    }
+    if (!waitFor.equals(FINISHED)) {
+      throw badRequest("'" + WAIT_FOR + "' must be '" + FINISHED + "', got '" + waitFor + "'");
+    }
+    if (timeout == null) {
+      return Optional.of(ConfigNodeWaits.PROCEDURE_WAIT_DEFAULT);
+    }
+    Matcher m = DURATION.matcher(timeout);
+    Duration d = null;
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      d = "ms".equals(m.group(2)) ? Duration.ofMillis(n) : Duration.ofSeconds(n);
+    }
+    if (d == null || d.compareTo(ConfigNodeWaits.PROCEDURE_WAIT_MAX) > 0) {
+      throw badRequest(
+          "'"
+              + TIMEOUT
+              + "' must be a duration such as 10s or 500ms, at most "
+              + ConfigNodeWaits.PROCEDURE_WAIT_MAX.toSeconds()
+              + "s, got '"
+              + timeout
+              + "'");
+    }
+    return Optional.of(d);
+  }
+
+  /**
+   * The procedure once it finished, or as it is when {@code timeout} has passed ({@code finished}
+   * false): the node waits without a thread (see {@link ProcedureNode#awaitFinished}), leader or
+   * follower alike. An unknown id is a 404, as for a plain GET.
+   */
+  private CompletableFuture<ProcedureView> awaitFinished(long id, Duration timeout)
+      throws HttpError {
+    if (waiting.incrementAndGet() > MAX_WAITING) {
+      waiting.decrementAndGet();
+      throw ClusterCalls.unavailable(
+          "this node already holds " + MAX_WAITING + " waiting requests; try again later");
+    }
+    CompletableFuture<Optional<ProcedureInfo>> wait;
+    try {
+      wait = node.awaitFinished(id, timeout);
+    } catch (RuntimeException e) {
+      waiting.decrementAndGet();
+      throw e;
+    }
+    return ClusterCalls.later(wait, timeout.plus(ConfigNodeWaits.ADMIN_CLUSTER_CALL))
+        .whenComplete((info, failure) -> waiting.decrementAndGet())
+        .thenApply(info -> view(info.orElseThrow(() -> new CompletionException(notFound(id)))));
+  }
+
+  private static HttpError notFound(long id) {
+    return new HttpError(
+        HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id);
+  }
+
+  private static HttpError badRequest(String message) {
+    return new HttpError(HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, message);
+  }
+
   private ProcedureView get(long id) throws HttpError, InterruptedException {
     Optional<ProcedureInfo> info = ClusterCalls.await(node.getInfo(id));
-    return view(
-        info.orElseThrow(
-            () ->
-                new HttpError(
-                    HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id)));
+    return view(info.orElseThrow(() -> notFound(id)));
   }
 
   /**

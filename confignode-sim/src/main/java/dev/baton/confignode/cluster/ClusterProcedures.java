@@ -73,10 +73,18 @@ public final class ClusterProcedures {
             });
   }
 
-  /** Waits until the procedure is terminal; returns its view. */
+  /**
+   * Waits until the procedure is terminal (long polls, {@link NodeApiClient#awaitFinished});
+   * returns its view.
+   */
   public JsonNode awaitFinished(long procId, Duration timeout)
       throws IOException, InterruptedException {
-    return await(procId, p -> p.get("finished").asBoolean(), timeout, "finished");
+    JsonNode view = api.get().awaitFinished(procId, timeout);
+    if (!view.path("finished").asBoolean()) {
+      throw new IOException(
+          "procedure " + procId + " has not finished within " + timeout + ": " + view);
+    }
+    return view;
   }
 
   /** Waits until every procedure the cluster knows is terminal. */

@@ -6,12 +6,15 @@ import dev.baton.confignode.certs.ClusterCertificates;
 import dev.baton.confignode.certs.ClusterFiles;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.TlsIdentity;
+import dev.baton.consensus.tls.ClientRole;
+import dev.baton.consensus.tls.TlsSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * How a local cluster's ConfigNodes are secured, as a production cluster would be: they require
@@ -93,6 +96,13 @@ final class ClusterSecurity {
               "--http-key", api.key().toString()));
     }
     return flags;
+  }
+
+  /** The TLS settings of a Raft client with the operator's certificate; empty when not secured. */
+  Optional<TlsSettings> raftClientTls() throws IOException {
+    return certificates == null
+        ? Optional.empty()
+        : Optional.of(certificates.client(ClientRole.OPERATOR).tlsSettings());
   }
 
   /** {@code client} trusting the admin API's certificate and sending the admin's token. */

@@ -5,8 +5,12 @@ import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.hosts.NetnsHosts;
 import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.consensus.ProcedureClient;
+import dev.baton.consensus.tls.TlsSettings;
+import dev.baton.procedure.ProcedureRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,6 +57,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final DataNodeProcesses dataNodes;
   private final ClusterProcedures procedures = new ClusterProcedures(this::api);
   private String peersArg;
+  private final Map<String, InetSocketAddress> raftPeers = new LinkedHashMap<>();
   private NodeApiClient anyNodeClient;
   private List<String> apiTargets = List.of();
   private NodeApiClient api;
@@ -222,6 +227,7 @@ public final class ProcessCluster implements AutoCloseable {
       peers.append(':').append(placement.port(HostPlacement.Service.RAFT));
       httpOf.put(id, host + ":" + placement.port(HostPlacement.Service.ADMIN_API));
       certificateHosts.put(id, placement.certificateHosts(host));
+      raftPeers.put(id, new InetSocketAddress(host, placement.port(HostPlacement.Service.RAFT)));
     }
     peersArg = peers.toString();
     security.issueCertificates(dir, certificateHosts);
@@ -318,6 +324,22 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public NodeApiClient client(List<String> addresses) {
     return security.secure(new NodeApiClient(addresses));
+  }
+
+  /**
+   * A Raft client of the ConfigNodes (not their admin API), for what needs Raft itself: a
+   * benchmark's baseline. Of a secured cluster, with the operator's client certificate. Close it.
+   */
+  public ProcedureClient raftClient(ProcedureRegistry registry) throws IOException {
+    if (raftPeers.isEmpty()) {
+      throw new IllegalStateException("the ConfigNodes of " + dir + " are not started");
+    }
+    ProcedureClient.Builder b = ProcedureClient.builder().peers(raftPeers).registry(registry);
+    Optional<TlsSettings> tls = security.raftClientTls();
+    if (tls.isPresent()) {
+      b.tls(tls.get());
+    }
+    return b.connect();
   }
 
   /** A client of one admin API address, as {@link #client(List)}. */

@@ -7,6 +7,7 @@ import dev.baton.confignode.http.Json;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -60,11 +61,19 @@ final class DrillWorkload {
   }
 
   /**
-   * Waits until every procedure (children included) is terminal, printing progress; a failed read
-   * of the list means "not yet".
+   * Waits until every procedure (children included) is terminal, printing progress: long polls each
+   * submitted procedure until it finished ({@link NodeApiClient#awaitFinished}), then reads the
+   * list until every procedure in it is terminal (a failed read means "not yet").
    */
   void awaitAllFinished() throws IOException, InterruptedException {
     shownFinished = -1;
+    long deadline = System.nanoTime() + ConfigNodeWaits.DRILL_FINISH_WAIT.toNanos();
+    for (long id : submitted.values()) {
+      Duration left = Duration.ofNanos(deadline - System.nanoTime());
+      if (left.isNegative() || !api.awaitFinished(id, left).path("finished").asBoolean()) {
+        break; // the list poll below reports what is still running
+      }
+    }
     Poll.every(ConfigNodeWaits.DRILL_LIST_POLL)
         .within(ConfigNodeWaits.DRILL_FINISH_WAIT)
         .notYetOn(NodeApiClient.ApiException.class)

@@ -77,6 +77,7 @@ public final class JettyHttpServer implements AutoCloseable {
     private HttpLimits limits = HttpLimits.ADMIN;
     private Optional<TlsIdentity> tls = Optional.empty();
     private final List<String> unlimited = new ArrayList<>();
+    private final List<String> unlimitedParameters = new ArrayList<>();
 
     private Builder(String name, HttpService service) {
       this.name = name;
@@ -107,6 +108,16 @@ public final class JettyHttpServer implements AutoCloseable {
      */
     public Builder unlimitedPath(String pathSpec) {
       unlimited.add(pathSpec);
+      return this;
+    }
+
+    /**
+     * Requests whose query names {@code parameter} (e.g. {@code waitFor} of a long poll) skip the
+     * cap on requests at once: they wait for an event without a thread, so the service bounds how
+     * many may wait ({@link HttpService#serveAsync}), not the handler slots.
+     */
+    public Builder unlimitedWithParameter(String parameter) {
+      unlimitedParameters.add(parameter);
       return this;
     }
 
@@ -161,6 +172,9 @@ public final class JettyHttpServer implements AutoCloseable {
       qos.setMaxSuspendedRequestCount(limits.maxWaitingRequests());
       qos.setMaxSuspend(limits.maxWait());
       unlimited.forEach(qos::excludePath);
+      for (String parameter : unlimitedParameters) {
+        qos.exclude(request -> hasParameter(request.getHttpURI().getQuery(), parameter));
+      }
       server.setHandler(qos);
       server.setErrorHandler(new JsonErrorHandler());
       try {
@@ -176,6 +190,20 @@ public final class JettyHttpServer implements AutoCloseable {
       }
       return new JettyHttpServer(server, connector, tls.isPresent());
     }
+  }
+
+  /** Whether a raw query ({@code a=1&b}, or null) names {@code parameter}. */
+  static boolean hasParameter(String rawQuery, String parameter) {
+    if (rawQuery == null) {
+      return false;
+    }
+    for (String pair : rawQuery.split("&")) {
+      int eq = pair.indexOf('=');
+      if ((eq < 0 ? pair : pair.substring(0, eq)).equals(parameter)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The port listened on (the chosen one when asked for 0), also once closed. */
