@@ -79,17 +79,17 @@ final class ReadRules extends RuleSet {
     if (before == null || !before.precedes(read)) {
       return;
     }
-    boolean acked = before.request().isSubmit();
-    if (read.id() == Operation.END_ID && acked) {
+    Optional<Operation> ack = submissions().acknowledging(id);
+    if (read.id() == Operation.END_ID && ack.isPresent()) {
       report(
           HistoryRule.ACKNOWLEDGED_KEPT,
           String.format(
-              "acknowledged procedure %d (nonce %d) is lost: not among the procedures at the"
-                  + " end",
-              id, before.request().nonce()),
-          List.of(before));
+              "acknowledged procedure %d (nonce %d) is lost: not among the procedures at the end",
+              id, ack.get().request().nonce()),
+          List.of(ack.get()));
       return;
     }
+    boolean acked = before.request().isSubmit();
     report(
         HistoryRule.READ_SEES_WRITE,
         String.format(
