@@ -5,7 +5,9 @@ import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.ProcessCluster;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,9 +24,9 @@ final class ChaosReads extends PacedLoop {
   private static final Logger LOG = LoggerFactory.getLogger(ChaosReads.class);
 
   /** Pause between two reads, at least and at most. */
-  static final long MIN_PACE_MILLIS = 20;
+  static final long MIN_PACE_MILLIS = 50;
 
-  static final long MAX_PACE_MILLIS = 120;
+  static final long MAX_PACE_MILLIS = 250;
 
   /** Out of 100: the share of each read, cumulatively (a procedure, the metadata, the list). */
   static final int[] CUMULATIVE_WEIGHTS = {80, 92, 100};
@@ -36,6 +38,9 @@ final class ChaosReads extends PacedLoop {
   static final long SEED_SALT = 0x2545F4914F6CDD1DL;
 
   private final ProcessCluster cluster;
+
+  /** One client per node address, kept: its connections are reused from read to read. */
+  private final Map<String, NodeApiClient> clients = new HashMap<>();
 
   ChaosReads(ProcessCluster cluster, long seed) {
     super(new Random(seed ^ SEED_SALT), MIN_PACE_MILLIS, MAX_PACE_MILLIS, "read");
@@ -59,8 +64,8 @@ final class ChaosReads extends PacedLoop {
       return;
     }
     String node = serving.get(random.nextInt(serving.size()));
-    NodeApiClient client = cluster.directClient(node);
     String address = cluster.http(node);
+    NodeApiClient client = clients.computeIfAbsent(address, a -> cluster.directClient(node));
     HistoryRecorder history = cluster.procedures().history();
     int roll = random.nextInt(CUMULATIVE_WEIGHTS[CUMULATIVE_WEIGHTS.length - 1]);
     if (roll < CUMULATIVE_WEIGHTS[0]) {

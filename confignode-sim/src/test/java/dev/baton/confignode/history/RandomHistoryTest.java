@@ -92,6 +92,12 @@ class RandomHistoryTest {
     return h.operations().stream().mapToLong(Operation::endNanos).max().orElse(0);
   }
 
+  /** A new operation after every other one of {@code h}, by the client {@code mutant}. */
+  private static Operation after(History h, Request request, Reply reply) {
+    long t = maxEnd(h) + 1;
+    return new Operation(h.operations().size() + 1, "mutant", "n0", t, t + 1, request, reply);
+  }
+
   private static History with(History h, Operation extra, FinalState end) {
     List<Operation> ops = new ArrayList<>(h.operations());
     if (extra != null) {
@@ -129,16 +135,7 @@ class RandomHistoryTest {
               long id = ack.reply().procId() + 1_000_000;
               List<ProcedureSeen> end = new ArrayList<>(h.end().procedures());
               end.add(new ProcedureSeen(id, true, ack.request().type(), "SUCCESS", true));
-              long t = maxEnd(h) + 1;
-              Operation again =
-                  new Operation(
-                      h.operations().size() + 1,
-                      "mutant",
-                      "n0",
-                      t,
-                      t + 1,
-                      ack.request(),
-                      Reply.submitted(id));
+              Operation again = after(h, ack.request(), Reply.submitted(id));
               return with(h, again, withProcedures(h.end(), end));
             });
   }
@@ -212,16 +209,8 @@ class RandomHistoryTest {
     return firstAcknowledged(h)
         .map(
             ack -> {
-              long t = maxEnd(h) + 1;
               Operation read =
-                  new Operation(
-                      h.operations().size() + 1,
-                      "mutant",
-                      "n1",
-                      t,
-                      t + 1,
-                      Request.readProcedure(ack.reply().procId()),
-                      Reply.notFound());
+                  after(h, Request.readProcedure(ack.reply().procId()), Reply.notFound());
               return with(h, read, h.end());
             });
   }
@@ -231,20 +220,9 @@ class RandomHistoryTest {
       if (o.ok() && o.kind() == OperationKind.READ_PROCEDURE && !o.reply().seen().isEmpty()) {
         ProcedureSeen p = o.reply().seen().get(0);
         if (p.finished()) {
-          long t = maxEnd(h) + 1;
           ProcedureSeen live = new ProcedureSeen(p.procId(), p.root(), p.type(), "RUNNABLE", false);
           return Optional.of(
-              with(
-                  h,
-                  new Operation(
-                      h.operations().size() + 1,
-                      "mutant",
-                      "n2",
-                      t,
-                      t + 1,
-                      Request.readProcedure(p.procId()),
-                      Reply.found(live)),
-                  h.end()));
+              with(h, after(h, Request.readProcedure(p.procId()), Reply.found(live)), h.end()));
         }
       }
     }
@@ -266,16 +244,7 @@ class RandomHistoryTest {
         Optional<ProcedureSeen> atEnd =
             h.end().procedures().stream().filter(p -> p.procId() == id).findFirst();
         if (!deletes.contains(r.database()) && atEnd.isPresent() && atEnd.get().succeeded()) {
-          long t = maxEnd(h) + 1;
-          Operation read =
-              new Operation(
-                  h.operations().size() + 1,
-                  "mutant",
-                  "n0",
-                  t,
-                  t + 1,
-                  Request.readProcedure(id),
-                  Reply.found(atEnd.get()));
+          Operation read = after(h, Request.readProcedure(id), Reply.found(atEnd.get()));
           Set<String> dbs = new HashSet<>(h.end().databases());
           dbs.remove(r.database());
           FinalState e = h.end();
