@@ -1,9 +1,13 @@
 package dev.baton.confignode.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.history.History;
+import dev.baton.confignode.history.HistoryChecker;
+import dev.baton.confignode.history.HistoryViolation;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
@@ -25,8 +29,10 @@ import java.util.concurrent.TimeoutException;
  * Settings#maxMajorityLossMillis()} before restarting them all, makes DataNodes fail commands, and
  * kills and restarts DataNodes; then every fault is healed, a quiet period lets every procedure
  * finish, unacknowledged submissions are asked again with their nonces, and {@link InvariantCheck}
- * checks everything. Prints the seed first, a timeline as it goes, and the result; the same seed
- * replays the same schedule and workload choices.
+ * checks everything, and {@link HistoryChecker} the recorded client operations (the workload's
+ * submissions and reads, and periodic reads of random nodes, {@link ChaosReads}). Prints the seed
+ * first, a timeline as it goes, and the result; the same seed replays the same schedule and
+ * workload choices.
  */
 public final class ClusterChaosRun {
   /** A step may take this long (a signal, a leader lookup) before the schedule shifts. */
@@ -120,15 +126,20 @@ public final class ClusterChaosRun {
               : "insecure (plain HTTP without tokens, plain Raft)");
       ChaosWorkload workload = new ChaosWorkload(cluster, settings.seed());
       Thread worker = new Thread(workload, "chaos-workload");
+      ChaosReads reads = new ChaosReads(cluster, settings.seed());
+      Thread reader = new Thread(reads, "chaos-reads");
       LeaderWatch watch = new LeaderWatch(cluster);
       Thread watcher = new Thread(watch, "chaos-leader-watch");
       worker.start();
+      reader.start();
       watcher.start();
       try {
         inject(cluster, schedule);
       } finally {
         workload.stop();
+        reads.stop();
         worker.join(ConfigNodeWaits.CHAOS_WORKLOAD_STOP.toMillis());
+        reader.join(ConfigNodeWaits.CHAOS_WORKLOAD_STOP.toMillis());
         healAll(cluster);
         watch.stop();
         watcher.join();
@@ -146,6 +157,16 @@ public final class ClusterChaosRun {
       }
       InvariantCheck.Result result =
           InvariantCheck.check(cluster.api(), dataNodes, cluster.procedures().acknowledged(), true);
+      History history =
+          cluster
+              .procedures()
+              .history()
+              .history(HistoryRecorder.finalState(cluster.api(), dataNodes));
+      List<HistoryViolation> broken = HistoryChecker.check(history);
+      out.println(HistoryChecker.summary(history, broken));
+      for (HistoryViolation v : broken) {
+        result = result.withViolation("history: " + v);
+      }
       out.printf(
           Locale.ROOT,
           "longest whole-cluster outage: %d ms killed (bound %d ms), %d ms until a leader ran%n",

@@ -342,6 +342,14 @@ public final class ProcessCluster implements AutoCloseable {
     return b.connect();
   }
 
+  /**
+   * A client of one node's admin API, as {@link #client(List)}, that asks once: a failed read is
+   * not retried (for reads whose outcome a history records).
+   */
+  public NodeApiClient directClient(String nodeId) {
+    return security.secure(new NodeApiClient(List.of(http(nodeId)), Duration.ZERO));
+  }
+
   /** A client of one admin API address, as {@link #client(List)}. */
   public NodeApiClient client(String address) {
     return client(List.of(address));

@@ -5,20 +5,26 @@ import static dev.baton.confignode.drill.DrillWorkload.args;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ClusterHosts;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.history.History;
+import dev.baton.confignode.history.HistoryChecker;
+import dev.baton.confignode.history.HistoryViolation;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
 /**
  * The drill: a local cluster of ConfigNode and DataNode processes, a mixed workload, a SIGKILL of
  * the leader in the middle, and a check of the invariants from the procedures' final states, the
- * metadata and the DataNodes' ledgers ({@link DrillChecks}). Prints progress and a report ({@link
+ * metadata and the DataNodes' ledgers ({@link DrillChecks}), and of the workload's recorded
+ * submissions and reads ({@link HistoryChecker}). Prints progress and a report ({@link
  * DrillReport}); {@link #run} returns true only if every invariant holds.
  */
 public final class Drill implements AutoCloseable {
@@ -156,8 +162,15 @@ public final class Drill implements AutoCloseable {
     workload.awaitAllFinished();
     report.wallMillis = System.currentTimeMillis() - workloadStart;
 
-    List<String> violations = new DrillChecks(api, cluster.dataNodeAddresses(), report).run();
+    List<String> violations =
+        new ArrayList<>(new DrillChecks(api, cluster.dataNodeAddresses(), report).run());
+    List<DataNodeClient> dataNodes =
+        cluster.dataNodeAddresses().stream().map(DataNodeClient::new).toList();
+    History history = workload.history().history(HistoryRecorder.finalState(api, dataNodes));
+    List<HistoryViolation> broken = HistoryChecker.check(history);
+    broken.forEach(v -> violations.add("history: " + v));
     report.print(settings, dir);
+    out.println(HistoryChecker.summary(history, broken));
     if (violations.isEmpty()) {
       out.println("RESULT: every invariant holds");
       return true;

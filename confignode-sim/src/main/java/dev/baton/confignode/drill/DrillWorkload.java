@@ -3,6 +3,7 @@ package dev.baton.confignode.drill;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
@@ -17,7 +18,8 @@ import java.util.Set;
 
 /**
  * The drill's submissions through the admin API: each with its own nonce (a submission retried
- * after a failover is one procedure), and the waits for them to finish.
+ * after a failover is one procedure), and the waits for them to finish. The submissions and the
+ * reads of the procedure list are recorded in {@link #history()}.
  */
 final class DrillWorkload {
   /** Nonce group of the drill's submissions. */
@@ -26,12 +28,18 @@ final class DrillWorkload {
   private final NodeApiClient api;
   private final DrillReport report;
   private final Map<String, Long> submitted = new LinkedHashMap<>();
+  private final HistoryRecorder history = new HistoryRecorder();
   private long nonce;
   private long shownFinished = -1;
 
   DrillWorkload(NodeApiClient api, DrillReport report) {
     this.api = api;
     this.report = report;
+  }
+
+  /** The recorded submissions and reads. */
+  HistoryRecorder history() {
+    return history;
   }
 
   /** Procedures submitted so far. */
@@ -42,17 +50,24 @@ final class DrillWorkload {
   void submit(String what, String type, JsonNode args) throws IOException, InterruptedException {
     long n = ++nonce;
     long id =
-        Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
-            .within(ConfigNodeWaits.CLUSTER_WAIT)
-            .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
-            .retry(() -> api.submit(type, args, NONCE_GROUP, n));
+        history.submit(
+            HistoryRecorder.ANY_NODE,
+            n,
+            type,
+            args,
+            () ->
+                Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
+                    .within(ConfigNodeWaits.CLUSTER_WAIT)
+                    .notYetIf(
+                        NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
+                    .retry(() -> api.submit(type, args, NONCE_GROUP, n)));
     submitted.put(what, id);
   }
 
   /** Root procedures that finished. */
   long finishedCount() throws IOException, InterruptedException {
     long n = 0;
-    for (JsonNode p : api.listProcedures("")) {
+    for (JsonNode p : listProcedures()) {
       if (p.get("finished").asBoolean() && p.get("parentProcId").asLong() < 0) {
         n++;
       }
@@ -87,7 +102,7 @@ final class DrillWorkload {
 
   /** Whether every procedure is terminal; prints the count of finished ones when it changed. */
   private boolean allFinished() throws IOException, InterruptedException {
-    JsonNode all = api.listProcedures("");
+    JsonNode all = listProcedures();
     long done = 0;
     for (JsonNode p : all) {
       if (p.get("finished").asBoolean()) {
@@ -99,6 +114,10 @@ final class DrillWorkload {
       shownFinished = done;
     }
     return done == all.size() && all.size() >= submitted.size();
+  }
+
+  private JsonNode listProcedures() throws IOException, InterruptedException {
+    return history.readList(HistoryRecorder.ANY_NODE, () -> api.listProcedures(""));
   }
 
   /**
