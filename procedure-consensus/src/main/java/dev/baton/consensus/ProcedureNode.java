@@ -305,6 +305,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
                 NodeCalls.bounded(peer.takeSnapshot(), "snapshot", raftSettings.requestTimeout()));
   }
 
+  /** The index of the last Raft log entry this node knows to be committed; 0 before it started. */
+  public long commitIndex() {
+    return division().map(d -> d.getRaftLog().getLastCommittedIndex()).orElse(0L);
+  }
+
   /** Store writes and id reservations rejected by this node's state machine for a stale term. */
   public long rejectedWriteCount() {
     return stateMachine.rejectedWriteCount();

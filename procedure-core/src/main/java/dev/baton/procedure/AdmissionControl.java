@@ -273,6 +273,31 @@ final class AdmissionControl<Env> implements LockHost {
     return reason;
   }
 
+  /**
+   * The kind of {@link #waitReason}, checked in the same order, without building its text; null if
+   * the procedure does not wait.
+   */
+  WaitCategory waitCategory(Procedure<Env> proc) {
+    if (proc.isFinished()) {
+      return null;
+    }
+    if (locks.isWaiting(proc)) {
+      return WaitCategory.LOCK;
+    }
+    if (limiter.isWaiting(proc)) {
+      return WaitCategory.LIMIT;
+    }
+    if (backoff.containsKey(proc)) {
+      return WaitCategory.BACKOFF;
+    }
+    return switch (proc.getState()) {
+      case WAITING ->
+          proc.exec.getPendingChildren() > 0 ? WaitCategory.CHILDREN : WaitCategory.SUSPENDED;
+      case WAITING_TIMEOUT -> WaitCategory.TIMER;
+      default -> null;
+    };
+  }
+
   ProcedureInfo withWaitReason(ProcedureInfo info) {
     Procedure<Env> p = ctx.procedures.get(info.procId());
     if (p == null) {

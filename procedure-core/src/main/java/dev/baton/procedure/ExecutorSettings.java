@@ -40,6 +40,7 @@ final class ExecutorSettings<Env> {
   LongSupplier clock = System::currentTimeMillis;
   LockManager lockManager;
   Consumer<Throwable> failStopListener;
+  ProcedureMetrics metrics = ProcedureMetrics.NONE;
   final Map<String, Integer> limits = new LinkedHashMap<>();
 
   ExecutorSettings(Env env, ProcedureStore store, ProcedureRegistry registry) {

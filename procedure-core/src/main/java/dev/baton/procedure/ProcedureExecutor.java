@@ -54,7 +54,8 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
             s.clock,
             this::failStop,
             s.lockManager(),
-            new ProcedureLimiter(s.limits));
+            new ProcedureLimiter(s.limits),
+            s.metrics);
     ProcedureCompletion<Env> completion = new ProcedureCompletion<>(ctx);
     this.submissions = new Submissions<>(ctx);
     this.deadlines = new ExpiredDeadlines<>(ctx);
@@ -256,6 +257,11 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     return ctx.finishFuture(procId);
   }
 
+  /** The live procedures now: by state, the waiting ones by why, the oldest of each type. */
+  public ExecutorCensus census() {
+    return ctx.census();
+  }
+
   /** Number of live (unfinished-tree) procedures. */
   public int liveCount() {
     return ctx.procedures.size();
@@ -390,6 +396,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      */
     public Builder<Env> onFailStop(Consumer<Throwable> listener) {
       s.failStopListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Where the executor reports steps, finished procedures, lock waits and store writes. */
+    public Builder<Env> metrics(ProcedureMetrics metrics) {
+      s.metrics = Objects.requireNonNull(metrics, "metrics");
       return this;
     }
 

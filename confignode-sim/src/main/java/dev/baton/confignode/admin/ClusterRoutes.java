@@ -8,6 +8,7 @@ import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.ProcedureExecutor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -23,16 +24,16 @@ final class ClusterRoutes implements AdminRoutes {
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req) throws HttpError, InterruptedException {
-    if (req.isApi("cluster")) {
-      req.requireMethod("GET");
-      return Optional.of(cluster());
-    }
-    if (req.isApi("metadata")) {
-      req.requireMethod("GET");
-      return Optional.of(metadata());
-    }
-    return Optional.empty();
+  public List<Endpoint> endpoints() {
+    return List.of(
+        Endpoint.get(
+            "/api/cluster",
+            "this node's view: role, leader, term, peers, its executor and last recovery",
+            req -> cluster()),
+        Endpoint.get(
+            "/api/metadata",
+            "the cluster metadata (databases, regions, DataNodes), read linearizably",
+            req -> metadata()));
   }
 
   private Map<String, Object> cluster() {

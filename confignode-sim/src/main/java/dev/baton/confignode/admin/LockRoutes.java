@@ -48,20 +48,24 @@ final class LockRoutes implements AdminRoutes {
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req) throws HttpError, InterruptedException {
-    if (!req.isApi(PATH)) {
-      return Optional.empty();
-    }
-    req.requireMethod("GET");
+  public List<Endpoint> endpoints() {
+    return List.of(
+        Endpoint.get(
+            "/api/" + PATH,
+            "the leader's lock table: every held or awaited lock, holders and waiters in order",
+            this::locks));
+  }
+
+  private Object locks(AdminRequest req) throws HttpError, InterruptedException {
     Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
     if (executor.isPresent()) {
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("nodeId", node.nodeId());
       out.put("term", node.term());
       out.put("locks", executor.get().locks());
-      return Optional.of(out);
+      return out;
     }
-    return Optional.of(forwardToLeader(req));
+    return forwardToLeader(req);
   }
 
   private JsonNode forwardToLeader(AdminRequest req) throws HttpError, InterruptedException {

@@ -6,6 +6,7 @@ import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
 import dev.baton.confignode.http.Paging;
+import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.procedures.ProcedureLimits;
@@ -59,6 +60,9 @@ final class ProcedureRoutes implements AdminRoutes {
 
   private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s)?");
 
+  /** The operator action of an abort, as metrics count it. */
+  static final String ABORT = "abort";
+
   /** A submission: a registered type, its arguments, and an optional nonce for safe retries. */
   record SubmitRequest(String type, JsonNode args, NonceBody nonce) {}
 
@@ -68,37 +72,64 @@ final class ProcedureRoutes implements AdminRoutes {
   private final StateHolds holds;
   private final ProcedureLimits limits;
   private final AtomicInteger waiting = new AtomicInteger();
+  private final NodeMetrics metrics;
 
-  ProcedureRoutes(ProcedureNode<ConfigNodeEnv> node, StateHolds holds, ProcedureLimits limits) {
+  ProcedureRoutes(
+      ProcedureNode<ConfigNodeEnv> node,
+      StateHolds holds,
+      ProcedureLimits limits,
+      NodeMetrics metrics) {
     this.node = node;
     this.holds = holds;
     this.limits = limits;
+    this.metrics = metrics;
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req)
-      throws HttpError, IOException, InterruptedException {
-    if (req.isApi(PATH)) {
-      if (req.method().equals("POST")) {
-        return Optional.of(submit(req));
-      }
-      req.requireMethod("GET");
-      return Optional.of(list(req));
-    }
-    if (req.isApi(PATH, null)) {
-      req.requireMethod("GET");
-      long id = procId(req.segment(1));
-      Optional<Duration> wait = waitOf(req.query());
-      return Optional.of(wait.isPresent() ? awaitFinished(id, wait.get()) : get(id));
-    }
-    if (req.isApi(PATH, null, "abort")) {
-      req.requireMethod("POST");
-      long id = procId(req.segment(1));
-      req.target("procedure " + id);
-      get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
-      return Optional.of(Map.of("aborted", ClusterCalls.await(node.abort(id))));
-    }
-    return Optional.empty();
+  public List<Endpoint> endpoints() {
+    return List.of(
+        Endpoint.post(
+            "/api/" + PATH,
+            "submit a procedure {type, args?, nonce?: {group, nonce}} → {procId}",
+            this::submit),
+        Endpoint.get(
+                "/api/" + PATH,
+                "one page of the procedures that match the filters, in id order",
+                this::list)
+            .withQuery(
+                "limit: page size, 1 to " + Paging.MAX_PAGE,
+                "after: only ids above this one (the previous page's "
+                    + Paging.NEXT_AFTER_HEADER
+                    + " header)",
+                "state: only procedures in this state",
+                "type: only procedures of this type"),
+        Endpoint.get(
+                "/api/" + PATH + "/{id}",
+                "one procedure, with its wait reason while it waits; with waitFor=finished, answered"
+                    + " once it finished or the timeout passed (finished: false)",
+                this::getOrAwait)
+            .withQuery(
+                WAIT_FOR + ": " + FINISHED + " to wait until the procedure finished",
+                TIMEOUT
+                    + ": how long to wait (10s, 500ms; default and bounds in the reply's"
+                    + " error when out of range)"),
+        Endpoint.post(
+            "/api/" + PATH + "/{id}/abort", "ask to abort a procedure → {aborted}", this::abort));
+  }
+
+  private Map<String, Object> abort(AdminRequest req) throws HttpError, InterruptedException {
+    long id = procId(req.segment(1));
+    req.target("procedure " + id);
+    get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
+    boolean aborted = ClusterCalls.await(node.abort(id));
+    metrics.operatorAction(ABORT, aborted ? NodeMetrics.DONE : NodeMetrics.REFUSED);
+    return Map.of("aborted", aborted);
+  }
+
+  private Object getOrAwait(AdminRequest req) throws HttpError, InterruptedException {
+    long id = procId(req.segment(1));
+    Optional<Duration> wait = waitOf(req.query());
+    return wait.isPresent() ? awaitFinished(id, wait.get()) : get(id);
   }
 
   private Map<String, Object> submit(AdminRequest req)

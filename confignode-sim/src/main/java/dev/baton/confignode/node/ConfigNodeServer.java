@@ -8,6 +8,7 @@ import dev.baton.confignode.auth.AuditLog;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.AddDataNode;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
@@ -120,6 +121,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private AdminServer api;
   private AuditLog audit;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
+  private final NodeMetrics metrics;
   private Thread registrar;
 
   public ConfigNodeServer(Config config) {
@@ -133,6 +135,7 @@ public final class ConfigNodeServer implements AutoCloseable {
     }
     AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
     ProcedureRegistry registry = ConfigNodeProcedures.registry();
+    this.metrics = new NodeMetrics(registry.types());
     this.flowRuntime = FlowRoutes.runtime(registry);
     AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
     // one counter for every term this process leads: commands stay ordered even across envs
@@ -151,8 +154,10 @@ public final class ConfigNodeServer implements AutoCloseable {
                   return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodeHttp);
                 })
             .raft(config.raft())
-            .maxLiveProcedures(config.limits().maxLiveProcedures());
+            .maxLiveProcedures(config.limits().maxLiveProcedures())
+            .executor(b -> b.metrics(metrics.executorMetrics()));
     this.node = config.raftAccess().applyTo(builder).build();
+    metrics.watch(node);
     this.metadata = new ClusterMetadata(node.metadata());
     flowRuntime.bind(node::executor);
     meta.set(metadata);
@@ -169,12 +174,13 @@ public final class ConfigNodeServer implements AutoCloseable {
       node.start();
       audit = AuditLog.open(config.api().auditLogIn(config.dataDir()), config.nodeId());
       api =
-          new AdminServer(node, metadata, holds, config.limits(), config.api(), audit)
+          new AdminServer(node, metadata, holds, config.limits(), config.api(), audit, metrics)
               .addRoutes(
                   new FlowRoutes(
                       new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
                       flowRuntime,
-                      ConfigNodeWaits.ADMIN_CLUSTER_CALL))
+                      ConfigNodeWaits.ADMIN_CLUSTER_CALL,
+                      metrics))
               .addRoutes(new FaultRoutes(node, holds));
       api.start(config.httpPort());
       publisher.serving(config.api().advertisedHost() + ":" + api.port());
@@ -209,6 +215,11 @@ public final class ConfigNodeServer implements AutoCloseable {
   /** {@code https} when the admin API has a certificate, else {@code http}. */
   public String httpScheme() {
     return api.scheme();
+  }
+
+  /** The admin API this node serves (started by {@link #start}). */
+  public AdminServer adminServer() {
+    return api;
   }
 
   /** The file of this node's audit log. */
