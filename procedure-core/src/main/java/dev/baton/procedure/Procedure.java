@@ -119,6 +119,15 @@ public abstract class Procedure<Env> implements Schedulable {
     this.result = result == null ? null : result.clone();
   }
 
+  /**
+   * The bytes last set with {@link #setResult}, or read back with the record (set before {@link
+   * #deserializeStateData} runs); null if none.
+   */
+  protected final byte[] getResult() {
+    byte[] r = result;
+    return r == null ? null : r.clone();
+  }
+
   /** Procedure-level timeout, measured from submission. 0 means none. */
   protected final void setTimeout(long timeoutMillis) {
     if (timeoutMillis < 0) {

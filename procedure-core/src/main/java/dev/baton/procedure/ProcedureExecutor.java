@@ -87,6 +87,14 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     stop();
   }
 
+  /**
+   * The executor's wall clock in epoch milliseconds: the one its record times and deadlines use
+   * ({@link Builder#clock}). Procedures that reason about time use it too.
+   */
+  public long currentTimeMillis() {
+    return ctx.now();
+  }
+
   /** Whether the executor runs (started, not stopped, not failed). */
   public boolean isRunning() {
     return lifecycle.isRunning();
