@@ -107,8 +107,8 @@ public final class Drill implements AutoCloseable {
         "phase 2: %d migrations, deletions, new databases, sleepers, with %d ms added per DataNode"
             + " command so the kill lands mid-step; the leader dies meanwhile",
         migrations.size(), PHASE2_LATENCY.toMillis());
-    for (String addr : cluster.dataNodeAddresses()) {
-      new DataNodeClient(addr).addLatency(PHASE2_LATENCY);
+    for (DataNodeClient dataNode : dataNodes()) {
+      dataNode.addLatency(PHASE2_LATENCY);
     }
     int phaseStart = workload.size();
     for (int i = 0; i < SLEEPERS; i++) {
@@ -137,8 +137,8 @@ public final class Drill implements AutoCloseable {
     }
     killLeader(leader, phaseStart);
     workload.awaitAllFinished();
-    for (String addr : cluster.dataNodeAddresses()) {
-      new DataNodeClient(addr).resetFaults();
+    for (DataNodeClient dataNode : dataNodes()) {
+      dataNode.resetFaults();
     }
 
     report.progress("phase 3: remove DataNode 1 (its regions migrate as child procedures)");
@@ -146,7 +146,7 @@ public final class Drill implements AutoCloseable {
     workload.awaitAllFinished();
     report.wallMillis = System.currentTimeMillis() - workloadStart;
 
-    List<String> violations = new DrillChecks(api, cluster.dataNodeAddresses(), report).run();
+    List<String> violations = new DrillChecks(api, dataNodes(), report).run();
     report.print(settings, dir);
     if (violations.isEmpty()) {
       out.println("RESULT: every invariant holds");
@@ -155,6 +155,11 @@ public final class Drill implements AutoCloseable {
     out.println("RESULT: " + violations.size() + " invariant violations:");
     violations.forEach(v -> out.println("  - " + v));
     return false;
+  }
+
+  /** Clients of the cluster's DataNodes, secured as the cluster is. */
+  private List<DataNodeClient> dataNodes() {
+    return cluster.dataNodeIds().stream().map(cluster::dataNode).toList();
   }
 
   private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {

@@ -23,11 +23,11 @@ import java.util.Set;
  */
 final class DrillChecks {
   private final NodeApiClient api;
-  private final List<String> dataNodes;
+  private final List<DataNodeClient> dataNodes;
   private final DrillReport report;
   private final List<String> violations = new ArrayList<>();
 
-  DrillChecks(NodeApiClient api, List<String> dataNodes, DrillReport report) {
+  DrillChecks(NodeApiClient api, List<DataNodeClient> dataNodes, DrillReport report) {
     this.api = api;
     this.dataNodes = dataNodes;
     this.report = report;
@@ -54,8 +54,8 @@ final class DrillChecks {
       }
     }
     long firstNewStep = Long.MAX_VALUE;
-    for (String addr : dataNodes) {
-      DataNodeState s = new DataNodeClient(addr).state();
+    for (DataNodeClient dataNode : dataNodes) {
+      DataNodeState s = dataNode.state();
       checkRegions(s, expected.getOrDefault(s.id(), Map.of()));
       firstNewStep = Math.min(firstNewStep, checkFencing(s));
       checkDuplicates(s);

@@ -29,7 +29,7 @@ final class DrillReport {
 
   /**
    * Whether the cluster was secured: tokens (the workload ran as the admin principal), HTTPS, Raft
-   * over mutual TLS.
+   * over mutual TLS, DataNodes over mutual TLS.
    */
   boolean secured;
 
@@ -76,6 +76,11 @@ final class DrillReport {
         secured
             ? "raft: mutual TLS (certificates naming each member, of a throwaway CA)"
             : "raft: plain text (loopback)");
+    out.println(
+        secured
+            ? "DataNodes: HTTPS with client certificates of the CA; commands from ConfigNode"
+                + " certificates only, each recorded with its sender"
+            : "DataNodes: HTTP (loopback, anyone on this host may send commands)");
     out.println("timeline (ms after the SIGKILL of the leader):");
     out.printf(Locale.ROOT, "  kill of leader (term %d)          0%n", oldTerm);
     out.printf(

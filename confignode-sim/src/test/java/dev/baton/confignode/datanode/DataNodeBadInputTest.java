@@ -32,7 +32,10 @@ class DataNodeBadInputTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    server =
+        new DataNodeServer(
+                DataNodeConfig.of(1, dir).withGuard(DataNodeGuard.PLAIN.withFaults(true)))
+            .start();
   }
 
   @AfterAll
