@@ -23,10 +23,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A simulated DataNode: a durable region table driven by ConfigNode commands over HTTP (on
- * 127.0.0.1 unless bound elsewhere), with term fencing, an idempotency ledger and fault injection.
- * Runs in its own process ({@code confignode-sim datanode}) or in-process for tests: {@link
- * #start()}, {@link #port()}, {@link #close()}; a new server on the same data directory recovers
- * everything.
+ * 127.0.0.1 unless bound elsewhere) or HTTPS with client certificates, with term fencing, an
+ * idempotency ledger and fault injection (with {@link DataNodeGuard#faults()}). Who may call which
+ * route is {@link DataNodeGuard}'s to say and {@link CallerCheck}'s to check, before a request is
+ * read; the ConfigNode that sent a command is recorded with it. Runs in its own process ({@code
+ * confignode-sim datanode}) or in-process for tests: {@link #start()}, {@link #port()}, {@link
+ * #close()}; a new server on the same data directory recovers everything.
  *
  * <p>Commands are applied one at a time: decided by {@link DataNodeCore}, persisted (fsynced)
  * through {@link DataNodeJournal}, applied, then answered. Reads of {@code /state} and fault
@@ -214,7 +216,9 @@ public final class DataNodeServer implements AutoCloseable {
     try {
       String path = call.path();
       Route route = routes.get(path);
-      if (route == null && (path.equals(FAULTS_PATH) || path.startsWith(FAULTS_PATH + "/"))) {
+      if (route == null
+          && !config.guard().faults()
+          && (path.equals(FAULTS_PATH) || path.startsWith(FAULTS_PATH + "/"))) {
         throw new HttpError(
             HttpURLConnection.HTTP_NOT_FOUND,
             DataNodeErrors.NOT_FOUND,

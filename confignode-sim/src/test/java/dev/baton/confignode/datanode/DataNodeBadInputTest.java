@@ -143,6 +143,8 @@ class DataNodeBadInputTest {
     String message = assertError(post("/regions/explode", "{}"), 404, DataNodeErrors.NOT_FOUND);
     assertTrue(message.contains("/regions/create"), message);
     assertError(send("GET", "/", null), 404, DataNodeErrors.NOT_FOUND);
+    String fault = assertError(post("/faults/explode", "{}"), 404, DataNodeErrors.NOT_FOUND);
+    assertTrue(fault.contains("/faults/reset"), "the fault routes are on here: " + fault);
   }
 
   @Test
