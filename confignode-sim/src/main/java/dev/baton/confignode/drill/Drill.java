@@ -146,7 +146,13 @@ public final class Drill implements AutoCloseable {
     workload.awaitAllFinished();
     report.wallMillis = System.currentTimeMillis() - workloadStart;
 
-    List<String> violations = new DrillChecks(api, dataNodes(), report).run();
+    List<String> violations =
+        new DrillChecks(
+                api,
+                dataNodes(),
+                cluster.secured() ? Set.copyOf(cluster.nodeIds()) : Set.of(),
+                report)
+            .run();
     report.print(settings, dir);
     if (violations.isEmpty()) {
       out.println("RESULT: every invariant holds");

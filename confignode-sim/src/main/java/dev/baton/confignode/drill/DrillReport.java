@@ -36,6 +36,9 @@ final class DrillReport {
   /** Root procedures by "type state". */
   final Map<String, Integer> outcomes = new TreeMap<>();
 
+  /** DataNode commands in the ledgers by the ConfigNode that sent them (secured clusters only). */
+  final Map<String, Integer> senders = new TreeMap<>();
+
   private final PrintStream out;
 
   DrillReport(PrintStream out) {
@@ -99,6 +102,9 @@ final class DrillReport {
     outcomes.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %d%n", k, v));
     out.printf(
         Locale.ROOT, "re-executed DataNode commands (answered from the ledger): %d%n", duplicates);
+    if (!senders.isEmpty()) {
+      out.println("DataNode commands in the ledgers by sender: " + senders);
+    }
     out.printf(Locale.ROOT, "stale-term commands rejected by DataNodes: %d%n", staleRejected);
     out.printf(Locale.ROOT, "overtaken commands refused by DataNodes: %d%n", superseded);
     out.printf(
