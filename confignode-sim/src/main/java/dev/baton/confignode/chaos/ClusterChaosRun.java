@@ -122,7 +122,7 @@ public final class ClusterChaosRun {
           "cluster up in %s, %s",
           cluster.dir(),
           cluster.secured()
-              ? "secured (HTTPS with tokens, Raft over mutual TLS)"
+              ? "secured (HTTPS with tokens, Raft over mutual TLS, DataNodes over mutual TLS)"
               : "insecure (plain HTTP without tokens, plain Raft)");
       ChaosWorkload workload = new ChaosWorkload(cluster, settings.seed());
       Thread worker = new Thread(workload, "chaos-workload");

@@ -3,6 +3,7 @@ package dev.baton.confignode.cli;
 import dev.baton.confignode.admin.AdminApiSettings;
 import dev.baton.confignode.auth.TokenFile;
 import dev.baton.confignode.faults.StateHolds;
+import dev.baton.confignode.http.AllowedHosts;
 import dev.baton.confignode.http.HttpLimits;
 import dev.baton.confignode.http.TlsIdentity;
 import dev.baton.confignode.node.ConfigNodeServer;
@@ -14,8 +15,6 @@ import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.consensus.tls.TlsSettings;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
@@ -45,9 +45,6 @@ import picocli.CommandLine.TypeConversionException;
     exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
 final class NodeCommand extends CliCommand {
   static final int EXIT_START_FAILED = 1;
-
-  /** The files of {@code --tls-cert}, {@code --tls-key} and {@code --tls-ca}. */
-  private static final int TLS_FILES = 3;
 
   /** Smallest log segment allowed: a few entries must fit. */
   static final int MIN_LOG_SEGMENT_BYTES = 16 * 1024;
@@ -144,28 +141,7 @@ final class NodeCommand extends CliCommand {
               + " entry); a non-loopback address needs --tls-* or --insecure")
   String bind;
 
-  @Option(
-      names = "--tls-cert",
-      paramLabel = "PEM",
-      description = "this node's certificate chain (PEM) naming its id, for mutual TLS in Raft")
-  Path tlsCert;
-
-  @Option(
-      names = "--tls-key",
-      paramLabel = "PEM",
-      description = "the private key of --tls-cert (PEM, PKCS#8)")
-  Path tlsKey;
-
-  @Option(
-      names = "--tls-ca",
-      paramLabel = "PEM",
-      description = "the CA certificate every member's and client's certificate must come from")
-  Path tlsCa;
-
-  @Option(
-      names = "--insecure",
-      description = "allow a non-loopback Raft bind without TLS (a WARN is logged at start)")
-  boolean insecure;
+  @Mixin TlsFlags tls;
 
   @Bounds(min = 0, max = Long.MAX_VALUE)
   @Option(
@@ -326,20 +302,14 @@ final class NodeCommand extends CliCommand {
    * needs TLS or {@code --insecure}.
    */
   private RaftAccess raftAccess() {
-    int given = (tlsCert == null ? 0 : 1) + (tlsKey == null ? 0 : 1) + (tlsCa == null ? 0 : 1);
-    if (given != 0 && given != TLS_FILES) {
-      throw usageError("--tls-cert, --tls-key and --tls-ca go together: give all three, or none");
-    }
-    Optional<TlsSettings> tls = Optional.empty();
-    if (given == TLS_FILES) {
-      try {
-        tls = Optional.of(TlsSettings.fromPem(tlsCert, tlsKey, tlsCa));
-      } catch (IOException | RuntimeException e) {
-        throw usageError("--tls-cert/--tls-key/--tls-ca: " + e.getMessage());
-      }
+    Optional<TlsSettings> settings;
+    try {
+      settings = tls.settings();
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
     }
     String host = bind != null ? bind : peers.byId().get(id).getHostString();
-    if (tls.isEmpty() && !insecure && !isLoopback(host)) {
+    if (settings.isEmpty() && !tls.insecure && !AllowedHosts.isLoopback(host)) {
       throw usageError(
           "the Raft port would listen on "
               + host
@@ -347,17 +317,9 @@ final class NodeCommand extends CliCommand {
               + " unauthenticated peers");
     }
     try {
-      return new RaftAccess(clusterId, Optional.ofNullable(bind), tls, insecure);
+      return new RaftAccess(clusterId, Optional.ofNullable(bind), settings, tls.insecure);
     } catch (IllegalArgumentException e) {
       throw usageError(e.getMessage());
-    }
-  }
-
-  private static boolean isLoopback(String host) {
-    try {
-      return InetAddress.getByName(host).isLoopbackAddress();
-    } catch (UnknownHostException e) {
-      return false;
     }
   }
 

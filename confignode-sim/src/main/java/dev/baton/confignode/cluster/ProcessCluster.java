@@ -74,7 +74,7 @@ public final class ProcessCluster implements AutoCloseable {
     this.nodeFlags = List.copyOf(nodeFlags);
     this.security = security;
     this.placement = placement;
-    this.dataNodes = new DataNodeProcesses(dir, placement);
+    this.dataNodes = new DataNodeProcesses(dir, placement, security);
   }
 
   /**
@@ -123,8 +123,9 @@ public final class ProcessCluster implements AutoCloseable {
   /**
    * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
    * nodeFlags} are added to every node command. It is secured ({@link ClusterSecurity}): its
-   * ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over mutual TLS.
-   * Start it with {@link #startDataNodes} and {@link #startConfigNodes}.
+   * ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over mutual TLS, and
+   * its DataNodes serve HTTPS with client certificates. Start it with {@link #startDataNodes} and
+   * {@link #startConfigNodes}.
    */
   public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
       throws IOException {
@@ -132,9 +133,9 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   /**
-   * As {@link #create(String, boolean, List)}; without {@code secured} the ConfigNodes serve anyone
-   * on loopback and talk Raft in plain text (as nodes started without {@code --tokens} and the TLS
-   * flags), to compare.
+   * As {@link #create(String, boolean, List)}; without {@code secured} the ConfigNodes and
+   * DataNodes serve anyone on loopback and talk Raft and HTTP in plain text (as nodes started
+   * without {@code --tokens} and the TLS flags), to compare.
    */
   public static ProcessCluster create(
       String prefix, boolean keepDir, List<String> nodeFlags, boolean secured) throws IOException {
@@ -196,7 +197,8 @@ public final class ProcessCluster implements AutoCloseable {
 
   /**
    * Whether the ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over
-   * mutual TLS.
+   * mutual TLS, and the DataNodes serve HTTPS to certificates of the cluster's CA only, commands to
+   * the ConfigNodes' only.
    */
   public boolean secured() {
     return security.on();
@@ -230,7 +232,7 @@ public final class ProcessCluster implements AutoCloseable {
       raftPeers.put(id, new InetSocketAddress(host, placement.port(HostPlacement.Service.RAFT)));
     }
     peersArg = peers.toString();
-    security.issueCertificates(dir, certificateHosts);
+    security.issueCertificates(certificateHosts);
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
       startNode(id, true);
@@ -286,9 +288,12 @@ public final class ProcessCluster implements AutoCloseable {
     return dataNodes.addresses();
   }
 
-  /** A client of DataNode {@code id} (1-based). */
+  /**
+   * A client of DataNode {@code id} (1-based); of a secured cluster, over HTTPS with the admin
+   * client's certificate (it reads state and controls faults; commands need a ConfigNode's).
+   */
   public DataNodeClient dataNode(int id) {
-    return new DataNodeClient(dataNodes.address(id));
+    return dataNodes.client(id);
   }
 
   /** Whether the node's process runs and is not paused. */

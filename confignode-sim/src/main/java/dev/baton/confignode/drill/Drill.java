@@ -123,8 +123,8 @@ public final class Drill implements AutoCloseable {
         "phase 2: %d migrations, deletions, new databases, sleepers, with %d ms added per DataNode"
             + " command so the kill lands mid-step; the leader dies meanwhile",
         migrations.size(), PHASE2_LATENCY.toMillis());
-    for (String addr : cluster.dataNodeAddresses()) {
-      new DataNodeClient(addr).addLatency(PHASE2_LATENCY);
+    for (DataNodeClient dataNode : dataNodes()) {
+      dataNode.addLatency(PHASE2_LATENCY);
     }
     int phaseStart = workload.size();
     for (int i = 0; i < SLEEPERS; i++) {
@@ -153,8 +153,8 @@ public final class Drill implements AutoCloseable {
     }
     killLeader(leader, phaseStart);
     workload.awaitAllFinished();
-    for (String addr : cluster.dataNodeAddresses()) {
-      new DataNodeClient(addr).resetFaults();
+    for (DataNodeClient dataNode : dataNodes()) {
+      dataNode.resetFaults();
     }
 
     report.progress("phase 3: remove DataNode 1 (its regions migrate as child procedures)");
@@ -163,10 +163,14 @@ public final class Drill implements AutoCloseable {
     report.wallMillis = System.currentTimeMillis() - workloadStart;
 
     List<String> violations =
-        new ArrayList<>(new DrillChecks(api, cluster.dataNodeAddresses(), report).run());
-    List<DataNodeClient> dataNodes =
-        cluster.dataNodeAddresses().stream().map(DataNodeClient::new).toList();
-    History history = workload.history().history(HistoryRecorder.finalState(api, dataNodes));
+        new ArrayList<>(
+            new DrillChecks(
+                    api,
+                    dataNodes(),
+                    cluster.secured() ? Set.copyOf(cluster.nodeIds()) : Set.of(),
+                    report)
+                .run());
+    History history = workload.history().history(HistoryRecorder.finalState(api, dataNodes()));
     List<HistoryViolation> broken = HistoryChecker.check(history);
     broken.forEach(v -> violations.add("history: " + v));
     report.print(settings, dir);
@@ -178,6 +182,11 @@ public final class Drill implements AutoCloseable {
     out.println("RESULT: " + violations.size() + " invariant violations:");
     violations.forEach(v -> out.println("  - " + v));
     return false;
+  }
+
+  /** Clients of the cluster's DataNodes, secured as the cluster is. */
+  private List<DataNodeClient> dataNodes() {
+    return cluster.dataNodeIds().stream().map(cluster::dataNode).toList();
   }
 
   private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {

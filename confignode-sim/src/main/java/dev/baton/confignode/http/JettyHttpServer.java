@@ -1,6 +1,7 @@
 package dev.baton.confignode.http;
 
 import java.io.IOException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * a request-header deadline ({@link HeaderDeadline}), a cap on the request line and headers, and a
  * cap on requests handled at once, beyond which requests wait briefly and then get 503 rather than
  * hang (Jetty's {@code QoSHandler}). Errors the server decides itself are JSON ({@link
- * JsonErrorHandler}). With a {@link TlsIdentity} it speaks HTTPS only.
+ * JsonErrorHandler}). With a {@link TlsIdentity} it speaks HTTPS only, and may require every client
+ * to present a certificate of a given CA (mutual TLS).
  *
  * <p>The handler chain is {@code QoSHandler -> the service}; a later console adds its static files
  * and event streams as handlers beside the service (a stream excluded from the request cap, as the
@@ -76,6 +78,7 @@ public final class JettyHttpServer implements AutoCloseable {
     private int port;
     private HttpLimits limits = HttpLimits.ADMIN;
     private Optional<TlsIdentity> tls = Optional.empty();
+    private List<X509Certificate> clientCa = List.of();
     private final List<String> unlimited = new ArrayList<>();
     private final List<String> unlimitedParameters = new ArrayList<>();
 
@@ -99,6 +102,18 @@ public final class JettyHttpServer implements AutoCloseable {
     /** HTTPS with this identity; empty for plain HTTP. */
     public Builder tls(Optional<TlsIdentity> identity) {
       this.tls = identity;
+      return this;
+    }
+
+    /**
+     * With {@link #tls}: every client must present a certificate that {@code ca} signed (mutual
+     * TLS), or the handshake fails; the handler sees it as {@link HttpCall#peerCertificates()}.
+     */
+    public Builder requireClientCertificates(List<X509Certificate> ca) {
+      if (ca.isEmpty()) {
+        throw new IllegalArgumentException("client certificates need a CA to check them against");
+      }
+      this.clientCa = List.copyOf(ca);
       return this;
     }
 
@@ -140,12 +155,19 @@ public final class JettyHttpServer implements AutoCloseable {
       http.setSendXPoweredBy(false);
       HttpConnectionFactory plain = new HttpConnectionFactory(http);
       ServerConnector connector;
+      if (tls.isEmpty() && !clientCa.isEmpty()) {
+        throw new IllegalStateException("client certificates need TLS: give the server its own");
+      }
       if (tls.isPresent()) {
         http.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         ssl.setKeyStore(tls.get().keyStore());
         ssl.setKeyStorePassword(tls.get().password());
         ssl.setKeyManagerPassword(tls.get().password());
+        if (!clientCa.isEmpty()) {
+          ssl.setTrustStore(TlsIdentity.trustStore(clientCa));
+          ssl.setNeedClientAuth(true);
+        }
         connector =
             new ServerConnector(
                 server,

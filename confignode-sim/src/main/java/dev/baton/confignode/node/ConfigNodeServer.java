@@ -5,7 +5,7 @@ import dev.baton.confignode.admin.AdminServer;
 import dev.baton.confignode.admin.FaultRoutes;
 import dev.baton.confignode.admin.FlowRoutes;
 import dev.baton.confignode.auth.AuditLog;
-import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.datanode.DataNodeConnector;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.metrics.NodeMetrics;
@@ -22,7 +22,6 @@ import dev.baton.procedure.flow.FlowRuntime;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -140,8 +139,14 @@ public final class ConfigNodeServer implements AutoCloseable {
     AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
     // one counter for every term this process leads: commands stay ordered even across envs
     AtomicLong commandSeq = new AtomicLong();
-    // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load)
-    HttpClient dataNodeHttp = DataNodeClient.newHttpClient();
+    // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load);
+    // with TLS in Raft, DataNodes are called over HTTPS with this node's member certificate
+    DataNodeConnector dataNodes =
+        config
+            .raftAccess()
+            .tls()
+            .map(DataNodeConnector::mutualTls)
+            .orElseGet(DataNodeConnector::plain);
     ProcedureNode.Builder<ConfigNodeEnv> builder =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
@@ -151,7 +156,7 @@ public final class ConfigNodeServer implements AutoCloseable {
             .environment(
                 leader -> {
                   publish.get().becameLeader(leader);
-                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodeHttp);
+                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodes);
                 })
             .raft(config.raft())
             .maxLiveProcedures(config.limits().maxLiveProcedures())

@@ -2,15 +2,14 @@ package dev.baton.confignode.procedures;
 
 import dev.baton.confignode.datanode.CommandContext;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.datanode.DataNodeConnector;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
-import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LeaderContext;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockManager;
 import java.io.IOException;
-import java.net.http.HttpClient;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ConfigNodeEnv implements LockEnvironment {
   private final LeaderContext leader;
   private final ClusterMetadata metadata;
-  private final HttpClient http;
+  private final DataNodeConnector dataNodes;
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
   private final LockManager locks = new LockManager();
   private final StateHolds holds;
@@ -35,18 +34,18 @@ public final class ConfigNodeEnv implements LockEnvironment {
    * @param holds the node's fault holds (they outlive a term): those set on this node hold here
    * @param commandSeq the node's DataNode command counter (see {@link #command}), shared among its
    *     terms' environments
-   * @param http the node's HTTP client for DataNode calls, made once at start and shared among its
-   *     terms' environments (making one costs seconds on a busy machine: the TLS defaults load
-   *     then, and that would delay every failover)
+   * @param dataNodes how the node reaches DataNodes (plain HTTP, or HTTPS with its member
+   *     certificate), made once at start and shared among its terms' environments (making one costs
+   *     seconds on a busy machine: the TLS defaults load then, and that would delay every failover)
    */
   public ConfigNodeEnv(
       LeaderContext leader,
       ClusterMetadata metadata,
       StateHolds holds,
       AtomicLong commandSeq,
-      HttpClient http) {
+      DataNodeConnector dataNodes) {
     this.leader = leader;
-    this.http = http;
+    this.dataNodes = dataNodes;
     this.metadata = metadata;
     this.holds = holds;
     this.commandSeq = commandSeq;
@@ -83,8 +82,7 @@ public final class ConfigNodeEnv implements LockEnvironment {
 
   /** A client of the DataNode at {@code address}. */
   public DataNodeClient dataNode(String address) {
-    return clients.computeIfAbsent(
-        address, a -> new DataNodeClient(http, a, ConfigNodeWaits.DATANODE_REQUEST_TIMEOUT));
+    return clients.computeIfAbsent(address, dataNodes::client);
   }
 
   /** A client of a registered DataNode. */

@@ -119,7 +119,8 @@ class NodeCommandTest {
         held.holdsAtStart());
   }
 
-  private static String[] concat(String[] a, String... b) {
+  /** {@code a} followed by {@code b}. */
+  static String[] concat(String[] a, String... b) {
     String[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;

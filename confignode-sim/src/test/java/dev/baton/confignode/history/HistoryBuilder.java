@@ -72,6 +72,6 @@ final class HistoryBuilder {
   }
 
   static LedgerEntry entry(long procId, String step, long term, long seq, long time) {
-    return new LedgerEntry(procId, step, term, seq, "create", null, null, time);
+    return new LedgerEntry(procId, step, term, seq, "create", null, null, time, "cn1");
   }
 }
