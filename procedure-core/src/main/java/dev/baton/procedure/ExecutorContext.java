@@ -56,7 +56,8 @@ final class ExecutorContext<Env> {
       LongSupplier clock,
       Consumer<Throwable> fatal,
       LockManager locks,
-      ProcedureLimiter limiter) {
+      ProcedureLimiter limiter,
+      DeadlockPolicy deadlocks) {
     this.env = env;
     this.store = store;
     this.codec = codec;
@@ -66,7 +67,7 @@ final class ExecutorContext<Env> {
     this.timeouts = new TimeoutQueue(clock);
     this.fatal = fatal;
     this.ids = new ProcIdAllocator(store);
-    this.admission = new AdmissionControl<>(this, locks, limiter);
+    this.admission = new AdmissionControl<>(this, locks, limiter, deadlocks);
   }
 
   long now() {
