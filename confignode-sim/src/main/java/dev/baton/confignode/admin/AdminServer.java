@@ -59,8 +59,10 @@ public final class AdminServer implements AutoCloseable {
             settings.tokens().map(AccessControl::withTokens).orElseGet(AccessControl::open),
             audit);
     routes.add(new ClusterRoutes(node));
-    routes.add(new ProcedureRoutes(node, holds, limits));
-    routes.add(new LockRoutes(node, metadata, settings.tls().map(TlsIdentity::trustContext)));
+    LeaderForward leader =
+        new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
+    routes.add(new ProcedureRoutes(node, holds, limits, leader));
+    routes.add(new LockRoutes(node, leader));
   }
 
   /** Adds a group of endpoints, asked after the ones before it; call before {@link #start}. */
