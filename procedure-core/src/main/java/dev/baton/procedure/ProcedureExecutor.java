@@ -443,7 +443,8 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * Whether a wait-for cycle among procedures and their locks is broken by failing its youngest
      * procedure that waits for a lock, with a failure that names the cycle (default true: a cycle
      * never resolves by itself and blocks every later procedure on its resources). False leaves it
-     * for an operator: it is still logged, counted and listed ({@link #lockCycles()}).
+     * for an operator: it is still logged, counted and listed ({@link
+     * ProcedureExecutor#lockCycles()}).
      */
     public Builder<Env> breakDeadlocks(boolean on) {
       s.breakDeadlocks = on;

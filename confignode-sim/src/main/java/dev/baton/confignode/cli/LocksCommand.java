@@ -14,8 +14,9 @@ import picocli.CommandLine.Command;
 @Command(
     name = "locks",
     description = {
-      "Prints the leader's lock table: holders and how long, waiters in order, and the wait-for"
-          + " cycles (deadlocks)."
+      "Prints the leader's lock table and its wait-for cycles.",
+      "Each lock's holders and how long it is held, its waiters in order; then the cycles"
+          + " (deadlocks) and how many were found this term."
     },
     exitCodeList = {
       ClientCommand.EXIT_DONE_LINE,

@@ -14,8 +14,9 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "why",
     description = {
-      "Prints why a procedure waits, followed to the root cause: the lock it waits for and its"
-          + " holder, what that holder waits on, and so on; a cycle is named.",
+      "Prints why a procedure waits, followed to the root cause.",
+      "The lock it waits for and its holder, what that holder waits on, and so on; a cycle is"
+          + " named.",
       "An unknown id is the cluster's 404, exit 1."
     },
     exitCodeList = {
