@@ -32,8 +32,18 @@ final class WaitForGraph {
   /** A cycle: its links in order and their procedures. */
   record Found(List<LockCycle.Link> links, List<Schedulable> members) {}
 
-  /** How {@code from} waits for {@code to}. */
-  private record Edge(Schedulable to, LockCycle.Link link) {}
+  /** How a procedure waits for {@code to}: the reason, and the lock and mode for a lock wait. */
+  private record Edge(Schedulable to, LockCycle.Reason reason, LockAndQueue lock, LockMode mode) {
+    LockCycle.Link link(Schedulable from) {
+      return new LockCycle.Link(
+          from.getProcId(),
+          from.getType(),
+          reason,
+          lock == null ? null : lock.key.toString(),
+          mode,
+          to.getProcId());
+    }
+  }
 
   // p -> the edge by which p waits for a procedure nearer to the start
   private final Map<Schedulable, Edge> next = new IdentityHashMap<>();
@@ -89,12 +99,12 @@ final class WaitForGraph {
     }
     List<LockCycle.Link> links = new ArrayList<>();
     List<Schedulable> members = new ArrayList<>();
-    links.add(closing.link());
+    links.add(closing.link(start));
     members.add(start);
     Schedulable at = closing.to();
     while (at != start) {
       Edge e = next.get(at);
-      links.add(e.link());
+      links.add(e.link(at));
       members.add(at);
       at = e.to();
     }
@@ -105,7 +115,7 @@ final class WaitForGraph {
   private void expand(Schedulable x) {
     Schedulable a = table.host.parentOf(x);
     for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
-      if (waitsFor(a, x, link(a, LockCycle.Reason.DESCENDANT, null, null, x))) {
+      if (waitsFor(a, new Edge(x, LockCycle.Reason.DESCENDANT, null, null))) {
         return;
       }
       a = table.host.parentOf(a);
@@ -145,7 +155,7 @@ final class WaitForGraph {
       Schedulable to = excluded ? x : prev.owner.proc;
       LockCycle.Reason reason =
           excluded ? LockCycle.Reason.LOCK_HELD : LockCycle.Reason.QUEUED_BEHIND;
-      if (waitsFor(w.owner.proc, to, link(w.owner.proc, reason, e, w.wanted, to))) {
+      if (waitsFor(w.owner.proc, new Edge(to, reason, e, w.wanted))) {
         return true;
       }
       prev = w;
@@ -170,39 +180,22 @@ final class WaitForGraph {
       covered.add(b);
       Schedulable to = ahead.owner.proc;
       if (waitsFor(
-          b.owner.proc,
-          to,
-          link(b.owner.proc, LockCycle.Reason.QUEUED_BEHIND, w.queuedOn, b.wanted, to))) {
+          b.owner.proc, new Edge(to, LockCycle.Reason.QUEUED_BEHIND, w.queuedOn, b.wanted))) {
         return;
       }
       ahead = b;
     }
   }
 
-  /**
-   * {@code p} waits for {@code to} by {@code link}; true if {@code p} is the start (the cycle
-   * closed).
-   */
-  private boolean waitsFor(Schedulable p, Schedulable to, LockCycle.Link link) {
+  /** {@code p} waits by {@code edge}; true if {@code p} is the start (the cycle closed). */
+  private boolean waitsFor(Schedulable p, Edge edge) {
     if (p == start) {
-      closing = new Edge(to, link);
+      closing = edge;
       return true;
     }
-    if (!next.containsKey(p)) {
-      next.put(p, new Edge(to, link));
+    if (next.putIfAbsent(p, edge) == null) {
       frontier.add(p);
     }
     return false;
-  }
-
-  private static LockCycle.Link link(
-      Schedulable p, LockCycle.Reason reason, LockAndQueue e, LockMode mode, Schedulable target) {
-    return new LockCycle.Link(
-        p.getProcId(),
-        p.getType(),
-        reason,
-        e == null ? null : e.key.toString(),
-        mode,
-        target.getProcId());
   }
 }
