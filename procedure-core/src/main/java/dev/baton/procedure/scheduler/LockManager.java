@@ -202,10 +202,12 @@ public final class LockManager {
         table.park(o, request, blocker, wake);
         result = LockOutcome.PARKED;
       }
-      if (wake == null) {
-        wake = new ArrayList<>();
+      if (table.hasEnqueued()) {
+        wake = wake == null ? new ArrayList<>() : wake;
+        found = findCycles(wake);
+      } else {
+        found = List.of();
       }
-      found = findCycles(wake);
     }
     report(found);
     wakeAll(wake);

@@ -256,6 +256,11 @@ final class LockTable {
         + w.queuedOn.waitOf(w).describeLock(now);
   }
 
+  /** Whether a waiter was queued since the last {@link #takeEnqueued}. */
+  boolean hasEnqueued() {
+    return !enqueued.isEmpty();
+  }
+
   /** The waiters queued (or moved to another queue) since the last call, oldest first. */
   List<LockWaiter> takeEnqueued() {
     if (enqueued.isEmpty()) {
