@@ -18,7 +18,7 @@ final class LockTable {
   final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
   final Map<Schedulable, LockOwner> owners = new IdentityHashMap<>();
   // waiters queued since the manager last looked for wait-for cycles
-  private final List<LockWaiter> enqueued = new ArrayList<>();
+  private List<LockWaiter> enqueued = new ArrayList<>(2);
 
   /** The executor the manager is attached to; set by the manager under its monitor. */
   LockHost host = LockHost.DETACHED;
@@ -266,8 +266,8 @@ final class LockTable {
     if (enqueued.isEmpty()) {
       return List.of();
     }
-    List<LockWaiter> out = new ArrayList<>(enqueued);
-    enqueued.clear();
+    List<LockWaiter> out = enqueued;
+    enqueued = new ArrayList<>(2);
     return out;
   }
 }

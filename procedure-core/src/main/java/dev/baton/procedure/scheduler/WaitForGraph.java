@@ -59,7 +59,19 @@ final class WaitForGraph {
 
   /** The cycle through {@code proc}, starting with {@code proc}'s own link; null if none. */
   static Found cycleThrough(LockTable table, Schedulable proc) {
-    return new WaitForGraph(table, proc).search();
+    return nobodyWaitsFor(table, proc) ? null : new WaitForGraph(table, proc).search();
+  }
+
+  /**
+   * Whether nothing can wait for {@code proc}: a root that holds nothing and is the last of its
+   * queue (the common case of a procedure that just parked); such a one is on no cycle.
+   */
+  private static boolean nobodyWaitsFor(LockTable table, Schedulable proc) {
+    LockOwner o = table.owners.get(proc);
+    return table.host.parentOf(proc) == null
+        && (o == null
+            || (o.held.isEmpty()
+                && (o.waiting == null || o.waiting.queuedOn.waiters.peekLast() == o.waiting)));
   }
 
   /**
