@@ -24,6 +24,8 @@ final class ExecutorBookkeeping {
   TimeoutQueue.Entry timeoutEntries;
   // one worker at a time runs this procedure (the seed's id lock)
   final IdLock idLock = new IdLock();
+  // not persisted: the call to another system its step reported last
+  final StepCalls calls = new StepCalls();
   // not persisted: failed attempts of the current non-rollback-able step
   private int retryAttempts;
   // not persisted: set by wake() or an expired wait; consumed by the worker

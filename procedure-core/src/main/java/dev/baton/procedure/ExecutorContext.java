@@ -60,7 +60,8 @@ final class ExecutorContext<Env> {
       Consumer<Throwable> fatal,
       LockManager locks,
       ProcedureLimiter limiter,
-      ProcedureMetrics metrics) {
+      ProcedureMetrics metrics,
+      DeadlockPolicy deadlocks) {
     this.env = env;
     this.store = store;
     this.codec = codec;
@@ -70,7 +71,7 @@ final class ExecutorContext<Env> {
     this.timeouts = new TimeoutQueue(clock);
     this.fatal = fatal;
     this.ids = new ProcIdAllocator(store);
-    this.admission = new AdmissionControl<>(this, locks, limiter);
+    this.admission = new AdmissionControl<>(this, locks, limiter, deadlocks);
     this.metrics = metrics;
   }
 

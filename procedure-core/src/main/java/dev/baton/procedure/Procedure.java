@@ -148,6 +148,14 @@ public abstract class Procedure<Env> implements Schedulable {
     this.requestedWaitMillis = millis;
   }
 
+  /**
+   * Where the running step reports its calls to other systems, so that views of the executor name
+   * the call the procedure waits on ({@link BlockedOn.ExternalCall}).
+   */
+  protected final CallReporter externalCalls() {
+    return exec.calls;
+  }
+
   /** The failure recorded for this procedure, or null. */
   protected final ProcedureFailure getFailure() {
     return failure;

@@ -191,7 +191,7 @@ final class RollbackRunner<Env> {
         wait,
         t);
     stack.pauseRollback(at);
-    ctx.admission.noteBackoff(proc, "retrying rollback of step " + proc.getStepName(), at);
+    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_ROLLBACK, at);
     Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
     ctx.timeouts.add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
   }

@@ -224,6 +224,8 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     if (!ctx.running || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; step of " + proc + " not recorded");
     }
+    ProcedureFailure stepFailure = proc.getFailure();
+    proc.exec.calls.stepEnded(stepFailure == null ? null : stepFailure.describe());
     if (proc.getTimeout() > 0 && proc.getTimeout() != timeoutBefore) {
       // setTimeout was called by the step: arm the new deadline (still measured from submission)
       ctx.timeouts.add(
@@ -373,7 +375,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     ctx.persist(proc);
     releaseLockAfterStep(proc);
     long until = ctx.now() + wait;
-    ctx.admission.noteBackoff(proc, "retrying failed step " + proc.getStepName(), until);
+    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_STEP, until);
     ctx.timeouts.add(until, TimeoutQueue.Kind.RETRY_STEP, proc);
   }
 

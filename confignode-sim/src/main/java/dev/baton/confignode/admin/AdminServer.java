@@ -80,8 +80,10 @@ public final class AdminServer implements AutoCloseable {
                     "this document: the OpenAPI 3 description of the admin API",
                     req -> OpenApiDocument.of(routes.endpoints()))));
     routes.add(new ClusterRoutes(node));
-    routes.add(new ProcedureRoutes(node, holds, limits, metrics));
-    routes.add(new LockRoutes(node, metadata, settings.tls().map(TlsIdentity::trustContext)));
+    LeaderForward leader =
+        new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
+    routes.add(new ProcedureRoutes(node, holds, limits, metrics, leader));
+    routes.add(new LockRoutes(node, leader));
   }
 
   /** Every endpoint served, in routing order. */

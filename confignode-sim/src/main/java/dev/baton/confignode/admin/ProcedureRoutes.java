@@ -12,11 +12,13 @@ import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.procedure.BlockedOn;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
+import dev.baton.procedure.WaitChain;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
@@ -34,8 +36,15 @@ import java.util.regex.Pattern;
 /**
  * {@code /api/procedures}: submit (any node: the submission is a log entry; the answer comes once
  * it is committed, not once the procedure ran), list with filters, get one (or wait for it to
- * finish: {@code ?waitFor=finished&timeout=10s}), abort. Reads are linearizable; the leader adds
- * each live procedure's wait reason.
+ * finish: {@code ?waitFor=finished&timeout=10s}), abort, and why one waits. Reads are linearizable;
+ * the leader adds what each live procedure waits on ({@code blockedOn}) and its text ({@code
+ * waitReason}); a node without a running executor while no executor runs anywhere (no leader, or it
+ * leads and still recovers) says so as {@code notLeader}.
+ *
+ * <p>{@code GET /api/procedures/{id}/why} follows the waits from the procedure to the root cause
+ * ({@link WaitChain}: lock holder, what that holder waits on, ...), each link typed, stopping at a
+ * cycle. Waits live in the leader's executor, so a follower answers with the leader's view ({@link
+ * LeaderForward}).
  */
 final class ProcedureRoutes implements AdminRoutes {
   /** Largest request body accepted. */
@@ -68,21 +77,26 @@ final class ProcedureRoutes implements AdminRoutes {
 
   record NonceBody(long group, long nonce) {}
 
+  static final String WHY = "why";
+
   private final ProcedureNode<ConfigNodeEnv> node;
   private final StateHolds holds;
   private final ProcedureLimits limits;
   private final AtomicInteger waiting = new AtomicInteger();
   private final NodeMetrics metrics;
+  private final LeaderForward leader;
 
   ProcedureRoutes(
       ProcedureNode<ConfigNodeEnv> node,
       StateHolds holds,
       ProcedureLimits limits,
-      NodeMetrics metrics) {
+      NodeMetrics metrics,
+      LeaderForward leader) {
     this.node = node;
     this.holds = holds;
     this.limits = limits;
     this.metrics = metrics;
+    this.leader = leader;
   }
 
   @Override
@@ -105,7 +119,7 @@ final class ProcedureRoutes implements AdminRoutes {
                 "type: only procedures of this type"),
         Endpoint.get(
                 "/api/" + PATH + "/{id}",
-                "one procedure, with its wait reason while it waits; with waitFor=finished, answered"
+                "one procedure, with what it waits on (blockedOn, waitReason) while it waits; with waitFor=finished, answered"
                     + " once it finished or the timeout passed (finished: false)",
                 this::getOrAwait)
             .withQuery(
@@ -113,6 +127,11 @@ final class ProcedureRoutes implements AdminRoutes {
                 TIMEOUT
                     + ": how long to wait (10s, 500ms; default and bounds in the reply's"
                     + " error when out of range)"),
+        Endpoint.get(
+            "/api/" + PATH + "/{id}/" + WHY,
+            "the chain of waits from a procedure to its root cause (the leader's view), each link"
+                + " typed, stopping at a cycle",
+            req -> why(req, procId(req.segment(1)))),
         Endpoint.post(
             "/api/" + PATH + "/{id}/abort", "ask to abort a procedure → {aborted}", this::abort));
   }
@@ -315,20 +334,69 @@ final class ProcedureRoutes implements AdminRoutes {
   }
 
   /**
-   * The view, with the wait reason when this node's executor knows it, or the fault hold it waits
-   * at on this node.
+   * The view, with what it waits on when this node's executor knows it (and the fault hold it waits
+   * at on this node as its wait reason), or {@code notLeader} when no executor runs.
    */
   private ProcedureView view(ProcedureInfo i) {
+    if (i.finished()) {
+      return ProcedureView.of(i, null, null);
+    }
     Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
+    if (executor.isEmpty()) {
+      return ProcedureView.of(i, null, noExecutor().orElse(null));
+    }
     String reason =
-        i.finished() || executor.isEmpty()
-            ? null
-            : holds
-                .heldAt(i.procId())
-                .map(FaultRoutes::describe)
-                .or(() -> executor.get().waitReason(i.procId()))
-                .orElse(null);
-    return ProcedureView.of(i, reason);
+        holds
+            .heldAt(i.procId())
+            .map(FaultRoutes::describe)
+            .or(() -> executor.get().waitReason(i.procId()))
+            .orElse(null);
+    return ProcedureView.of(i, reason, executor.get().blockedOn(i.procId()).orElse(null));
+  }
+
+  /**
+   * Why no executor runs procedures, when it runs nowhere: no leader, or this node leads and its
+   * executor is still recovering. Empty on a follower of a leader (the leader knows the waits).
+   */
+  private Optional<BlockedOn> noExecutor() {
+    String leaderId = node.leaderId().orElse(null);
+    if (leaderId == null) {
+      return Optional.of(new BlockedOn.NotLeader(node.nodeId(), null, "no leader now"));
+    }
+    if (leaderId.equals(node.nodeId())) {
+      return Optional.of(
+          new BlockedOn.NotLeader(
+              node.nodeId(),
+              leaderId,
+              "it leads term " + node.term() + " and its executor is still recovering"));
+    }
+    return Optional.empty();
+  }
+
+  /** The chain of waits of procedure {@code id}, from the leader's executor. */
+  private Object why(AdminRequest req, long id) throws HttpError, InterruptedException {
+    req.target("procedure " + id);
+    Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
+    if (executor.isPresent()) {
+      Optional<WaitChain> chain = executor.get().why(id);
+      if (chain.isPresent()) {
+        return WaitJson.chain(chain.get(), node.nodeId(), node.term());
+      }
+      ProcedureView known = get(id); // an unknown id is a 404
+      String what = "procedure " + id + " is not live in the executor of the leader";
+      WaitChain.Link only =
+          new WaitChain.Link(id, known.type(), known.state(), known.step(), null, what);
+      return WaitJson.chain(
+          new WaitChain(id, List.of(only), false, what), node.nodeId(), node.term());
+    }
+    Optional<BlockedOn> none = noExecutor();
+    if (none.isPresent()) {
+      String what = none.get().describe(System.currentTimeMillis());
+      WaitChain.Link only = new WaitChain.Link(id, null, null, null, none.get(), what);
+      return WaitJson.chain(
+          new WaitChain(id, List.of(only), false, what), node.nodeId(), node.term());
+    }
+    return leader.get(req, "/api/" + PATH + "/" + id + "/" + WHY, "why a procedure waits");
   }
 
   static long procId(String s) throws HttpError {

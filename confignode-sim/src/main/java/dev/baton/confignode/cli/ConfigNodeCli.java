@@ -55,6 +55,8 @@ import picocli.CommandLine.Spec;
       ListCommand.class,
       AbortCommand.class,
       ResumeCommand.class,
+      WhyCommand.class,
+      LocksCommand.class,
       CertsCommand.class,
       CompletionCommand.class
     })

@@ -167,6 +167,15 @@ final class NodeCommand extends CliCommand {
   long maxSleepMillis = ProcedureLimits.DEFAULTS.maxSleepMillis();
 
   @Option(
+      names = "--break-deadlocks",
+      arity = "1",
+      paramLabel = "true|false",
+      description =
+          "fail the youngest procedure of a wait-for cycle (a deadlock) with a failure naming the"
+              + " cycle; false: only log, count and list it (default: ${DEFAULT-VALUE})")
+  boolean breakDeadlocks = ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS;
+
+  @Option(
       names = "--datanodes",
       paramLabel = "HOST:PORT,...",
       converter = HostPorts.Converter.class,
@@ -294,7 +303,8 @@ final class NodeCommand extends CliCommand {
         holds(),
         new ProcedureLimits(maxLiveProcedures, maxNoopSteps, maxSleepMillis),
         api(),
-        raftAccess());
+        raftAccess(),
+        breakDeadlocks);
   }
 
   /**

@@ -77,7 +77,7 @@ public final class DataNodeClient {
   }
 
   public DataNodeReply ping(CommandContext ctx) throws DataNodeException, InterruptedException {
-    return command(new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step(), ctx.seq()));
+    return command(ctx, new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step(), ctx.seq()));
   }
 
   /** Creates a follower replica. */
@@ -91,6 +91,7 @@ public final class DataNodeClient {
       CommandContext ctx, int regionId, String database, RegionKind kind, RegionRole role)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.CreateRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, database, kind, role, ctx.seq()));
   }
@@ -98,6 +99,7 @@ public final class DataNodeClient {
   public DataNodeReply deleteRegion(CommandContext ctx, int regionId)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.DeleteRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, ctx.seq()));
   }
@@ -105,6 +107,7 @@ public final class DataNodeClient {
   public DataNodeReply setRegionRole(CommandContext ctx, int regionId, RegionRole role)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.SetRegionRole(
             ctx.term(), ctx.procId(), ctx.step(), regionId, role, ctx.seq()));
   }
@@ -112,6 +115,7 @@ public final class DataNodeClient {
   public DataNodeReply syncRegion(CommandContext ctx, int regionId, long dataVersion)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.SyncRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, dataVersion, ctx.seq()));
   }
@@ -119,6 +123,7 @@ public final class DataNodeClient {
   public DataNodeReply invalidateCache(CommandContext ctx, String database)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.InvalidateCache(
             ctx.term(), ctx.procId(), ctx.step(), database, ctx.seq()));
   }
@@ -165,9 +170,20 @@ public final class DataNodeClient {
     return post(DataNodeServer.FAULTS_RESET_PATH, null, FaultState.class);
   }
 
-  private DataNodeReply command(DataNodeRequest request)
+  /** Sends a command; its context's observer is told when it starts and how it ended. */
+  private DataNodeReply command(CommandContext ctx, DataNodeRequest request)
       throws DataNodeException, InterruptedException {
-    return post(CommandType.of(request).path(), request, DataNodeReply.class);
+    CommandType type = CommandType.of(request);
+    ctx.observer().started(address, type.commandName() + " " + ctx.step());
+    DataNodeReply reply;
+    try {
+      reply = post(type.path(), request, DataNodeReply.class);
+    } catch (DataNodeException e) {
+      ctx.observer().failed(e.getMessage());
+      throw e;
+    }
+    ctx.observer().answered();
+    return reply;
   }
 
   private <T> T post(String path, Object body, Class<T> answer)

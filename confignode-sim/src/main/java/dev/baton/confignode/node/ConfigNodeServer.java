@@ -17,6 +17,7 @@ import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FlowRuntime;
 import dev.baton.procedure.util.Poll;
@@ -56,6 +57,9 @@ public final class ConfigNodeServer implements AutoCloseable {
    * @param limits what one request may ask of the cluster
    * @param api how the admin API is reached and guarded (bind address, TLS, tokens, audit log)
    * @param raftAccess how the Raft peer is reached and secured (cluster id, bind address, TLS)
+   * @param breakDeadlocks whether this node's executor breaks a wait-for cycle of procedures by
+   *     failing the youngest that waits for a lock (else it only reports it); see {@link
+   *     ProcedureExecutor.Builder#breakDeadlocks}
    */
   public record Config(
       String nodeId,
@@ -68,7 +72,11 @@ public final class ConfigNodeServer implements AutoCloseable {
       List<StateHolds.Hold> holdsAtStart,
       ProcedureLimits limits,
       AdminApiSettings api,
-      RaftAccess raftAccess) {
+      RaftAccess raftAccess,
+      boolean breakDeadlocks) {
+    /** Deadlocks are broken unless a node is told otherwise (why: {@link ProcedureExecutor}). */
+    public static final boolean DEFAULT_BREAK_DEADLOCKS = true;
+
     public Config {
       holdsAtStart = List.copyOf(holdsAtStart);
       if (!faults && !holdsAtStart.isEmpty()) {
@@ -97,7 +105,8 @@ public final class ConfigNodeServer implements AutoCloseable {
           holdsAtStart,
           ProcedureLimits.DEFAULTS,
           AdminApiSettings.LOOPBACK,
-          RaftAccess.LOOPBACK);
+          RaftAccess.LOOPBACK,
+          DEFAULT_BREAK_DEADLOCKS);
     }
 
     /** A node without the fault routes. */
@@ -160,7 +169,8 @@ public final class ConfigNodeServer implements AutoCloseable {
                 })
             .raft(config.raft())
             .maxLiveProcedures(config.limits().maxLiveProcedures())
-            .executor(b -> b.metrics(metrics.executorMetrics()));
+            .executor(
+                b -> b.metrics(metrics.executorMetrics()).breakDeadlocks(config.breakDeadlocks()));
     this.node = config.raftAccess().applyTo(builder).build();
     metrics.watch(node);
     this.metadata = new ClusterMetadata(node.metadata());

@@ -1,12 +1,13 @@
 package dev.baton.confignode.procedures;
 
 import dev.baton.confignode.datanode.CommandContext;
+import dev.baton.confignode.datanode.CommandObserver;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeConnector;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.consensus.LeaderContext;
-import dev.baton.procedure.Procedure;
+import dev.baton.procedure.CallReporter;
 import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockManager;
 import java.io.IOException;
@@ -24,6 +25,8 @@ public final class ConfigNodeEnv implements LockEnvironment {
   private final ClusterMetadata metadata;
   private final DataNodeConnector dataNodes;
   private final Map<String, DataNodeClient> clients = new ConcurrentHashMap<>();
+  // the registered id of each DataNode address reached through dataNode(id)
+  private final Map<String, Integer> idsByAddress = new ConcurrentHashMap<>();
   private final LockManager locks = new LockManager();
   private final StateHolds holds;
   private final AtomicLong commandSeq;
@@ -74,10 +77,39 @@ public final class ConfigNodeEnv implements LockEnvironment {
    * The command context of one DataNode call of a step; {@code key} makes it unique per call. Each
    * call numbers the command after every command this term's leader made before, so a procedure's
    * commands are ordered by (term, seq) and a DataNode refuses one the procedure has moved past
-   * (e.g. a step's command that timed out here and arrives after the step's undo).
+   * (e.g. a step's command that timed out here and arrives after the step's undo). The client
+   * reports the call to the procedure's executor ({@link CallReporter}), so a procedure held up by
+   * a DataNode shows which call it waits on, its attempt and its last error.
    */
-  public CommandContext command(Procedure<?> proc, String key) {
-    return new CommandContext(leader.term(), proc.getProcId(), key, commandSeq.incrementAndGet());
+  public CommandContext command(ConfigNodeProcedure<?> proc, String key) {
+    return new CommandContext(
+        leader.term(), proc.getProcId(), key, commandSeq.incrementAndGet(), observer(proc.calls()));
+  }
+
+  /** Reports each command to {@code calls}, naming the DataNode by its id where registered. */
+  private CommandObserver observer(CallReporter calls) {
+    return new CommandObserver() {
+      @Override
+      public void started(String address, String command) {
+        calls.started(dataNodeName(address), command);
+      }
+
+      @Override
+      public void answered() {
+        calls.succeeded();
+      }
+
+      @Override
+      public void failed(String error) {
+        calls.failed(error);
+      }
+    };
+  }
+
+  /** "DataNode 2 at 127.0.0.1:7001", or "DataNode at ..." for one not reached by its id. */
+  private String dataNodeName(String address) {
+    Integer id = idsByAddress.get(address);
+    return id == null ? "DataNode at " + address : "DataNode " + id + " at " + address;
   }
 
   /** A client of the DataNode at {@code address}. */
@@ -92,6 +124,7 @@ public final class ConfigNodeEnv implements LockEnvironment {
             .local()
             .dataNode(id)
             .orElseThrow(() -> new IOException("DataNode " + id + " is not registered"));
+    idsByAddress.put(dn.address(), id);
     return dataNode(dn.address());
   }
 

@@ -31,11 +31,13 @@ class ConfigNodeCliTest {
           "list",
           "abort",
           "resume",
+          "why",
+          "locks",
           "certs",
           "completion");
 
   private static final List<String> CLIENT_COMMANDS =
-      List.of("submit", "get", "list", "abort", "resume");
+      List.of("submit", "get", "list", "abort", "resume", "why", "locks");
 
   @Test
   void theCommandsAreThoseOfTheJar() {

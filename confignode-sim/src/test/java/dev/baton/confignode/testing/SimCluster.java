@@ -161,7 +161,8 @@ public final class SimCluster implements AutoCloseable {
                     List.of(),
                     limits,
                     api,
-                    RaftAccess.LOOPBACK));
+                    RaftAccess.LOOPBACK,
+                    ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS));
         server.start();
         c.nodes.put(id, server);
       }
