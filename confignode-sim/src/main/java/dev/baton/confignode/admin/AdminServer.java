@@ -61,6 +61,7 @@ public final class AdminServer implements AutoCloseable {
     routes.add(new ClusterRoutes(node));
     routes.add(new ProcedureRoutes(node, holds, limits));
     routes.add(new LockRoutes(node, metadata, settings.tls().map(TlsIdentity::trustContext)));
+    routes.add(new MembershipRoutes(node));
   }
 
   /** Adds a group of endpoints, asked after the ones before it; call before {@link #start}. */

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     description = {
-      "Measures procedure throughput and latency on a local cluster.",
+      "Measures throughput and latency on a local cluster.",
       "Starts ConfigNode processes, has W clients each submit Noop procedures of K steps and wait"
           + " for them, N in all, and prints a table and a JSON line."
     },

@@ -55,6 +55,9 @@ import picocli.CommandLine.Spec;
       ListCommand.class,
       AbortCommand.class,
       ResumeCommand.class,
+      AddConfigNodeCommand.class,
+      RemoveConfigNodeCommand.class,
+      ReplaceConfigNodeCommand.class,
       CertsCommand.class,
       CompletionCommand.class
     })

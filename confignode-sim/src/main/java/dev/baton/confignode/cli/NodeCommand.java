@@ -42,7 +42,11 @@ import picocli.CommandLine.TypeConversionException;
       "Once serving it prints 'node ID http HOST:PORT' (https with --http-cert), so a launcher"
           + " that passed --http-port 0 can read the port."
     },
-    exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
+    exitCodeList = {
+      "0:stopped, or removed from the cluster (it says so)",
+      "1:could not start",
+      "2:bad flags"
+    })
 final class NodeCommand extends CliCommand {
   static final int EXIT_START_FAILED = 1;
 
@@ -161,6 +165,13 @@ final class NodeCommand extends CliCommand {
       paramLabel = "PEM",
       description = "the CA certificate every member's and client's certificate must come from")
   Path tlsCa;
+
+  @Option(
+      names = "--join",
+      description =
+          "join a running cluster as a new member: start with an empty Raft group and wait to be"
+              + " added (add-confignode); --peers lists the current members and this node")
+  boolean join;
 
   @Option(
       names = "--insecure",
@@ -287,6 +298,14 @@ final class NodeCommand extends CliCommand {
                 + ":"
                 + server.httpPort());
     out().flush();
+    server
+        .removed()
+        .thenAccept(
+            reason -> {
+              out().println("node " + config.nodeId() + " stops: " + reason);
+              out().flush();
+              stopped.countDown();
+            });
     try {
       stopped.await();
     } catch (InterruptedException e) {
@@ -347,7 +366,7 @@ final class NodeCommand extends CliCommand {
               + " unauthenticated peers");
     }
     try {
-      return new RaftAccess(clusterId, Optional.ofNullable(bind), tls, insecure);
+      return new RaftAccess(clusterId, Optional.ofNullable(bind), tls, insecure, join);
     } catch (IllegalArgumentException e) {
       throw usageError(e.getMessage());
     }

@@ -6,6 +6,7 @@ import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LeaderContext;
+import dev.baton.consensus.Membership;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockManager;
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What ConfigNode procedures act on, one per leader term: the leader context (its term is the
  * fencing token every DataNode command carries), the replicated metadata, clients of the registered
- * DataNodes, the lock table conflicting procedures serialize on, and the node's fault holds.
+ * DataNodes, the Raft group's membership, the lock table conflicting procedures serialize on, and
+ * the node's fault holds.
  */
 public final class ConfigNodeEnv implements LockEnvironment {
   private final LeaderContext leader;
@@ -28,6 +30,7 @@ public final class ConfigNodeEnv implements LockEnvironment {
   private final LockManager locks = new LockManager();
   private final StateHolds holds;
   private final AtomicLong commandSeq;
+  private final Membership membership;
 
   /**
    * An environment for one leader term.
@@ -38,14 +41,17 @@ public final class ConfigNodeEnv implements LockEnvironment {
    * @param http the node's HTTP client for DataNode calls, made once at start and shared among its
    *     terms' environments (making one costs seconds on a busy machine: the TLS defaults load
    *     then, and that would delay every failover)
+   * @param membership the node's Raft group membership, which the membership procedures change
    */
   public ConfigNodeEnv(
       LeaderContext leader,
       ClusterMetadata metadata,
       StateHolds holds,
       AtomicLong commandSeq,
-      HttpClient http) {
+      HttpClient http,
+      Membership membership) {
     this.leader = leader;
+    this.membership = membership;
     this.http = http;
     this.metadata = metadata;
     this.holds = holds;
@@ -69,6 +75,11 @@ public final class ConfigNodeEnv implements LockEnvironment {
 
   public ClusterMetadata metadata() {
     return metadata;
+  }
+
+  /** The Raft group's membership, as this term's leader changes it. */
+  public Membership membership() {
+    return membership;
   }
 
   /**
