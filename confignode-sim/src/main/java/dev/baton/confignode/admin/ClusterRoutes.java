@@ -14,7 +14,8 @@ import java.util.Optional;
 /**
  * {@code /api/cluster} (this node's own view: role, leader, term, applied index, the group's
  * members with their address, role, last contact and log positions, and its executor) and {@code
- * /api/metadata} (a linearizable read of databases, regions and DataNodes).
+ * /api/metadata} (a linearizable read of databases, regions, DataNodes, and the ConfigNodes that
+ * membership changes added or removed).
  */
 final class ClusterRoutes implements AdminRoutes {
   private final ProcedureNode<ConfigNodeEnv> node;
@@ -82,6 +83,7 @@ final class ClusterRoutes implements AdminRoutes {
     out.put("databases", view.databases());
     out.put("regions", view.regions());
     out.put("dataNodes", view.dataNodes());
+    out.put("configNodes", view.configNodes());
     return out;
   }
 }

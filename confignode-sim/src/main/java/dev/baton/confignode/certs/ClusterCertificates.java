@@ -7,6 +7,7 @@ import dev.baton.certs.Usage;
 import dev.baton.consensus.tls.ClientRole;
 import dev.baton.consensus.tls.PeerIdentity;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.EnumSet;
@@ -74,6 +75,18 @@ public final class ClusterCertificates {
     return ca.issue(CertificateRequest.named(name).withUri(PeerIdentity.client(name, role).uri()));
   }
 
+  /**
+   * Writes the certificate of one more ConfigNode {@code nodeId} under {@code dir}, laid out as
+   * {@link #writeCluster} did (whose CA file it names); for a node added to a running cluster.
+   */
+  public CertificateFiles writeMember(Path dir, String nodeId, List<String> hosts)
+      throws IOException {
+    return write(
+        member(nodeId, hosts),
+        Files.createDirectories(ClusterFiles.memberDir(dir, nodeId)),
+        dir.resolve(CA_FILE));
+  }
+
   /** Writes the CA certificate to {@code dir/ca.pem}; returns its path. */
   public Path writeCa(Path dir) throws IOException {
     Path file = dir.resolve(CA_FILE);
@@ -100,17 +113,22 @@ public final class ClusterCertificates {
     if (dataNodes < 0) {
       throw new IllegalArgumentException("a number of DataNodes is 0 or more: " + dataNodes);
     }
-    ClusterCertificates certs = create("baton-ca-" + dir.getFileName());
-    Path caFile = certs.writeCa(dir);
+    return create("baton-ca-" + dir.getFileName()).writeCluster(dir, nodeIds, dataNodes, hosts);
+  }
+
+  /** As {@link #write}, with this CA, which can then issue more ({@link #writeMember}). */
+  public ClusterFiles writeCluster(
+      Path dir, List<String> nodeIds, int dataNodes, List<String> hosts) throws IOException {
+    Path caFile = writeCa(dir);
     for (String id : nodeIds) {
-      write(certs.member(id, hosts), ClusterFiles.memberDir(dir, id), caFile);
+      write(member(id, hosts), ClusterFiles.memberDir(dir, id), caFile);
     }
     for (int i = 1; i <= dataNodes; i++) {
       String id = Integer.toString(i);
-      write(certs.dataNode(id, hosts), ClusterFiles.dataNodeDir(dir, id), caFile);
+      write(dataNode(id, hosts), ClusterFiles.dataNodeDir(dir, id), caFile);
     }
     for (ClientRole role : ClientRole.values()) {
-      write(certs.client(role.certificateName(), role), ClusterFiles.clientDir(dir, role), caFile);
+      write(client(role.certificateName(), role), ClusterFiles.clientDir(dir, role), caFile);
     }
     return new ClusterFiles(dir);
   }

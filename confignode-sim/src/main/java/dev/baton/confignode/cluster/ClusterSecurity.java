@@ -32,6 +32,7 @@ final class ClusterSecurity {
   /** The tokens of a secured cluster; null for one that is not. */
   private final ClusterTokens tokens;
 
+  private ClusterCertificates ca;
   private ClusterFiles certificates;
   private TlsIdentity https;
 
@@ -60,14 +61,22 @@ final class ClusterSecurity {
     }
     List<String> names = new ArrayList<>(nodeIds);
     names.add(HTTPS_CERTIFICATE);
+    ca = ClusterCertificates.create("baton-ca-" + dir.getFileName());
     certificates =
-        ClusterCertificates.write(
+        ca.writeCluster(
             Files.createDirectories(dir.resolve(CERTIFICATES_DIR)),
             names,
             0,
             ClusterCertificates.LOOPBACK_HOSTS);
     CertificateFiles api = certificates.member(HTTPS_CERTIFICATE);
     https = TlsIdentity.fromPem(api.cert(), api.key());
+  }
+
+  /** Makes the certificate of one more ConfigNode {@code id}, added to the running cluster. */
+  void issueCertificate(String id) throws IOException {
+    if (ca != null) {
+      ca.writeMember(certificates.dir(), id, ClusterCertificates.LOOPBACK_HOSTS);
+    }
   }
 
   /** The flags of the ConfigNode {@code id}'s command that secure it. */

@@ -39,6 +39,9 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public static final Duration CLUSTER_WAIT = ConfigNodeWaits.CLUSTER_WAIT;
 
+  /** Every process listens on loopback. */
+  private static final String LOOPBACK = "127.0.0.1:";
+
   private final Path dir;
   private final boolean keepDir;
   private final List<String> nodeFlags;
@@ -46,6 +49,13 @@ public final class ProcessCluster implements AutoCloseable {
   private final ClusterSecurity security;
 
   private final Map<String, String> httpOf = new LinkedHashMap<>();
+
+  /** Each ConfigNode's {@code --peers}: the first ones share one, an added one has its own. */
+  private final Map<String, String> peersOf = new LinkedHashMap<>();
+
+  /** Each ConfigNode's Raft address, host:port. */
+  private final Map<String, String> raftOf = new LinkedHashMap<>();
+
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
   private final DataNodeProcesses dataNodes;
   private final ClusterProcedures procedures = new ClusterProcedures(this::api);
@@ -147,14 +157,13 @@ public final class ProcessCluster implements AutoCloseable {
     if (peersArg != null) {
       throw new IllegalStateException("the ConfigNodes of " + dir + " are already started");
     }
-    StringBuilder peers = new StringBuilder();
     for (int i = 1; i <= n; i++) {
       String id = "cn" + i;
-      peers.append(peers.length() == 0 ? "" : ",").append(id).append("=127.0.0.1:");
-      peers.append(LoopbackPorts.free());
-      httpOf.put(id, "127.0.0.1:" + LoopbackPorts.free());
+      raftOf.put(id, LOOPBACK + LoopbackPorts.free());
+      httpOf.put(id, LOOPBACK + LoopbackPorts.free());
     }
-    peersArg = peers.toString();
+    peersArg = peersFlag(raftOf);
+    raftOf.keySet().forEach(id -> peersOf.put(id, peersArg));
     security.issueCertificates(dir, httpOf.keySet());
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
@@ -169,7 +178,7 @@ public final class ProcessCluster implements AutoCloseable {
   private void startNode(String id, boolean registerDataNodes, List<String> extraFlags)
       throws IOException {
     List<String> args =
-        new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
+        new ArrayList<>(ChildJvm.nodeArgs(id, peersOf.get(id), dir.resolve(id), httpOf.get(id)));
     args.addAll(nodeFlags);
     args.addAll(extraFlags);
     args.addAll(security.nodeFlags(id));
@@ -181,6 +190,52 @@ public final class ProcessCluster implements AutoCloseable {
     synchronized (this) {
       nodes.put(id, p);
     }
+  }
+
+  private static String peersFlag(Map<String, String> raft) {
+    StringBuilder peers = new StringBuilder();
+    raft.forEach((id, a) -> peers.append(peers.length() == 0 ? "" : ",").append(id + "=" + a));
+    return peers.toString();
+  }
+
+  /**
+   * Starts a new ConfigNode {@code id} that joins the running cluster ({@code node --join}, its
+   * {@code --peers} every ConfigNode known so far and itself), with a certificate of the cluster's
+   * CA when secured; does not wait for it, nor add it to the group (an {@code AddConfigNode} does).
+   *
+   * @return its Raft address, host:port, for the {@code AddConfigNode}
+   */
+  public String startJoiningNode(String id) throws IOException {
+    synchronized (this) {
+      if (httpOf.containsKey(id)) {
+        throw new IllegalArgumentException("the cluster has a ConfigNode " + id + " already");
+      }
+      raftOf.put(id, LOOPBACK + LoopbackPorts.free());
+      httpOf.put(id, LOOPBACK + LoopbackPorts.free());
+      peersOf.put(id, peersFlag(raftOf));
+    }
+    security.issueCertificate(id);
+    startNode(id, false, List.of("--join"));
+    return raftOf.get(id);
+  }
+
+  /** The Raft address (host:port) of a ConfigNode. */
+  public String raftAddress(String nodeId) {
+    return require(raftOf.get(nodeId), nodeId);
+  }
+
+  /** Deletes a ConfigNode's data directory: its disk died (kill it first). */
+  public void wipeDataDir(String nodeId) throws IOException {
+    if (isServing(nodeId) || isPaused(nodeId)) {
+      throw new IllegalStateException(nodeId + " still runs; kill it first");
+    }
+    deleteTree(dir.resolve(nodeId));
+  }
+
+  /** Whether the node's last process exited (killed, or stopped by itself). */
+  public synchronized boolean hasExited(String nodeId) {
+    ChildJvm p = nodes.get(nodeId);
+    return p != null && !p.isAlive();
   }
 
   public Path dir() {
@@ -429,12 +484,21 @@ public final class ProcessCluster implements AutoCloseable {
       LOG.info("kept {}", dir);
       return;
     }
-    try (Stream<Path> files = Files.walk(dir)) {
+    try {
+      deleteTree(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + dir, e);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
       for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not delete " + dir, e);
     }
   }
 
