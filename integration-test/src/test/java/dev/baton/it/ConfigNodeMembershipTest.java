@@ -6,11 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.cluster.ClusterProcedures;
+import dev.baton.confignode.cluster.InvariantCheck;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,6 +33,18 @@ import org.junit.jupiter.api.Timeout;
 class ConfigNodeMembershipTest extends SharedClusterTest {
   private static final Holds.Hold ADD_HELD = new Holds.Hold("AddConfigNode", "ADD_TO_GROUP");
 
+  /** The nonce group of the membership changes this test submits. */
+  private static final long CHANGE_NONCE_GROUP = 24;
+
+  /**
+   * The first nonce of the membership changes: far above the workload's, so that the two count as
+   * different acknowledged submissions in the invariant check.
+   */
+  private static final long CHANGE_NONCES = 1_000_000_000L;
+
+  /** The membership changes submitted: nonce to procId. */
+  private final Map<Long, Long> changes = new ConcurrentHashMap<>();
+
   /** Steps of each workload Noop: short, so many run during a change. */
   private static final int WORKLOAD_STEPS = 3;
 
@@ -44,6 +61,7 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
     try {
       for (String id : List.of("cn4", "cn5")) {
         String address = cluster.startJoiningNode(id);
+        cluster.awaitAnswering(id);
         assertSucceeded(change("add", "id", id, "address", address));
       }
       assertEquals(Set.of("cn1", "cn2", "cn3", "cn4", "cn5"), members());
@@ -58,7 +76,7 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
       workload.join();
     }
     assertTrue(submitted.get() > 0, "the workload ran during the changes");
-    Drills.assertInvariants(cluster);
+    assertInvariants();
     JsonNode recorded = cluster.api().get("/api/metadata").path("configNodes");
     assertEquals(2, recorded.size(), recorded::toString);
     for (JsonNode c : recorded) {
@@ -79,8 +97,7 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
         .until(() -> !memberView(leader, followers.get(0)).path("live").asBoolean(true));
 
     JsonNode refused = Drills.awaitFinished(cluster, change("remove", "id", followers.get(1)));
-    assertEquals("FAILED", refused.path("state").asText(), refused::toString);
-    assertTrue(refused.path("failure").asText().contains("majority needs 2"), refused::toString);
+    assertRefused(refused, "majority needs 2");
     assertEquals(Set.of("cn1", "cn2", "cn3"), members());
 
     Drills.restartAndAwaitFollower(cluster, followers.get(0));
@@ -89,18 +106,21 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
   @Test
   @Order(3)
   void refusesASecondChangeWhileOneRuns() throws Exception {
-    Holds.armAll(cluster, ADD_HELD);
     String address = cluster.startJoiningNode("cn6");
-    long add = change("add", "id", "cn6", "address", address);
-    Holds.awaitHeld(cluster, ADD_HELD, add);
+    cluster.awaitAnswering("cn6");
+    Holds.armAll(cluster, ADD_HELD);
+    long add;
+    try {
+      add = change("add", "id", "cn6", "address", address);
+      Holds.awaitHeld(cluster, ADD_HELD, add);
 
-    long second = change("remove", "id", followers(cluster.leader()).get(0));
-    JsonNode refused = Drills.awaitFinished(cluster, second);
-    assertEquals("FAILED", refused.path("state").asText(), refused::toString);
-    String why = refused.path("failure").asText();
-    assertTrue(why.contains("confignode-membership") && why.contains("" + add), why);
-
-    Holds.armAll(cluster);
+      long second = change("remove", "id", followers(cluster.leader()).get(0));
+      assertRefused(
+          Drills.awaitFinished(cluster, second),
+          "lock node:confignode-membership (EXCLUSIVE) held by procedure " + add);
+    } finally {
+      Holds.armAll(cluster);
+    }
     assertSucceeded(add);
     assertEquals(Set.of("cn1", "cn2", "cn3", "cn6"), members());
   }
@@ -127,28 +147,50 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
     cluster.kill(dead);
     cluster.wipeDataDir(dead);
     String address = cluster.startJoiningNode("cn7");
+    cluster.awaitAnswering("cn7");
     long replace = change("replace", "oldId", dead, "newId", "cn7", "address", address);
     assertSucceeded(replace);
     assertTrue(members().contains("cn7") && !members().contains(dead), "members " + members());
     awaitCaughtUp("cn7");
 
     // the old id never votes again: adding it back is refused, whatever its address
-    JsonNode back =
-        Drills.awaitFinished(
-            cluster, change("add", "id", dead, "address", cluster.raftAddress(dead)));
-    assertEquals("FAILED", back.path("state").asText(), back::toString);
-    assertTrue(back.path("failure").asText().contains("never added again"), back::toString);
-    Drills.assertInvariants(cluster);
+    long back = change("add", "id", dead, "address", cluster.raftAddress(dead));
+    assertRefused(Drills.awaitFinished(cluster, back), "never added again");
+    assertInvariants();
   }
 
-  /** Submits a membership change with {@code POST /api/membership/ACTION}; returns its procId. */
+  /**
+   * Submits a membership change with {@code POST /api/membership/ACTION} and a nonce of its own;
+   * returns its procId.
+   */
   private long change(String action, Object... args) throws Exception {
-    JsonNode body = ClusterProcedures.args(args);
-    return cluster
-        .api()
-        .retrying(() -> cluster.api().post("/api/membership/" + action, body))
-        .get("procId")
-        .asLong();
+    long nonce = CHANGE_NONCES + changes.size();
+    ObjectNode body = (ObjectNode) ClusterProcedures.args(args);
+    body.set("nonce", ClusterProcedures.args("group", CHANGE_NONCE_GROUP, "nonce", nonce));
+    long procId =
+        cluster
+            .api()
+            .retrying(() -> cluster.api().post("/api/membership/" + action, body))
+            .get("procId")
+            .asLong();
+    changes.put(nonce, procId);
+    return procId;
+  }
+
+  /** The drill's invariants, the membership changes counted with the workload's submissions. */
+  private void assertInvariants() throws Exception {
+    cluster.procedures().awaitAllFinished(Drills.FINISH);
+    Map<Long, Long> acknowledged = new HashMap<>(cluster.procedures().acknowledged());
+    acknowledged.putAll(changes);
+    InvariantCheck.Result r =
+        InvariantCheck.check(cluster.api(), Drills.dataNodes(cluster), acknowledged, true);
+    assertTrue(r.ok(), r::describe);
+  }
+
+  /** A change refused before it changed anything: rolled back, its failure saying {@code why}. */
+  private static void assertRefused(JsonNode done, String why) {
+    assertEquals("ROLLEDBACK", done.path("state").asText(), done::toString);
+    assertTrue(done.path("failure").asText().contains(why), done::toString);
   }
 
   private void assertSucceeded(long procId) throws Exception {

@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the class path (its child processes run from the class path):
  *
  * <pre>
- * mvn -B -o -pl integration-test -am test-compile -Dspotless.check.skip=true
+ * mvn -B -q -pl integration-test -am verify -DskipTests
  * java -cp integration-test/target/test-classes:confignode-sim/target/confignode-sim.jar \
  *   dev.baton.it.MembershipCatchUpBenchmark [LIVE_PROCEDURES, default 10000]
  * </pre>

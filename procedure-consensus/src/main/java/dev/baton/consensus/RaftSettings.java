@@ -53,6 +53,13 @@ public record RaftSettings(
    */
   static final int STEP_DOWN_WAIT_TIMEOUTS = 2;
 
+  /**
+   * (Maximum) election timeouts a member being added may stay silent before the leader gives up the
+   * change (Ratis' default is 3): a node just started, or busy installing a snapshot on a loaded
+   * machine, answers late, and giving up fails the whole membership change.
+   */
+  static final int STAGING_TIMEOUTS = 10;
+
   /** Snapshots kept on disk: the newest, and one before it while a follower may still fetch it. */
   static final int SNAPSHOTS_RETAINED = 2;
 
@@ -140,6 +147,8 @@ public record RaftSettings(
     RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);
+    RaftServerConfigKeys.setStagingTimeout(
+        p, millis(electionTimeoutMax.multipliedBy(STAGING_TIMEOUTS)));
     return p;
   }
 
