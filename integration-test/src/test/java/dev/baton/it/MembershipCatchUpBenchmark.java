@@ -3,6 +3,7 @@ package dev.baton.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,6 +43,14 @@ public final class MembershipCatchUpBenchmark {
 
   static final Duration ADD_PATIENCE = Duration.ofMinutes(10);
 
+  /**
+   * Snapshot every this many log entries, so the log behind the live procedures is purged and the
+   * new member must install a snapshot.
+   */
+  static final String SNAPSHOT_EVERY = "1000";
+
+  static final Duration CATCH_UP_POLL = Duration.ofMillis(100);
+
   static final double P50 = 0.50;
   static final double P99 = 0.99;
   static final long NANOS_PER_MILLI = 1_000_000;
@@ -50,7 +59,8 @@ public final class MembershipCatchUpBenchmark {
 
   public static void main(String[] args) throws Exception {
     int live = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_LIVE;
-    try (ProcessCluster cluster = ProcessCluster.start(3, 0, false)) {
+    try (ProcessCluster cluster =
+        ProcessCluster.start(3, 0, false, List.of("--snapshot-every", SNAPSHOT_EVERY))) {
       long start = System.nanoTime();
       load(cluster, live);
       System.out.printf(
@@ -89,18 +99,26 @@ public final class MembershipCatchUpBenchmark {
               .asLong();
       JsonNode done = cluster.procedures().awaitFinished(procId, ADD_PATIENCE);
       long addNanos = System.nanoTime() - addStart;
+      long target = cluster.cluster(cluster.leader()).path("appliedIndex").asLong();
+      while (cluster.cluster("cn4").path("appliedIndex").asLong() < target) {
+        Thread.sleep(CATCH_UP_POLL.toMillis());
+      }
+      long caughtUpNanos = System.nanoTime() - addStart;
       changing.set(false);
       stop.set(true);
       workload.join();
-      JsonNode cn4 = cluster.cluster("cn4");
       System.out.printf(
           Locale.ROOT,
-          "add cn4 with %d live procedures: %s in %.1f s; cn4 applied index %d, leader's %d%n",
+          "add cn4 with %d live procedures: %s in %.1f s; cn4 applied the leader's index %d"
+              + " %.1f s after the add was asked; cn4's snapshot installs: %s%n",
           live,
           done.path("state").asText(),
           addNanos / 1e9,
-          cn4.path("appliedIndex").asLong(),
-          cluster.cluster(cluster.leader()).path("appliedIndex").asLong());
+          target,
+          caughtUpNanos / 1e9,
+          Files.readString(cluster.log("cn4")).contains("installed from the leader")
+              ? "yes"
+              : "none");
       System.out.println("workload before the change: " + latencies(before));
       System.out.println("workload during the change: " + latencies(during));
     }
