@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * drills, chaos, the {@code drill} and the {@code bench}, its ConfigNodes requiring tokens by
  * default ({@link ClusterTokens}; {@link #client} sends the admin's): start (all at once with
  * {@link #start}, or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and
- * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
- * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir
- * (unless kept).
+ * restart single nodes or all of them, wipe a node's data, start a new node that joins the running
+ * cluster ({@link #startJoiningNode}, for membership changes); find the leader; submit procedures
+ * with nonces and wait for them ({@link #procedures()}). Thread-safe. {@link #close} kills every
+ * child and deletes the dir (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
