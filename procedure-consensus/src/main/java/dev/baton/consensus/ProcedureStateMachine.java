@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -68,6 +69,18 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     CompletableFuture<Boolean> abortRequested(long procId);
   }
 
+  /** What the node hears about the group's membership; every method must return quickly. */
+  interface MembershipListener {
+    /** A configuration entry was applied at {@code index} (joint ones too); on the apply thread. */
+    void configurationApplied(long index, RaftConfigurationProto conf);
+
+    /**
+     * Ratis shut this member's server down by itself (not a close of the node): an election found
+     * it outside the group's configuration, or a member told it so.
+     */
+    void shutDownByRaft();
+  }
+
   private final RecordWatch changes;
   private final ProcedureTable table;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
@@ -79,6 +92,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final AbortOutcomes abortOutcomes;
   private final EntryAdmission admission;
   private volatile Listener listener;
+  private volatile MembershipListener membershipListener;
 
   /**
    * @param admission what this node, as leader, checks and writes before it appends an entry
@@ -105,6 +119,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   void setListener(Listener listener) {
     this.listener = listener;
+  }
+
+  void setMembershipListener(MembershipListener listener) {
+    this.membershipListener = listener;
   }
 
   ProcedureTable table() {
@@ -418,6 +436,18 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     Listener l = listener;
     if (l != null) {
       l.notLeader();
+    }
+    MembershipListener m = membershipListener;
+    if (!allServer && m != null) {
+      m.shutDownByRaft();
+    }
+  }
+
+  @Override
+  public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto conf) {
+    MembershipListener m = membershipListener;
+    if (m != null) {
+      m.configurationApplied(index, conf);
     }
   }
 

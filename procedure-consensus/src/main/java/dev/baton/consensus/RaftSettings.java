@@ -63,6 +63,13 @@ public record RaftSettings(
    */
   static final int PURGE_GAP_ENTRIES = 1;
 
+  /**
+   * (Maximum) election timeouts a member being added may stay silent before the leader gives up the
+   * change (Ratis' default is 3): a node just started, or busy installing a snapshot on a loaded
+   * machine, answers late, and giving up fails the whole membership change.
+   */
+  static final int STAGING_TIMEOUTS = 10;
+
   /** Snapshots kept on disk: the newest, and one before it while a follower may still fetch it. */
   static final int SNAPSHOTS_RETAINED = 2;
 
@@ -150,6 +157,8 @@ public record RaftSettings(
     RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);
+    RaftServerConfigKeys.setStagingTimeout(
+        p, millis(electionTimeoutMax.multipliedBy(STAGING_TIMEOUTS)));
     return p;
   }
 

@@ -84,6 +84,7 @@ public final class AdminServer implements AutoCloseable {
         new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
     routes.add(new ProcedureRoutes(node, holds, limits, metrics, leader));
     routes.add(new LockRoutes(node, leader));
+    routes.add(new MembershipRoutes(node));
   }
 
   /** Every endpoint served, in routing order. */

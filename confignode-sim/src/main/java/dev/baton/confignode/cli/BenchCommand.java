@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     description = {
-      "Measures procedure throughput and latency on a local cluster.",
+      "Measures throughput and latency on a local cluster.",
       "Starts ConfigNode processes, has W clients each submit Noop procedures of K steps and wait"
           + " for them (or starts R per second with --rate), N in all; then commits N empty Raft"
           + " entries from W clients (the raw baseline) and reads a procedure from the leader and"

@@ -57,6 +57,9 @@ import picocli.CommandLine.Spec;
       ResumeCommand.class,
       WhyCommand.class,
       LocksCommand.class,
+      AddConfigNodeCommand.class,
+      RemoveConfigNodeCommand.class,
+      ReplaceConfigNodeCommand.class,
       CertsCommand.class,
       CompletionCommand.class
     })

@@ -42,7 +42,11 @@ import picocli.CommandLine.TypeConversionException;
       "Once serving it prints 'node ID http HOST:PORT' (https with --http-cert), so a launcher"
           + " that passed --http-port 0 can read the port."
     },
-    exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
+    exitCodeList = {
+      "0:stopped, or removed from the cluster (it says so)",
+      "1:could not start",
+      "2:bad flags"
+    })
 final class NodeCommand extends CliCommand {
   static final int EXIT_START_FAILED = 1;
 
@@ -142,6 +146,13 @@ final class NodeCommand extends CliCommand {
   String bind;
 
   @Mixin TlsFlags tls;
+
+  @Option(
+      names = "--join",
+      description =
+          "join a running cluster as a new member: start with an empty Raft group and wait to be"
+              + " added (add-confignode); --peers lists the current members and this node")
+  boolean join;
 
   @Bounds(min = 0, max = Long.MAX_VALUE)
   @Option(
@@ -272,6 +283,14 @@ final class NodeCommand extends CliCommand {
                 + ":"
                 + server.httpPort());
     out().flush();
+    server
+        .removed()
+        .thenAccept(
+            reason -> {
+              out().println("node " + config.nodeId() + " stops: " + reason);
+              out().flush();
+              stopped.countDown();
+            });
     try {
       stopped.await();
     } catch (InterruptedException e) {
@@ -327,7 +346,7 @@ final class NodeCommand extends CliCommand {
               + " unauthenticated peers");
     }
     try {
-      return new RaftAccess(clusterId, Optional.ofNullable(bind), settings, tls.insecure);
+      return new RaftAccess(clusterId, Optional.ofNullable(bind), settings, tls.insecure, join);
     } catch (IllegalArgumentException e) {
       throw usageError(e.getMessage());
     }

@@ -6,7 +6,6 @@ import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.Json;
 import java.io.IOException;
 import java.security.SecureRandom;
-import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -97,24 +96,7 @@ final class SubmitCommand extends ClientCommand {
     if (waitSeconds == null) {
       return 0;
     }
-    JsonNode view = api.awaitFinished(id, Duration.ofSeconds(waitSeconds));
-    if (view.path("finished").asBoolean()) {
-      GetCommand.print(out(), view, format.table());
-      return "SUCCESS".equals(view.path("state").asText()) ? 0 : EXIT_NOT_SUCCESS;
-    }
-    err()
-        .println(
-            spec.name()
-                + ": procedure "
-                + id
-                + " has not finished after "
-                + waitSeconds
-                + " s (state "
-                + view.path("state").asText()
-                + ", step "
-                + view.path("step").asText("-")
-                + ")");
-    return EXIT_WAIT_TIMEOUT;
+    return ProcedureWait.await(api, id, waitSeconds, format.table(), spec.name(), out(), err());
   }
 
   /**

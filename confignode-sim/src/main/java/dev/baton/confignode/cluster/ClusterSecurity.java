@@ -105,6 +105,16 @@ final class ClusterSecurity {
     https = TlsIdentity.fromPem(api.cert(), api.key());
   }
 
+  /**
+   * Makes the certificate of one more ConfigNode {@code id}, added to the running cluster, naming
+   * {@code hosts}.
+   */
+  void issueCertificate(String id, List<String> hosts) throws IOException {
+    if (on()) {
+      ca.writeMember(files.dir(), id, hosts);
+    }
+  }
+
   /** The flags of the ConfigNode {@code id}'s command that secure it. */
   List<String> nodeFlags(String id) {
     if (!on()) {

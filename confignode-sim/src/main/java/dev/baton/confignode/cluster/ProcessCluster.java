@@ -32,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * failover drills, chaos, the {@code drill} and the {@code bench}, its ConfigNodes requiring tokens
  * by default ({@link ClusterTokens}; {@link #client} sends the admin's): start (all at once with
  * {@link #start}, or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and
- * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
- * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir
- * (unless kept).
+ * restart single nodes or all of them, wipe a node's data, start a new node that joins the running
+ * cluster ({@link #startJoiningNode}, for membership changes); find the leader; submit procedures
+ * with nonces and wait for them ({@link #procedures()}). Thread-safe. {@link #close} kills every
+ * child and deletes the dir (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
@@ -45,7 +46,9 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public static final Duration CLUSTER_WAIT = ConfigNodeWaits.CLUSTER_WAIT;
 
+  /** Every process listens on loopback. */
   private final Path dir;
+
   private final boolean keepDir;
   private final List<String> nodeFlags;
 
@@ -53,6 +56,13 @@ public final class ProcessCluster implements AutoCloseable {
   private final HostPlacement placement;
 
   private final Map<String, String> httpOf = new LinkedHashMap<>();
+
+  /** Each ConfigNode's {@code --peers}: the first ones share one, an added one has its own. */
+  private final Map<String, String> peersOf = new LinkedHashMap<>();
+
+  /** Each ConfigNode's Raft address, host:port. */
+  private final Map<String, String> raftOf = new LinkedHashMap<>();
+
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
   private final DataNodeProcesses dataNodes;
   private final ClusterProcedures procedures = new ClusterProcedures(this::api);
@@ -220,18 +230,15 @@ public final class ProcessCluster implements AutoCloseable {
     if (peersArg != null) {
       throw new IllegalStateException("the ConfigNodes of " + dir + " are already started");
     }
-    StringBuilder peers = new StringBuilder();
-    Map<String, List<String>> certificateHosts = new LinkedHashMap<>();
     for (int i = 1; i <= n; i++) {
-      String id = "cn" + i;
-      String host = placement.host(id);
-      peers.append(peers.length() == 0 ? "" : ",").append(id).append('=').append(host);
-      peers.append(':').append(placement.port(HostPlacement.Service.RAFT));
-      httpOf.put(id, host + ":" + placement.port(HostPlacement.Service.ADMIN_API));
-      certificateHosts.put(id, placement.certificateHosts(host));
-      raftPeers.put(id, new InetSocketAddress(host, placement.port(HostPlacement.Service.RAFT)));
+      placeNode("cn" + i);
     }
-    peersArg = peers.toString();
+    peersArg = peersFlag(raftOf);
+    raftOf.keySet().forEach(id -> peersOf.put(id, peersArg));
+    Map<String, List<String>> certificateHosts = new LinkedHashMap<>();
+    for (String id : raftOf.keySet()) {
+      certificateHosts.put(id, placement.certificateHosts(placement.host(id)));
+    }
     security.issueCertificates(certificateHosts);
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
@@ -246,7 +253,7 @@ public final class ProcessCluster implements AutoCloseable {
   private void startNode(String id, boolean registerDataNodes, List<String> extraFlags)
       throws IOException {
     List<String> args =
-        new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
+        new ArrayList<>(ChildJvm.nodeArgs(id, peersOf.get(id), dir.resolve(id), httpOf.get(id)));
     args.add("--http-bind");
     args.add(placement.host(id));
     args.addAll(nodeFlags);
@@ -260,6 +267,60 @@ public final class ProcessCluster implements AutoCloseable {
     synchronized (this) {
       nodes.put(id, p);
     }
+  }
+
+  /** Gives ConfigNode {@code id} its host's Raft and admin API addresses. */
+  private synchronized void placeNode(String id) throws IOException {
+    String host = placement.host(id);
+    int raftPort = placement.port(HostPlacement.Service.RAFT);
+    raftOf.put(id, host + ":" + raftPort);
+    raftPeers.put(id, new InetSocketAddress(host, raftPort));
+    httpOf.put(id, host + ":" + placement.port(HostPlacement.Service.ADMIN_API));
+  }
+
+  private static String peersFlag(Map<String, String> raft) {
+    StringBuilder peers = new StringBuilder();
+    raft.forEach((id, a) -> peers.append(peers.length() == 0 ? "" : ",").append(id + "=" + a));
+    return peers.toString();
+  }
+
+  /**
+   * Starts a new ConfigNode {@code id} that joins the running cluster ({@code node --join}, its
+   * {@code --peers} every ConfigNode known so far and itself), with a certificate of the cluster's
+   * CA when secured; does not wait for it, nor add it to the group (an {@code AddConfigNode} does).
+   *
+   * @return its Raft address, host:port, for the {@code AddConfigNode}
+   */
+  public String startJoiningNode(String id) throws IOException {
+    synchronized (this) {
+      if (httpOf.containsKey(id)) {
+        throw new IllegalArgumentException("the cluster has a ConfigNode " + id + " already");
+      }
+      placeNode(id);
+      peersOf.put(id, peersFlag(raftOf));
+    }
+    security.issueCertificate(id, placement.certificateHosts(placement.host(id)));
+    startNode(id, false, List.of("--join"));
+    return raftOf.get(id);
+  }
+
+  /** The Raft address (host:port) of a ConfigNode. */
+  public String raftAddress(String nodeId) {
+    return require(raftOf.get(nodeId), nodeId);
+  }
+
+  /** Deletes a ConfigNode's data directory: its disk died (kill it first). */
+  public void wipeDataDir(String nodeId) throws IOException {
+    if (isServing(nodeId) || isPaused(nodeId)) {
+      throw new IllegalStateException(nodeId + " still runs; kill it first");
+    }
+    deleteTree(dir.resolve(nodeId));
+  }
+
+  /** Whether the node's last process exited (killed, or stopped by itself). */
+  public synchronized boolean hasExited(String nodeId) {
+    ChildJvm p = nodes.get(nodeId);
+    return p != null && !p.isAlive();
   }
 
   public Path dir() {
@@ -546,12 +607,21 @@ public final class ProcessCluster implements AutoCloseable {
       LOG.info("kept {}", dir);
       return;
     }
-    try (Stream<Path> files = Files.walk(dir)) {
+    try {
+      deleteTree(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + dir, e);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
       for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not delete " + dir, e);
     }
   }
 

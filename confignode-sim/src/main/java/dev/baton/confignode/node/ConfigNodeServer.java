@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -131,6 +132,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
   private final NodeMetrics metrics;
   private Thread registrar;
+  private final CompletableFuture<String> removed = new CompletableFuture<>();
 
   public ConfigNodeServer(Config config) {
     this.config = config;
@@ -146,6 +148,7 @@ public final class ConfigNodeServer implements AutoCloseable {
     this.metrics = new NodeMetrics(registry.types());
     this.flowRuntime = FlowRoutes.runtime(registry);
     AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
+    AtomicReference<ProcedureNode<ConfigNodeEnv>> self = new AtomicReference<>();
     // one counter for every term this process leads: commands stay ordered even across envs
     AtomicLong commandSeq = new AtomicLong();
     // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load);
@@ -165,13 +168,16 @@ public final class ConfigNodeServer implements AutoCloseable {
             .environment(
                 leader -> {
                   publish.get().becameLeader(leader);
-                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodes);
+                  return new ConfigNodeEnv(
+                      leader, meta.get(), holds, commandSeq, dataNodes, self.get().membership());
                 })
             .raft(config.raft())
             .maxLiveProcedures(config.limits().maxLiveProcedures())
+            .onRemoved(removed::complete)
             .executor(
                 b -> b.metrics(metrics.executorMetrics()).breakDeadlocks(config.breakDeadlocks()));
     this.node = config.raftAccess().applyTo(builder).build();
+    self.set(node);
     metrics.watch(node);
     this.metadata = new ClusterMetadata(node.metadata());
     flowRuntime.bind(node::executor);
@@ -244,6 +250,14 @@ public final class ConfigNodeServer implements AutoCloseable {
 
   public ProcedureNode<ConfigNodeEnv> node() {
     return node;
+  }
+
+  /**
+   * Completes, with the reason, when this node finds it was removed from the cluster's Raft group:
+   * it can take no further part, and its process should stop ({@code node} does, exit 0).
+   */
+  public CompletableFuture<String> removed() {
+    return removed;
   }
 
   /** This node's fault holds (disabled unless started with {@code faults}). */

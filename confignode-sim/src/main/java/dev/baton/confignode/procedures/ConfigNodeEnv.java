@@ -7,6 +7,7 @@ import dev.baton.confignode.datanode.DataNodeConnector;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.consensus.LeaderContext;
+import dev.baton.consensus.Membership;
 import dev.baton.procedure.CallReporter;
 import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockManager;
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What ConfigNode procedures act on, one per leader term: the leader context (its term is the
  * fencing token every DataNode command carries), the replicated metadata, clients of the registered
- * DataNodes, the lock table conflicting procedures serialize on, and the node's fault holds.
+ * DataNodes, the Raft group's membership, the lock table conflicting procedures serialize on, and
+ * the node's fault holds.
  */
 public final class ConfigNodeEnv implements LockEnvironment {
   private final LeaderContext leader;
@@ -30,6 +32,7 @@ public final class ConfigNodeEnv implements LockEnvironment {
   private final LockManager locks = new LockManager();
   private final StateHolds holds;
   private final AtomicLong commandSeq;
+  private final Membership membership;
 
   /**
    * An environment for one leader term.
@@ -40,15 +43,18 @@ public final class ConfigNodeEnv implements LockEnvironment {
    * @param dataNodes how the node reaches DataNodes (plain HTTP, or HTTPS with its member
    *     certificate), made once at start and shared among its terms' environments (making one costs
    *     seconds on a busy machine: the TLS defaults load then, and that would delay every failover)
+   * @param membership the node's Raft group membership, which the membership procedures change
    */
   public ConfigNodeEnv(
       LeaderContext leader,
       ClusterMetadata metadata,
       StateHolds holds,
       AtomicLong commandSeq,
-      DataNodeConnector dataNodes) {
+      DataNodeConnector dataNodes,
+      Membership membership) {
     this.leader = leader;
     this.dataNodes = dataNodes;
+    this.membership = membership;
     this.metadata = metadata;
     this.holds = holds;
     this.commandSeq = commandSeq;
@@ -71,6 +77,11 @@ public final class ConfigNodeEnv implements LockEnvironment {
 
   public ClusterMetadata metadata() {
     return metadata;
+  }
+
+  /** The Raft group's membership, as this term's leader changes it. */
+  public Membership membership() {
+    return membership;
   }
 
   /**

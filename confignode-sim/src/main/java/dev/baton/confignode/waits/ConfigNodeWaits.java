@@ -75,6 +75,23 @@ public final class ConfigNodeWaits {
   /** How long a DataNode client waits for an answer, unless built with another timeout. */
   public static final Duration DATANODE_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
+  // ConfigNode membership procedures (AddConfigNode, RemoveConfigNode, ReplaceConfigNode).
+
+  /**
+   * How long one membership step waits for the group's configuration change, the new member's
+   * catch-up (a snapshot of every live procedure) included.
+   */
+  public static final Duration MEMBERSHIP_CHANGE_WAIT = Duration.ofMinutes(10);
+
+  /** How long a membership step waits for a leadership transfer (the target's election). */
+  public static final Duration LEADERSHIP_TRANSFER_WAIT = Duration.ofSeconds(15);
+
+  /**
+   * How long a membership change waits for the membership lock another change holds before it is
+   * refused: changes run one at a time, and a second one fails at once with who holds the lock.
+   */
+  public static final Duration MEMBERSHIP_LOCK_WAIT = Duration.ofSeconds(1);
+
   // The process cluster (package cluster).
 
   /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */

@@ -33,11 +33,15 @@ class ConfigNodeCliTest {
           "resume",
           "why",
           "locks",
+          "add-confignode",
+          "remove-confignode",
+          "replace-confignode",
           "certs",
           "completion");
 
+  /** The client commands: from submit to replace-confignode. */
   private static final List<String> CLIENT_COMMANDS =
-      List.of("submit", "get", "list", "abort", "resume", "why", "locks");
+      COMMANDS.subList(COMMANDS.indexOf("submit"), COMMANDS.indexOf("replace-confignode") + 1);
 
   @Test
   void theCommandsAreThoseOfTheJar() {
