@@ -9,9 +9,9 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
- * The outcomes of this node's executors on the operator action entries it applied as leader, by
- * the entry's log index, for requesters to read ({@code Query.action_outcome}); the apply only
- * records the coming outcome (see {@link AbortOutcomes} for why). Bounded: beyond {@link
+ * The outcomes of this node's executors on the operator action entries it applied as leader, by the
+ * entry's log index, for requesters to read ({@code Query.action_outcome}); the apply only records
+ * the coming outcome (see {@link AbortOutcomes} for why). Bounded: beyond {@link
  * AbortOutcomes#MAX_REMEMBERED} the oldest is forgotten. The replicated record of each outcome is
  * the audit trail's ({@link AuditTrail}).
  */

@@ -7,10 +7,10 @@ import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
 import dev.baton.consensus.proto.MetadataWrite;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.StoreWrite;
 import dev.baton.consensus.proto.SubmitReply;
 import dev.baton.consensus.proto.SubmitResult;
-import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.OperatorAction;
 import dev.baton.procedure.ProcedureCodec;
@@ -48,8 +48,8 @@ final class CommandApplier {
    *     AbortOutcomes})
    * @param submitted procedures the entry created (new roots), in order
    * @param abortId the procedure an abort entry names; 0 otherwise
-   * @param action an operator action entry the leader's executor carries out (recorded in the
-   *     audit trail; its reply is null like an abort's); null otherwise
+   * @param action an operator action entry the leader's executor carries out (recorded in the audit
+   *     trail; its reply is null like an abort's); null otherwise
    */
   record Outcome(
       CommandReply reply, List<StoreRecord> submitted, long abortId, OperatorActionEntry action) {}

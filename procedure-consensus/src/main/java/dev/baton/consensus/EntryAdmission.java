@@ -19,11 +19,10 @@ import org.apache.ratis.thirdparty.com.google.protobuf.WireFormat;
  * requester forges reaches the log:
  *
  * <ul>
- *   <li>Executor-only commands (store writes, metadata writes, fences, id reservations) are
- *       and the outcomes of operator actions are
- *       accepted only from this node's own in-process submitter, whose client id never leaves the
- *       process; from anyone else they are refused, whatever term they carry, with a message that
- *       names no term or epoch.
+ *   <li>Executor-only commands (store writes, metadata writes, fences, id reservations) are and the
+ *       outcomes of operator actions are accepted only from this node's own in-process submitter,
+ *       whose client id never leaves the process; from anyone else they are refused, whatever term
+ *       they carry, with a message that names no term or epoch.
  *   <li>A submission entry is checked as the executor will read it: each envelope within {@link
  *       ProcedureNode#MAX_SUBMISSION_BYTES}, of a registered type, with a state that decodes.
  *   <li>A submission entry gets the leader's cap on live procedures, replacing whatever its

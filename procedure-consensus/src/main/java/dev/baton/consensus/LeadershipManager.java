@@ -290,10 +290,9 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
                   .build();
             });
     // the outcome joins the replicated audit trail through an entry of its own
-    outcome.thenCompose(
-        r ->
-            node.localSubmitter()
-                .submit(Command.newBuilder().setActionResult(r).build()))
+    outcome
+        .thenCompose(
+            r -> node.localSubmitter().submit(Command.newBuilder().setActionResult(r).build()))
         .exceptionally(
             error -> {
               LOG.warn(

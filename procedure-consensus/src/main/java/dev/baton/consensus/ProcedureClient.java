@@ -5,10 +5,10 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Abort;
 import dev.baton.consensus.proto.AbortPending;
 import dev.baton.consensus.proto.AuditRecord;
-import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
@@ -269,7 +269,9 @@ public final class ProcedureClient implements AutoCloseable {
                     if (!r.hasActionResult()) {
                       throw new CompletionException(
                           new IOException(
-                              what + " was recorded, but its outcome is not known: " + r.getUnknown()));
+                              what
+                                  + " was recorded, but its outcome is not known: "
+                                  + r.getUnknown()));
                     }
                     return AuditEntry.of(
                         AuditRecord.newBuilder()

@@ -336,9 +336,9 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   /**
    * An operator's action on a procedure, as a log entry: recorded in the replicated audit trail
-   * (with {@code principal}, {@code reason} and the time now), carried out by the leader's executor,
-   * which answers the outcome (refused with the reason when illegal now). Fails with an {@link
-   * IllegalArgumentException} when the entry itself is refused (no reason, unknown action).
+   * (with {@code principal}, {@code reason} and the time now), carried out by the leader's
+   * executor, which answers the outcome (refused with the reason when illegal now). Fails with an
+   * {@link IllegalArgumentException} when the entry itself is refused (no reason, unknown action).
    *
    * @param recursive for a bypass: the procedure's unfinished descendants too
    */

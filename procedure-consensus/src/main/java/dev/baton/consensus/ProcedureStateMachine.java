@@ -3,10 +3,10 @@ package dev.baton.consensus;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.AbortPending;
 import dev.baton.consensus.proto.ActionResult;
-import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
@@ -328,7 +328,8 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     }
     if (reply == null && action != null) {
       // an operator action: the outcome is read apart (ActionOutcomes); this apply completes now
-      CompletableFuture<ActionResult> decision = l == null ? null : l.actionRequested(index, action);
+      CompletableFuture<ActionResult> decision =
+          l == null ? null : l.actionRequested(index, action);
       if (decision != null) {
         actionOutcomes.pending(index, decision);
       }
