@@ -7,10 +7,12 @@ import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
 import dev.baton.consensus.proto.MetadataWrite;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.StoreWrite;
 import dev.baton.consensus.proto.SubmitReply;
 import dev.baton.consensus.proto.SubmitResult;
 import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.OperatorAction;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
@@ -46,8 +48,11 @@ final class CommandApplier {
    *     AbortOutcomes})
    * @param submitted procedures the entry created (new roots), in order
    * @param abortId the procedure an abort entry names; 0 otherwise
+   * @param action an operator action entry the leader's executor carries out (recorded in the audit
+   *     trail; its reply is null like an abort's); null otherwise
    */
-  record Outcome(CommandReply reply, List<StoreRecord> submitted, long abortId) {}
+  record Outcome(
+      CommandReply reply, List<StoreRecord> submitted, long abortId, OperatorActionEntry action) {}
 
   private final ProcedureTable table;
   private final AtomicLong rejectedWrites = new AtomicLong();
@@ -86,6 +91,7 @@ final class CommandApplier {
     CommandReply reply;
     List<StoreRecord> submitted = new ArrayList<>();
     long abortId = 0;
+    OperatorActionEntry action = null;
     if (command == null) {
       reply = rejected("entry " + index + " is not a procedure command");
     } else {
@@ -139,10 +145,39 @@ final class CommandApplier {
           abortId = command.getAbort().getProcId();
           reply = null; // the leader's executor answers
         }
+        case ACTION -> {
+          String bad = invalidAction(command.getAction());
+          if (bad != null) {
+            reply = rejected("operator action in entry " + index + " refused: " + bad);
+          } else {
+            action = command.getAction();
+            table.actionRequested(index, action);
+            reply = null; // the leader's executor answers
+          }
+        }
+        case ACTION_RESULT ->
+            reply =
+                CommandReply.newBuilder()
+                    .setWritten(table.actionDecided(command.getActionResult()))
+                    .build();
         default -> reply = rejected("entry " + index + " holds an unknown command");
       }
     }
-    return new Outcome(reply, submitted, abortId);
+    return new Outcome(reply, submitted, abortId, action);
+  }
+
+  /** Why an operator action entry cannot be carried out whatever the procedure's state, or null. */
+  private static String invalidAction(OperatorActionEntry a) {
+    if (OperatorAction.ofLabel(a.getAction()).isEmpty()) {
+      return "unknown action '" + a.getAction() + "'";
+    }
+    if (a.getReason().isBlank()) {
+      return "a reason is required";
+    }
+    if (a.getProcId() <= 0) {
+      return "procedure id " + a.getProcId();
+    }
+    return null;
   }
 
   /**

@@ -19,10 +19,10 @@ import org.apache.ratis.thirdparty.com.google.protobuf.WireFormat;
  * requester forges reaches the log:
  *
  * <ul>
- *   <li>Executor-only commands (store writes, metadata writes, fences, id reservations) are
- *       accepted only from this node's own in-process submitter, whose client id never leaves the
- *       process; from anyone else they are refused, whatever term they carry, with a message that
- *       names no term or epoch.
+ *   <li>Executor-only commands (store writes, metadata writes, fences, id reservations) are and the
+ *       outcomes of operator actions are accepted only from this node's own in-process submitter,
+ *       whose client id never leaves the process; from anyone else they are refused, whatever term
+ *       they carry, with a message that names no term or epoch.
  *   <li>A submission entry is checked as the executor will read it: each envelope within {@link
  *       ProcedureNode#MAX_SUBMISSION_BYTES}, of a registered type, with a state that decodes.
  *   <li>A submission entry gets the leader's cap on live procedures, replacing whatever its
@@ -76,12 +76,16 @@ final class EntryAdmission {
       return builder.build();
     }
     Command.KindCase kind = command.getKindCase();
-    if (!local && kind != Command.KindCase.SUBMIT && kind != Command.KindCase.ABORT) {
+    if (!local
+        && kind != Command.KindCase.SUBMIT
+        && kind != Command.KindCase.ABORT
+        && kind != Command.KindCase.ACTION) {
       return refuse(
           builder,
           "a "
               + describe(kind)
-              + " is written by the leader's executor only; requesters may submit and abort");
+              + " is written by the leader's executor only; requesters may submit, abort and act"
+              + " as operators");
     }
     if (kind != Command.KindCase.SUBMIT) {
       return builder.build();
@@ -127,6 +131,7 @@ final class EntryAdmission {
       case METADATA -> "metadata write";
       case FENCE -> "fence";
       case RESERVE -> "procedure id reservation";
+      case ACTION_RESULT -> "operator action outcome";
       default -> "command of an unknown kind";
     };
   }

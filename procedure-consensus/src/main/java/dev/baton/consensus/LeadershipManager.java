@@ -1,5 +1,10 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.proto.ActionResult;
+import dev.baton.consensus.proto.Command;
+import dev.baton.consensus.proto.OperatorActionEntry;
+import dev.baton.procedure.ActionPlan;
+import dev.baton.procedure.OperatorAction;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.store.StoreRecord;
 import java.time.Duration;
@@ -250,6 +255,54 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
           }
           return e.abort(procId);
         });
+  }
+
+  @Override
+  public CompletableFuture<ActionResult> actionRequested(long index, OperatorActionEntry entry) {
+    LeaderTerm<Env> t;
+    CompletableFuture<Void> running;
+    synchronized (this) {
+      t = current;
+      running = t == null ? null : t.running;
+    }
+    if (t == null) {
+      return null; // not the leader: the leader's executor carries it out
+    }
+    OperatorAction action = OperatorAction.ofLabel(entry.getAction()).orElseThrow();
+    CompletableFuture<ActionResult> outcome =
+        adoptions.after(
+            running,
+            () -> {
+              ProcedureExecutor<Env> e;
+              synchronized (this) {
+                e = t.executor;
+              }
+              if (e == null || !e.isRunning()) {
+                throw new CompletionException(
+                    new NotLeaderException("the executor of term " + t.term + " stopped"));
+              }
+              ActionPlan plan =
+                  e.act(action, entry.getProcId(), entry.getRecursive(), entry.getReason());
+              return ActionResult.newBuilder()
+                  .setIndex(index)
+                  .setRefused(!plan.allowed())
+                  .setOutcome(plan.allowed() ? plan.effect() : plan.refusal())
+                  .build();
+            });
+    // the outcome joins the replicated audit trail through an entry of its own
+    outcome
+        .thenCompose(
+            r -> node.localSubmitter().submit(Command.newBuilder().setActionResult(r).build()))
+        .exceptionally(
+            error -> {
+              LOG.warn(
+                  "Node {}: the outcome of the operator action at index {} was not recorded: {}",
+                  node.nodeId(),
+                  index,
+                  error.toString());
+              return null;
+            });
+    return outcome;
   }
 
   /** Stops any executor and refuses new terms; waits for the lifecycle thread. */

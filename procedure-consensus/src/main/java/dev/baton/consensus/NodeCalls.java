@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.Submit;
@@ -129,6 +130,20 @@ final class NodeCalls {
         .read(query)
         .orTimeout(client.readAttemptTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .exceptionallyCompose(e -> client.queryLeader(query));
+  }
+
+  /** See {@link ProcedureNode#act}. */
+  CompletableFuture<AuditEntry> act(OperatorActionEntry action) {
+    return bounded(
+        client.actionAsync(send(Command.newBuilder().setAction(action).build()), action),
+        action.getAction() + " of " + action.getProcId(),
+        requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#audit}. */
+  CompletableFuture<List<AuditEntry>> audit() {
+    return read(Query.newBuilder().setAudit(true).build())
+        .thenApply(r -> r.getAuditList().stream().map(AuditEntry::of).toList());
   }
 
   /** See {@link ProcedureNode#awaitFinished}. */

@@ -4,9 +4,11 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Abort;
 import dev.baton.consensus.proto.AbortPending;
+import dev.baton.consensus.proto.AuditRecord;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
@@ -243,6 +245,43 @@ public final class ProcedureClient implements AutoCloseable {
           Query outcome = Query.newBuilder().setAbortOutcome(pending.getIndex()).build();
           return query(outcome, RaftPeerId.valueOf(pending.getNode()), true)
               .thenApply(r -> AbortOutcomes.decision(r, procId));
+        });
+  }
+
+  /**
+   * The outcome of an operator action whose entry was {@code sent}: read, once the executor carried
+   * it out, from the node that applied the entry as leader.
+   */
+  CompletableFuture<AuditEntry> actionAsync(
+      CompletableFuture<CommandReply> sent, OperatorActionEntry action) {
+    String what = action.getAction() + " of procedure " + action.getProcId();
+    return sent.thenCompose(
+        reply -> {
+          if (reply.getKindCase() != CommandReply.KindCase.ABORT_PENDING) {
+            throw new CompletionException(
+                new IllegalArgumentException(what + " refused: " + reply.getRejected()));
+          }
+          AbortPending pending = reply.getAbortPending();
+          Query outcome = Query.newBuilder().setActionOutcome(pending.getIndex()).build();
+          return query(outcome, RaftPeerId.valueOf(pending.getNode()), true)
+              .thenApply(
+                  r -> {
+                    if (!r.hasActionResult()) {
+                      throw new CompletionException(
+                          new IOException(
+                              what
+                                  + " was recorded, but its outcome is not known: "
+                                  + r.getUnknown()));
+                    }
+                    return AuditEntry.of(
+                        AuditRecord.newBuilder()
+                            .setIndex(pending.getIndex())
+                            .setAction(action)
+                            .setDecided(true)
+                            .setRefused(r.getActionResult().getRefused())
+                            .setOutcome(r.getActionResult().getOutcome())
+                            .build());
+                  });
         });
   }
 

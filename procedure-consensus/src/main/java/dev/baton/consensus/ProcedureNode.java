@@ -1,8 +1,10 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.tls.PeerIdentity;
 import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.OperatorAction;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
@@ -351,6 +353,33 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /** Asks the leader's executor to abort a procedure; false if unknown, finished or refused. */
   public CompletableFuture<Boolean> abort(long procId) {
     return requireCalls().abort(procId);
+  }
+
+  /**
+   * An operator's action on a procedure, as a log entry: recorded in the replicated audit trail
+   * (with {@code principal}, {@code reason} and the time now), carried out by the leader's
+   * executor, which answers the outcome (refused with the reason when illegal now). Fails with an
+   * {@link IllegalArgumentException} when the entry itself is refused (no reason, unknown action).
+   *
+   * @param recursive for a bypass: the procedure's unfinished descendants too
+   */
+  public CompletableFuture<AuditEntry> act(
+      OperatorAction action, long procId, boolean recursive, String principal, String reason) {
+    return requireCalls()
+        .act(
+            OperatorActionEntry.newBuilder()
+                .setProcId(procId)
+                .setAction(action.label())
+                .setPrincipal(principal)
+                .setReason(reason == null ? "" : reason)
+                .setTimeMillis(System.currentTimeMillis())
+                .setRecursive(recursive)
+                .build());
+  }
+
+  /** A linearizable read of the audit trail of operator actions, oldest first. */
+  public CompletableFuture<List<AuditEntry>> audit() {
+    return requireCalls().audit();
   }
 
   /**

@@ -2,9 +2,11 @@ package dev.baton.consensus;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.AbortPending;
+import dev.baton.consensus.proto.ActionResult;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
@@ -67,6 +69,12 @@ public final class ProcedureStateMachine extends BaseStateMachine {
      * leader (its executor does not decide). Must not wait for the decision.
      */
     CompletableFuture<Boolean> abortRequested(long procId);
+
+    /**
+     * An operator action entry was applied at {@code index}: the executor's coming outcome, or null
+     * if this node is not the leader. Must not wait for it.
+     */
+    CompletableFuture<ActionResult> actionRequested(long index, OperatorActionEntry action);
   }
 
   /** What the node hears about the group's membership; every method must return quickly. */
@@ -90,6 +98,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final LeaderChanges leaderChanges = new LeaderChanges();
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
+  private final ActionOutcomes actionOutcomes;
   private final EntryAdmission admission;
   private volatile Listener listener;
   private volatile MembershipListener membershipListener;
@@ -104,6 +113,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     this.applier = new CommandApplier(table);
     this.snapshots = new SnapshotTaker(storage, this::freeze);
     this.abortOutcomes = new AbortOutcomes(nodeId);
+    this.actionOutcomes = new ActionOutcomes(nodeId);
     this.admission = admission;
   }
 
@@ -309,6 +319,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     CommandReply reply;
     List<StoreRecord> submitted;
     long abortId;
+    OperatorActionEntry action;
     synchronized (table) {
       Command command;
       try {
@@ -324,6 +335,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       reply = outcome.reply();
       submitted = outcome.submitted();
       abortId = outcome.abortId();
+      action = outcome.action();
       updateLastAppliedTermIndex(term, index);
     }
     Listener l = listener;
@@ -332,12 +344,21 @@ public final class ProcedureStateMachine extends BaseStateMachine {
         l.submitted(index, r);
       }
     }
-    if (reply == null) {
+    if (reply == null && action != null) {
+      // an operator action: the outcome is read apart (ActionOutcomes); this apply completes now
+      CompletableFuture<ActionResult> decision =
+          l == null ? null : l.actionRequested(index, action);
+      if (decision != null) {
+        actionOutcomes.pending(index, decision);
+      }
+    } else if (reply == null) {
       // an abort: the decision is read apart (AbortOutcomes); this apply completes now
       CompletableFuture<Boolean> decision = l == null ? null : l.abortRequested(abortId);
       if (decision != null) {
         abortOutcomes.pending(index, decision);
       }
+    }
+    if (reply == null) {
       reply =
           CommandReply.newBuilder()
               .setAbortPending(AbortPending.newBuilder().setIndex(index).setNode(nodeId))
@@ -358,9 +379,14 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     if (query.getKindCase() == Query.KindCase.ABORT_OUTCOME) {
       return abortOutcomes.reply(query.getAbortOutcome());
     }
+    if (query.getKindCase() == Query.KindCase.ACTION_OUTCOME) {
+      return actionOutcomes.reply(query.getActionOutcome());
+    }
     QueryReply.Builder reply = QueryReply.newBuilder();
     synchronized (table) {
-      if (query.getKindCase() == Query.KindCase.METADATA_PREFIX) {
+      if (query.getKindCase() == Query.KindCase.AUDIT) {
+        reply.addAllAudit(table.audit());
+      } else if (query.getKindCase() == Query.KindCase.METADATA_PREFIX) {
         for (Map.Entry<String, byte[]> e : table.metadata(query.getMetadataPrefix()).entrySet()) {
           reply.addMetadata(
               MetadataEntry.newBuilder()

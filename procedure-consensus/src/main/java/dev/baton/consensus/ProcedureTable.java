@@ -1,5 +1,8 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.proto.ActionResult;
+import dev.baton.consensus.proto.AuditRecord;
+import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
@@ -45,7 +48,10 @@ final class ProcedureTable {
   /**
    * Snapshot format version this code writes (it also reads {@link #SNAPSHOT_VERSION_NO_FENCE}).
    */
-  static final int SNAPSHOT_VERSION = 3;
+  static final int SNAPSHOT_VERSION = 4;
+
+  /** The format before the audit trail (read as an empty trail). */
+  static final int SNAPSHOT_VERSION_NO_AUDIT = 3;
 
   /** The previous format, without the executor fence (read as no fence). */
   static final int SNAPSHOT_VERSION_NO_FENCE = 2;
@@ -60,6 +66,7 @@ final class ProcedureTable {
   private final Map<Long, NonceKey> nonceOf = new HashMap<>();
   private final TreeMap<String, byte[]> metadata = new TreeMap<>();
   private final LiveRoots liveRoots = new LiveRoots();
+  private final AuditTrail audit = new AuditTrail();
   private final LongConsumer changed;
   private long maxProcId;
   private long fenceTerm;
@@ -205,6 +212,21 @@ final class ProcedureTable {
     return fenceTerm == term ? fenceEpoch : 0;
   }
 
+  /** Records an operator action entry applied at {@code index} in the audit trail. */
+  synchronized void actionRequested(long index, OperatorActionEntry action) {
+    audit.requested(index, action);
+  }
+
+  /** Records an action's outcome; false if the trail does not hold it undecided. */
+  synchronized boolean actionDecided(ActionResult result) {
+    return audit.decided(result);
+  }
+
+  /** The audit trail, oldest first. */
+  synchronized List<AuditRecord> audit() {
+    return audit.records();
+  }
+
   /** Reserves {@code count} ids; returns the first. */
   synchronized long reserve(int count) {
     long first = maxProcId + 1;
@@ -232,7 +254,8 @@ final class ProcedureTable {
     }
     String[] keys = metadata.keySet().toArray(new String[0]);
     byte[][] values = metadata.values().toArray(new byte[0][]);
-    return new TableImage(at, maxProcId, fenceTerm, fenceEpoch, ids, data, keys, values);
+    return new TableImage(
+        at, maxProcId, fenceTerm, fenceEpoch, ids, data, keys, values, audit.records());
   }
 
   /** Writes the table in the snapshot format (see {@link TableImage#writeTo}). */
@@ -251,6 +274,7 @@ final class ProcedureTable {
     long loadedMax;
     long loadedFenceTerm = 0;
     long loadedFenceEpoch = 0;
+    List<AuditRecord> loadedAudit = new ArrayList<>();
     try (InputStream raw = Files.newInputStream(file)) {
       CheckedInputStream checked =
           new CheckedInputStream(new BufferedInputStream(raw, IO_BUFFER_BYTES), new CRC32C());
@@ -260,18 +284,20 @@ final class ProcedureTable {
         throw new CorruptSnapshotException(file, "not a Baton snapshot (magic " + magic + ")");
       }
       int version = in.readInt();
-      if (version != SNAPSHOT_VERSION && version != SNAPSHOT_VERSION_NO_FENCE) {
+      if (version != SNAPSHOT_VERSION
+          && version != SNAPSHOT_VERSION_NO_AUDIT
+          && version != SNAPSHOT_VERSION_NO_FENCE) {
         throw new CorruptSnapshotException(
             file,
             "snapshot format version "
                 + version
                 + ", this node reads "
                 + SNAPSHOT_VERSION_NO_FENCE
-                + " and "
+                + " to "
                 + SNAPSHOT_VERSION);
       }
       loadedMax = in.readLong();
-      if (version == SNAPSHOT_VERSION) {
+      if (version >= SNAPSHOT_VERSION_NO_AUDIT) {
         loadedFenceTerm = in.readLong();
         loadedFenceEpoch = in.readLong();
       }
@@ -305,6 +331,9 @@ final class ProcedureTable {
         in.readFully(value);
         loadedMeta.put(key, value);
       }
+      if (version >= SNAPSHOT_VERSION) {
+        readAudit(file, in, loadedAudit);
+      }
       long computed = checked.getChecksum().getValue();
       long stored = in.readLong();
       if (computed != stored) {
@@ -325,12 +354,35 @@ final class ProcedureTable {
     maxProcId = loadedMax;
     fenceTerm = loadedFenceTerm;
     fenceEpoch = loadedFenceEpoch;
+    audit.load(loadedAudit);
     rebuildIndexes();
     LOG.info(
         "Loaded procedure snapshot {}: {} procedures, max procId {}",
         file,
         records.size(),
         maxProcId);
+  }
+
+  /** Reads the audit trail section of a snapshot: a count, then each record's length and bytes. */
+  private static void readAudit(Path file, DataInputStream in, List<AuditRecord> into)
+      throws IOException {
+    int count = in.readInt();
+    if (count < 0 || count > AuditTrail.MAX_RECORDS) {
+      throw new CorruptSnapshotException(file, "audit trail of " + count + " records");
+    }
+    for (int i = 0; i < count; i++) {
+      int length = in.readInt();
+      if (length < 0 || length > MAX_RECORD_BYTES) {
+        throw new CorruptSnapshotException(file, "audit record " + i + " has length " + length);
+      }
+      byte[] bytes = new byte[length];
+      in.readFully(bytes);
+      try {
+        into.add(AuditRecord.parseFrom(bytes));
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        throw new CorruptSnapshotException(file, "audit record " + i + ": " + e.getMessage());
+      }
+    }
   }
 
   /** Rebuilds what is derived from the records: the nonce index and the live roots. */
@@ -360,6 +412,7 @@ final class ProcedureTable {
     nonceOf.clear();
     liveRoots.clear();
     metadata.clear();
+    audit.clear();
     maxProcId = 0;
     fenceTerm = 0;
     fenceEpoch = 0;

@@ -1,9 +1,11 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.proto.AuditRecord;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.List;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -25,6 +27,7 @@ final class TableImage {
   private final byte[][] records;
   private final String[] metadataKeys;
   private final byte[][] metadataValues;
+  private final List<AuditRecord> audit;
 
   TableImage(
       TermIndex at,
@@ -34,7 +37,8 @@ final class TableImage {
       long[] ids,
       byte[][] records,
       String[] metadataKeys,
-      byte[][] metadataValues) {
+      byte[][] metadataValues,
+      List<AuditRecord> audit) {
     this.at = at;
     this.maxProcId = maxProcId;
     this.fenceTerm = fenceTerm;
@@ -43,6 +47,7 @@ final class TableImage {
     this.records = records;
     this.metadataKeys = metadataKeys;
     this.metadataValues = metadataValues;
+    this.audit = audit;
   }
 
   /** The last log entry this image includes (null when frozen outside the state machine). */
@@ -57,7 +62,8 @@ final class TableImage {
   /**
    * Writes the image in the snapshot format {@link ProcedureTable#loadSnapshot} reads: magic,
    * version, max id, fence term and epoch, record count, then each record as id, length, bytes;
-   * then the metadata; last a CRC32C of everything before it.
+   * then the metadata; then the audit trail (count, then each record's length and bytes); last a
+   * CRC32C of everything before it.
    */
   void writeTo(OutputStream target) throws IOException {
     CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
@@ -78,6 +84,12 @@ final class TableImage {
       out.writeUTF(metadataKeys[i]);
       out.writeInt(metadataValues[i].length);
       out.write(metadataValues[i]);
+    }
+    out.writeInt(audit.size());
+    for (AuditRecord r : audit) {
+      byte[] bytes = r.toByteArray();
+      out.writeInt(bytes.length);
+      out.write(bytes);
     }
     out.flush();
     long crc = checked.getChecksum().getValue();

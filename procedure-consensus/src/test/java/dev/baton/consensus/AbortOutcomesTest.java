@@ -144,5 +144,11 @@ class AbortOutcomesTest {
     public CompletableFuture<Boolean> abortRequested(long procId) {
       return decision;
     }
+
+    @Override
+    public CompletableFuture<dev.baton.consensus.proto.ActionResult> actionRequested(
+        long index, dev.baton.consensus.proto.OperatorActionEntry action) {
+      return null;
+    }
   }
 }

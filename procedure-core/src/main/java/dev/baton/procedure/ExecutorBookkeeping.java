@@ -33,6 +33,26 @@ final class ExecutorBookkeeping {
   private volatile boolean timeoutFired;
   // not persisted: System.nanoTime() when the procedure was parked on a lock; 0 when not parked
   private long lockWaitSince;
+  // not persisted: an operator's force-fail, taken as the failure at the next turn
+  private volatile ProcedureFailure forcedFailure;
+  // not persisted: an operator's bypass; the next turn finishes the procedure without a step
+  private volatile boolean bypassRequested;
+
+  ProcedureFailure forcedFailure() {
+    return forcedFailure;
+  }
+
+  void forceFailure(ProcedureFailure failure) {
+    this.forcedFailure = failure;
+  }
+
+  boolean isBypassRequested() {
+    return bypassRequested;
+  }
+
+  void requestBypass() {
+    this.bypassRequested = true;
+  }
 
   long getWaitDeadline() {
     return waitDeadline;

@@ -42,6 +42,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private final ExpiredDeadlines<Env> deadlines;
   private final ExecutorLifecycle<Env> lifecycle;
   private final WaitAnalysis<Env> waits;
+  private final OperatorActions<Env> actions;
   private final String name;
 
   private ProcedureExecutor(ExecutorSettings<Env> s) {
@@ -67,6 +68,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
         new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
     this.workers = new WorkerPool(name, s.scheduler, runner, config);
     this.waits = new WaitAnalysis<>(ctx, workers);
+    this.actions = new OperatorActions<>(ctx);
     TimeoutExecutorThread timeoutThread =
         new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, deadlines::onTimeout);
     this.lifecycle = new ExecutorLifecycle<>(name, ctx, workers, timeoutThread, s.failStopListener);
@@ -182,6 +184,29 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     proc.exec.requestWake();
     ctx.scheduler.addFront(proc);
     return true;
+  }
+
+  /**
+   * What an operator's {@code action} on a live procedure would change now (procedures and the
+   * states they leave, locks released, children reached), or why it is refused; changes nothing.
+   *
+   * @param recursive for a bypass: also bypass the procedure's unfinished descendants
+   */
+  public ActionPlan plan(OperatorAction action, long procId, boolean recursive) {
+    return actions.plan(action, procId, recursive);
+  }
+
+  /**
+   * Carries out an operator's {@code action} on a live procedure when {@link #plan} allows it, and
+   * answers that plan (refused: nothing changed). The procedures are marked and queued; a worker
+   * carries the change out at their next turn (a bypassed procedure running a step ends that step
+   * first).
+   *
+   * @param reason why the operator acts; a force-fail records it as the failure's message
+   */
+  public ActionPlan act(OperatorAction action, long procId, boolean recursive, String reason) {
+    ensureRunning();
+    return actions.act(action, procId, recursive, reason);
   }
 
   /**

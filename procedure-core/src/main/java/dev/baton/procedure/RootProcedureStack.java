@@ -98,6 +98,13 @@ final class RootProcedureStack<Env> {
     rollbackNotBefore = notBefore;
   }
 
+  /** Lets a paused unwind start again at once (an operator's retry-now); true if it was paused. */
+  synchronized boolean endRollbackPause() {
+    boolean paused = failed && !rollingBack && rollbackNotBefore > 0;
+    rollbackNotBefore = 0;
+    return paused;
+  }
+
   synchronized boolean isRollingBack() {
     return rollingBack;
   }

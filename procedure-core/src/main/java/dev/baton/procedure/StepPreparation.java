@@ -19,6 +19,10 @@ final class StepPreparation<Env> {
     boolean woken = proc.exec.takeWakeRequest();
     proc.exec.takeTimeoutFired();
     long now = ctx.now();
+    ProcedureFailure forced = proc.exec.forcedFailure();
+    if (forced != null && !proc.isFailed()) {
+      proc.setFailureRecord(forced);
+    }
     if (proc.isAbortRequested() && !proc.isFailed()) {
       proc.setFailureRecord(
           ProcedureFailure.aborted("abort", "procedure " + proc.getProcId() + " was aborted"));

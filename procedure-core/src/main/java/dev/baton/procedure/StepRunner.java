@@ -120,6 +120,9 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** Decides whether the procedure may run now, then runs one step; true if handed over. */
   private boolean step(Procedure<Env> proc, RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
+    if (proc.exec.isBypassRequested() && !proc.isFailed()) {
+      return bypass(proc, stack);
+    }
     if (!preparation.prepare(proc)) {
       return false;
     }
@@ -162,6 +165,27 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     } finally {
       ctx.admission.stepDone(proc);
     }
+  }
+
+  /**
+   * An operator bypassed the procedure: it finishes as SUCCESS without running its remaining steps
+   * (a succeeded child wakes its parent; a root retires its tree, releasing what it held). While
+   * children are pending it waits for them: the last one's finish queues it again. True if the
+   * write was handed over.
+   */
+  private boolean bypass(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
+    if (proc.exec.getPendingChildren() > 0) {
+      return false;
+    }
+    proc.exec.takeWakeRequest();
+    proc.exec.takeTimeoutFired();
+    proc.exec.setWaitDeadline(0);
+    if (proc.getState() != ProcedureState.RUNNABLE) {
+      proc.transitionTo(ProcedureState.RUNNABLE);
+    }
+    LOG.warn("procedure {} bypassed: finished without its remaining steps", proc.getProcId());
+    StepUpdate<Env> update = succeed(proc, stack);
+    return ctx.applyPipelined(update, () -> endHandedOverStep(proc, stack));
   }
 
   /**
