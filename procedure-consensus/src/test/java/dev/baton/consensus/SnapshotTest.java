@@ -8,6 +8,7 @@ import dev.baton.procedure.ProcedureState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Snapshots taken after every entry while procedures run; the log is purged behind them, so a
  * follower that was down must install a snapshot from the leader to catch up.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SnapshotTest {
   /** Small segments, so closed segments exist and the log can be purged behind a snapshot. */
   static final long SEGMENT_BYTES = 16 * 1024;
@@ -31,6 +32,12 @@ class SnapshotTest {
    * packs many of them into one entry.
    */
   static final int PROCEDURES = 100;
+
+  /**
+   * How long the running nodes may take to snapshot and purge past the lagging node: a snapshot
+   * after every entry is slow on a loaded machine, and the purge follows the last one.
+   */
+  static final Duration PURGE_WAIT = Duration.ofSeconds(75);
 
   @TempDir Path dir;
 
@@ -68,9 +75,7 @@ class SnapshotTest {
       // the nodes snapshotted as they went and purged their logs past what the lagging node has:
       // no node can send it the entries it missed
       for (ProcedureNode<Work.Env> n : cluster.running()) {
-        await()
-            .atMost(TestCluster.ELECTION_WAIT)
-            .until(() -> logStartIndex(n) > laggingApplied + 1);
+        await().atMost(PURGE_WAIT).until(() -> logStartIndex(n) > laggingApplied + 1);
       }
       long newest = newestSnapshotIndex(cluster.snapshotDir(leader.nodeId()));
       assertTrue(newest > laggingApplied + 1, "leader snapshot at " + newest);
