@@ -107,6 +107,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         new ProcedureStateMachine(
             nodeId,
             new EntryAdmission(localClient, b.maxLiveProcedures, new ProcedureCodec(b.registry)));
+    this.stateMachine.setAppliedChanges(b.appliedChanges);
     this.clusterId = b.clusterId;
     this.peers = Map.copyOf(b.peers);
     this.group = ProcedureGroup.of(b.clusterId, b.peers);
@@ -436,6 +437,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     private Function<LeaderContext, Env> environment;
     private final List<Consumer<ProcedureExecutor.Builder<Env>>> tuning = new ArrayList<>();
     private final List<Consumer<NodeRole>> roleListeners = new ArrayList<>();
+    private AppliedChanges appliedChanges;
     private RaftSettings raft = RaftSettings.defaults();
     private LongSupplier clock = System::currentTimeMillis;
     private BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator =
@@ -577,6 +579,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
      */
     public Builder<Env> onRoleChange(Consumer<NodeRole> listener) {
       roleListeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * Reports every change of the replicated table this node applies, with the index of its log
+     * entry, to {@code listener} (see {@link AppliedChanges}: on the apply thread, so it must
+     * return at once). One listener; a later call replaces it.
+     */
+    public Builder<Env> onApplied(AppliedChanges listener) {
+      this.appliedChanges = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

@@ -6,6 +6,7 @@ import dev.baton.confignode.admin.FaultRoutes;
 import dev.baton.confignode.admin.FlowRoutes;
 import dev.baton.confignode.auth.AuditLog;
 import dev.baton.confignode.datanode.DataNodeConnector;
+import dev.baton.confignode.events.EventLog;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.metrics.NodeMetrics;
@@ -17,6 +18,7 @@ import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FlowRuntime;
@@ -130,6 +132,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private AuditLog audit;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
   private final NodeMetrics metrics;
+  private final EventLog events;
   private Thread registrar;
 
   public ConfigNodeServer(Config config) {
@@ -171,6 +174,8 @@ public final class ConfigNodeServer implements AutoCloseable {
             .maxLiveProcedures(config.limits().maxLiveProcedures())
             .executor(
                 b -> b.metrics(metrics.executorMetrics()).breakDeadlocks(config.breakDeadlocks()));
+    this.events = EventLog.withDefaults(config.nodeId(), new ProcedureCodec(registry));
+    builder.onApplied(events);
     this.node = config.raftAccess().applyTo(builder).build();
     metrics.watch(node);
     this.metadata = new ClusterMetadata(node.metadata());
@@ -189,7 +194,8 @@ public final class ConfigNodeServer implements AutoCloseable {
       node.start();
       audit = AuditLog.open(config.api().auditLogIn(config.dataDir()), config.nodeId());
       api =
-          new AdminServer(node, metadata, holds, config.limits(), config.api(), audit, metrics)
+          new AdminServer(
+                  node, metadata, holds, config.limits(), config.api(), audit, metrics, events)
               .addRoutes(
                   new FlowRoutes(
                       new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
@@ -261,6 +267,7 @@ public final class ConfigNodeServer implements AutoCloseable {
       api.close();
     }
     node.close();
+    events.close();
     if (audit != null) {
       try {
         audit.close();
