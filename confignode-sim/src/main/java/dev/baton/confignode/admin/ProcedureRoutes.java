@@ -116,7 +116,7 @@ final class ProcedureRoutes implements AdminRoutes {
                     + Paging.NEXT_AFTER_HEADER
                     + " header)",
                 "state: only procedures in this state",
-                "notState: only procedures not in this state (SUCCEEDED hides the succeeded)",
+                "notState: only procedures not in this state (SUCCESS hides the succeeded)",
                 "type: only procedures of this type",
                 "parent: only the children of this procedure"),
         Endpoint.get(

@@ -9,8 +9,8 @@ const REFRESH_DELAY_MS = 500;
 const RECONNECT_MS = 2000;
 const OVERVIEW_PAGE = 10000;
 const STUCK_AFTER_MS = 60000;
-const STATES = ['INITIALIZING', 'RUNNABLE', 'WAITING', 'WAITING_TIMEOUT', 'SUSPENDED',
-  'ROLLEDBACK', 'SUCCEEDED', 'FAILED'];
+const STATES = ['INITIALIZING', 'RUNNABLE', 'WAITING', 'WAITING_TIMEOUT',
+  'ROLLEDBACK', 'SUCCESS', 'FAILED'];
 
 // Operator actions offered on a procedure: each is shown when the node's OpenAPI document has its
 // path, so actions another change adds to the API appear here without touching the page.
@@ -118,7 +118,7 @@ function fill(selector, rows) {
 function listQuery() {
   const q = new URLSearchParams({ limit: PAGE_SIZE, after: state.pages[state.page] });
   const s = $('#f-state').value; const t = $('#f-type').value.trim();
-  if (s) q.set('state', s); else if (!$('#f-succeeded').checked) q.set('notState', 'SUCCEEDED');
+  if (s) q.set('state', s); else if (!$('#f-succeeded').checked) q.set('notState', 'SUCCESS');
   if (t) q.set('type', t);
   return q;
 }
