@@ -111,6 +111,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         new ProcedureStateMachine(
             nodeId,
             new EntryAdmission(localClient, b.maxLiveProcedures, new ProcedureCodec(b.registry)));
+    this.stateMachine.setAppliedChanges(b.appliedChanges);
     this.clusterId = b.clusterId;
     this.group = ProcedureGroup.of(b.clusterId, b.peers);
     this.view = new MembershipView(nodeId, b.peers, b.join);
@@ -488,6 +489,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     private final List<Consumer<NodeRole>> roleListeners = new ArrayList<>();
     private final List<Consumer<String>> removedListeners = new ArrayList<>();
     private boolean join;
+    private AppliedChanges appliedChanges;
     private RaftSettings raft = RaftSettings.defaults();
     private LongSupplier clock = System::currentTimeMillis;
     private BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator =
@@ -652,6 +654,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
      */
     public Builder<Env> onRemoved(Consumer<String> listener) {
       removedListeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * Reports every change of the replicated table this node applies, with the index of its log
+     * entry, to {@code listener} (see {@link AppliedChanges}: on the apply thread, so it must
+     * return at once). One listener; a later call replaces it.
+     */
+    public Builder<Env> onApplied(AppliedChanges listener) {
+      this.appliedChanges = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

@@ -13,6 +13,7 @@ import dev.baton.consensus.proto.StoredProcedure;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -102,6 +103,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final EntryAdmission admission;
   private volatile Listener listener;
   private volatile MembershipListener membershipListener;
+  private volatile AppliedChanges appliedChanges;
+
+  /** The records the entry being applied changed; on the apply thread only. */
+  private final List<AppliedChanges.Change> entryChanges = new ArrayList<>();
 
   /**
    * @param admission what this node, as leader, checks and writes before it appends an entry
@@ -109,7 +114,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   ProcedureStateMachine(String nodeId, EntryAdmission admission) {
     this.nodeId = nodeId;
     this.changes = new RecordWatch(nodeId);
-    this.table = new ProcedureTable(changes::changed);
+    this.table = new ProcedureTable(this::recordChanged);
     this.applier = new CommandApplier(table);
     this.snapshots = new SnapshotTaker(storage, this::freeze);
     this.abortOutcomes = new AbortOutcomes(nodeId);
@@ -133,6 +138,19 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   void setMembershipListener(MembershipListener listener) {
     this.membershipListener = listener;
+  }
+
+  /** Reports each applied entry's changes of the table to {@code listener} (null: nobody). */
+  void setAppliedChanges(AppliedChanges listener) {
+    this.appliedChanges = listener;
+  }
+
+  /** A record an entry wrote or deleted: wakes its waiters and keeps it for the listener. */
+  private void recordChanged(long procId, byte[] data, boolean deleted) {
+    changes.changed(procId);
+    if (appliedChanges != null) {
+      entryChanges.add(new AppliedChanges.Change(procId, data, deleted));
+    }
   }
 
   ProcedureTable table() {
@@ -249,6 +267,10 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       }
     }
     changes.changedAll();
+    AppliedChanges feed = appliedChanges;
+    if (feed != null) {
+      feed.replaced(snapshot == null ? 0 : snapshot.getIndex());
+    }
   }
 
   @Override
@@ -338,6 +360,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       action = outcome.action();
       updateLastAppliedTermIndex(term, index);
     }
+    reportChanges(index, submitted);
     Listener l = listener;
     if (l != null) {
       for (StoreRecord r : submitted) {
@@ -365,6 +388,26 @@ public final class ProcedureStateMachine extends BaseStateMachine {
               .build();
     }
     return CompletableFuture.completedFuture(toMessage(reply));
+  }
+
+  /** Hands entry {@code index}'s changes, then its new procedures, to the listener. */
+  private void reportChanges(long index, List<StoreRecord> submitted) {
+    AppliedChanges feed = appliedChanges;
+    if (feed == null || (entryChanges.isEmpty() && submitted.isEmpty())) {
+      entryChanges.clear();
+      return;
+    }
+    List<AppliedChanges.Change> all = new ArrayList<>(entryChanges.size() + submitted.size());
+    all.addAll(entryChanges);
+    entryChanges.clear();
+    for (StoreRecord r : submitted) {
+      all.add(new AppliedChanges.Change(r.procId(), r.data(), false));
+    }
+    try {
+      feed.applied(index, all);
+    } catch (RuntimeException e) {
+      LOG.warn("The listener of applied changes failed on entry {}", index, e);
+    }
   }
 
   @Override

@@ -25,7 +25,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -67,21 +66,29 @@ final class ProcedureTable {
   private final TreeMap<String, byte[]> metadata = new TreeMap<>();
   private final LiveRoots liveRoots = new LiveRoots();
   private final AuditTrail audit = new AuditTrail();
-  private final LongConsumer changed;
+  private final Observer changed;
   private long maxProcId;
   private long fenceTerm;
   private long fenceEpoch;
 
+  /** Hears each record an applied batch wrote or deleted, under the table's monitor. */
+  interface Observer {
+    /**
+     * Record {@code procId} now holds {@code data}, or was deleted holding {@code data}; must
+     * return at once.
+     */
+    void changed(long procId, byte[] data, boolean deleted);
+  }
+
   /** A table nobody watches. */
   ProcedureTable() {
-    this(procId -> {});
+    this((procId, data, deleted) -> {});
   }
 
   /**
-   * @param changed told the id of each record an applied batch wrote or deleted, under the table's
-   *     monitor; must return at once
+   * @param changed told each record an applied batch wrote or deleted, under the table's monitor
    */
-  ProcedureTable(LongConsumer changed) {
+  ProcedureTable(Observer changed) {
     this.changed = changed;
   }
 
@@ -118,14 +125,16 @@ final class ProcedureTable {
       byte[] data = r.getData().toByteArray();
       records.put(r.getProcId(), data);
       liveRoots.written(r.getProcId(), data);
-      changed.accept(r.getProcId());
+      changed.changed(r.getProcId(), data, false);
       max = Math.max(max, r.getProcId());
     }
     for (int i = 0; i < batch.getDeletesCount(); i++) {
       long procId = batch.getDeletes(i);
-      records.remove(procId);
+      byte[] last = records.remove(procId);
       liveRoots.deleted(procId);
-      changed.accept(procId);
+      if (last != null) {
+        changed.changed(procId, last, true);
+      }
       NonceKey nonce = nonceOf.remove(procId);
       if (nonce != null) {
         nonces.remove(nonce, procId);

@@ -53,19 +53,7 @@ final class AdminGate {
   Principal admit(HttpCall call) throws Refused {
     AccessControl.Decision decision =
         access.check(call.method(), call.path(), call.header("Authorization").orElse(null));
-    String host = call.header("Host").orElse(null);
-    if (!hosts.allows(host)) {
-      throw new Refused(
-          new HttpError(
-              HttpURLConnection.HTTP_FORBIDDEN,
-              HttpErrors.WRONG_HOST,
-              "Host "
-                  + (host == null ? "(none)" : "'" + host + "'")
-                  + " is not a name of this node; it answers to "
-                  + hosts.names()
-                  + " (add one with --http-host NAME)"),
-          decision.principal());
-    }
+    checkHost(call, decision.principal());
     if (!decision.allowed()) {
       throw new Refused(
           new HttpError(decision.status(), decision.error(), decision.message()),
@@ -79,6 +67,39 @@ final class AdminGate {
       }
     }
     return decision.principal().orElseThrow();
+  }
+
+  /**
+   * Admits a request for a static file of the console: its Host must name this node (so another
+   * site's page cannot read it through a rebound name) and it must be a read; no token is needed,
+   * as the files hold no data.
+   */
+  void admitStatic(HttpCall call) throws Refused {
+    checkHost(call, Optional.empty());
+    if (!call.method().equals("GET") && !call.method().equals("HEAD")) {
+      throw new Refused(
+          new HttpError(
+              HttpURLConnection.HTTP_BAD_METHOD,
+              HttpErrors.METHOD_NOT_ALLOWED,
+              "method " + call.method() + " not allowed here; use GET"),
+          Optional.empty());
+    }
+  }
+
+  private void checkHost(HttpCall call, Optional<Principal> principal) throws Refused {
+    String host = call.header("Host").orElse(null);
+    if (!hosts.allows(host)) {
+      throw new Refused(
+          new HttpError(
+              HttpURLConnection.HTTP_FORBIDDEN,
+              HttpErrors.WRONG_HOST,
+              "Host "
+                  + (host == null ? "(none)" : "'" + host + "'")
+                  + " is not a name of this node; it answers to "
+                  + hosts.names()
+                  + " (add one with --http-host NAME)"),
+          principal);
+    }
   }
 
   /**

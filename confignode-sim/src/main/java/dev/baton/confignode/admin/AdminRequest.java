@@ -4,6 +4,7 @@ import dev.baton.confignode.auth.Principal;
 import dev.baton.confignode.http.HttpCall;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
+import dev.baton.confignode.http.ResponseStream;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.URLDecoder;
@@ -57,6 +58,16 @@ final class AdminRequest {
   /** The body, at most {@code maxBytes} long (413 beyond). */
   byte[] body(int maxBytes) throws IOException, HttpError {
     return call.body(maxBytes);
+  }
+
+  /** The first value of header {@code name}, if sent. */
+  Optional<String> header(String name) {
+    return call.header(name);
+  }
+
+  /** Answers with a stream instead of a reply ({@link HttpCall#openStream}). */
+  ResponseStream openStream(String contentType, int maxQueued) {
+    return call.openStream(contentType, maxQueued);
   }
 
   void setResponseHeader(String name, String value) {

@@ -3,6 +3,7 @@ package dev.baton.confignode.admin;
 import dev.baton.confignode.auth.AccessControl;
 import dev.baton.confignode.auth.AuditLog;
 import dev.baton.confignode.auth.Principal;
+import dev.baton.confignode.events.EventLog;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.http.AllowedHosts;
 import dev.baton.confignode.http.ErrorReply;
@@ -40,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * /metrics} (Prometheus text, {@link NodeMetrics}) and {@code GET /api/openapi.json} (the OpenAPI
  * document of the table itself). The server ({@link JettyHttpServer}) bounds threads, connections,
  * waiting requests and header time.
+ *
+ * <p>{@code GET /api/events} streams procedure changes ({@link EventRoutes}); the operator's
+ * console ({@link ConsoleFiles}) is served at {@code /console/}: its files pass only the Host check
+ * (they hold no data), every call the page makes needs a token as any other request.
  */
 public final class AdminServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
@@ -57,7 +62,8 @@ public final class AdminServer implements AutoCloseable {
       ProcedureLimits limits,
       AdminApiSettings settings,
       AuditLog audit,
-      NodeMetrics metrics) {
+      NodeMetrics metrics,
+      EventLog events) {
     this.node = node;
     this.settings = settings;
     this.gate =
@@ -85,6 +91,7 @@ public final class AdminServer implements AutoCloseable {
     routes.add(new ProcedureRoutes(node, holds, limits, metrics, leader));
     routes.add(new LockRoutes(node, leader));
     routes.add(new MembershipRoutes(node));
+    routes.add(new EventRoutes(events, node.nodeId()));
   }
 
   /** Every endpoint served, in routing order. */
@@ -105,6 +112,7 @@ public final class AdminServer implements AutoCloseable {
             .limits(settings.limits())
             .tls(settings.tls())
             .unlimitedWithParameter(ProcedureRoutes.WAIT_FOR)
+            .unlimitedPath(EventRoutes.PATH)
             .start();
   }
 
@@ -125,6 +133,20 @@ public final class AdminServer implements AutoCloseable {
   }
 
   private CompletionStage<HttpReply> serve(HttpCall call) {
+    if (ConsoleFiles.serves(call.path())) {
+      try {
+        gate.admitStatic(call);
+      } catch (AdminGate.Refused r) {
+        gate.record(
+            call,
+            Optional.empty(),
+            Optional.empty(),
+            true,
+            r.error().status() + " " + r.error().reply().error());
+        return CompletableFuture.completedFuture(HttpReply.error(r.error()));
+      }
+      return CompletableFuture.completedFuture(ConsoleFiles.answer(call));
+    }
     Principal who;
     try {
       who = gate.admit(call);

@@ -116,7 +116,9 @@ final class ProcedureRoutes implements AdminRoutes {
                     + Paging.NEXT_AFTER_HEADER
                     + " header)",
                 "state: only procedures in this state",
-                "type: only procedures of this type"),
+                "notState: only procedures not in this state (SUCCESS hides the succeeded)",
+                "type: only procedures of this type",
+                "parent: only the children of this procedure"),
         Endpoint.get(
                 "/api/" + PATH + "/{id}",
                 "one procedure, with what it waits on (blockedOn, waitReason) while it waits; with waitFor=finished, answered"
@@ -193,20 +195,9 @@ final class ProcedureRoutes implements AdminRoutes {
     Map<String, String> query = req.query();
     int limit = (int) queryNumber(query, "limit", Paging.DEFAULT_PAGE, 1, Paging.MAX_PAGE);
     long after = queryNumber(query, "after", 0, 0, Long.MAX_VALUE);
-    ProcedureState state = null;
-    if (query.containsKey("state")) {
-      try {
-        state = ProcedureState.valueOf(query.get("state"));
-      } catch (IllegalArgumentException e) {
-        throw new HttpError(
-            HttpURLConnection.HTTP_BAD_REQUEST,
-            HttpErrors.INVALID_REQUEST,
-            "unknown state '"
-                + query.get("state")
-                + "'; states: "
-                + List.of(ProcedureState.values()));
-      }
-    }
+    ProcedureState state = stateParameter(query, "state");
+    ProcedureState notState = stateParameter(query, "notState");
+    long parent = query.containsKey("parent") ? procId(query.get("parent")) : 0;
     String type = query.get("type");
     List<ProcedureInfo> all = new ArrayList<>(ClusterCalls.await(node.list()));
     all.sort(Comparator.comparingLong(ProcedureInfo::procId));
@@ -214,6 +205,8 @@ final class ProcedureRoutes implements AdminRoutes {
     for (ProcedureInfo i : all) {
       if (i.procId() <= after
           || (state != null && i.state() != state)
+          || (notState != null && i.state() == notState)
+          || (parent != 0 && i.parentProcId() != parent)
           || (type != null && !type.equals(i.type()))) {
         continue;
       }
@@ -225,6 +218,23 @@ final class ProcedureRoutes implements AdminRoutes {
       out.add(view(i));
     }
     return out;
+  }
+
+  /** A procedure state named by query parameter {@code name}, or null if not given. */
+  private static ProcedureState stateParameter(Map<String, String> query, String name)
+      throws HttpError {
+    String value = query.get(name);
+    if (value == null) {
+      return null;
+    }
+    try {
+      return ProcedureState.valueOf(value);
+    } catch (IllegalArgumentException e) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_BAD_REQUEST,
+          HttpErrors.INVALID_REQUEST,
+          "unknown " + name + " '" + value + "'; states: " + List.of(ProcedureState.values()));
+    }
   }
 
   /** A whole-number query parameter within {@code min..max}, or {@code absent} if not given. */

@@ -41,4 +41,11 @@ public interface HttpCall {
 
   /** Sets a header of the answer (replacing one of the same name). */
   void setResponseHeader(String name, String value);
+
+  /**
+   * Answers 200 with {@code contentType} at once and keeps the answer open for pieces written later
+   * ({@link ResponseStream}); the service's own reply to this call is then ignored. At most {@code
+   * maxQueued} pieces wait for a slow client before the stream ends.
+   */
+  ResponseStream openStream(String contentType, int maxQueued);
 }

@@ -5,9 +5,12 @@ import java.io.InputStream;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Optional;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /** An {@link HttpCall} over a Jetty request and its response. */
 final class JettyCall implements HttpCall {
@@ -21,10 +24,31 @@ final class JettyCall implements HttpCall {
 
   private final Request request;
   private final Response response;
+  private final Callback done;
+  private volatile ResponseStream stream;
 
-  JettyCall(Request request, Response response) {
+  JettyCall(Request request, Response response, Callback done) {
     this.request = request;
     this.response = response;
+    this.done = done;
+  }
+
+  /** Whether the service opened a stream: it, not the service's reply, answers the request. */
+  boolean streaming() {
+    return stream != null;
+  }
+
+  @Override
+  public ResponseStream openStream(String contentType, int maxQueued) {
+    if (stream != null) {
+      throw new IllegalStateException("the answer is already a stream");
+    }
+    response.setStatus(HttpStatus.OK_200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    JettyResponseStream opened = new JettyResponseStream(response, done, maxQueued);
+    stream = opened;
+    return opened;
   }
 
   @Override

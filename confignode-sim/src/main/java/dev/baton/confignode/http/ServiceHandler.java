@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs an {@link HttpService} for each request on a thread of the server's pool (the service may
  * block) and writes its answer, at once or when the service's stage completes (a long poll holds no
- * thread while it waits).
+ * thread while it waits), or leaves the answer to the stream the service opened ({@link
+ * HttpCall#openStream}).
  */
 final class ServiceHandler extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceHandler.class);
@@ -26,10 +27,14 @@ final class ServiceHandler extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
+    JettyCall call = new JettyCall(request, response, callback);
     service
-        .serveAsync(new JettyCall(request, response))
+        .serveAsync(call)
         .whenComplete(
             (reply, failure) -> {
+              if (call.streaming()) {
+                return; // the stream answers and completes the callback
+              }
               HttpReply answer = reply;
               if (failure != null) {
                 String reference = HttpErrors.newReference();

@@ -6,6 +6,7 @@ import dev.baton.confignode.admin.FaultRoutes;
 import dev.baton.confignode.admin.FlowRoutes;
 import dev.baton.confignode.auth.AuditLog;
 import dev.baton.confignode.datanode.DataNodeConnector;
+import dev.baton.confignode.events.EventLog;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.metrics.NodeMetrics;
@@ -17,6 +18,7 @@ import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FlowRuntime;
@@ -131,6 +133,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private AuditLog audit;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
   private final NodeMetrics metrics;
+  private final EventLog events;
   private Thread registrar;
   private final CompletableFuture<String> removed = new CompletableFuture<>();
 
@@ -176,6 +179,8 @@ public final class ConfigNodeServer implements AutoCloseable {
             .onRemoved(removed::complete)
             .executor(
                 b -> b.metrics(metrics.executorMetrics()).breakDeadlocks(config.breakDeadlocks()));
+    this.events = EventLog.withDefaults(config.nodeId(), new ProcedureCodec(registry));
+    builder.onApplied(events);
     this.node = config.raftAccess().applyTo(builder).build();
     self.set(node);
     metrics.watch(node);
@@ -195,7 +200,8 @@ public final class ConfigNodeServer implements AutoCloseable {
       node.start();
       audit = AuditLog.open(config.api().auditLogIn(config.dataDir()), config.nodeId());
       api =
-          new AdminServer(node, metadata, holds, config.limits(), config.api(), audit, metrics)
+          new AdminServer(
+                  node, metadata, holds, config.limits(), config.api(), audit, metrics, events)
               .addRoutes(
                   new FlowRoutes(
                       new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
@@ -275,6 +281,7 @@ public final class ConfigNodeServer implements AutoCloseable {
       api.close();
     }
     node.close();
+    events.close();
     if (audit != null) {
       try {
         audit.close();

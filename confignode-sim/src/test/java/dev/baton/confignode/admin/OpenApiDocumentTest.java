@@ -101,6 +101,10 @@ class OpenApiDocumentTest {
     for (String operation : documented()) {
       String[] methodAndPath = operation.split(" ", 2);
       String path = fill(methodAndPath[1]);
+      if (path.equals(EventRoutes.PATH)) {
+        // the stream never ends: a bad filter shows the route answers without opening it
+        path += "?procId=none";
+      }
       RawHttp.Reply r = http().send(methodAndPath[0], path, null);
       boolean routerRefused =
           r.status() == HttpURLConnection.HTTP_BAD_METHOD

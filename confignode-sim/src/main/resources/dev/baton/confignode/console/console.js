@@ -1,0 +1,334 @@
+// The Baton operator's console: plain JavaScript over the admin API, no build step.
+// The token is kept in sessionStorage and sent as a Bearer token on every call; the event stream is
+// read with fetch (not EventSource, which cannot send headers), so no token travels in a URL.
+'use strict';
+
+const TOKEN_KEY = 'baton.token';
+const PAGE_SIZE = 50;
+const REFRESH_DELAY_MS = 500;
+const RECONNECT_MS = 2000;
+const OVERVIEW_PAGE = 10000;
+const STUCK_AFTER_MS = 60000;
+const STATES = ['INITIALIZING', 'RUNNABLE', 'WAITING', 'WAITING_TIMEOUT',
+  'ROLLEDBACK', 'SUCCESS', 'FAILED'];
+
+// Operator actions offered on a procedure: each is shown when the node's OpenAPI document has its
+// path, so actions another change adds to the API appear here without touching the page.
+const ACTIONS = [
+  { name: 'abort', label: 'Abort', path: (id) => `/api/procedures/${id}/abort` },
+  { name: 'force-fail', label: 'Force fail', path: (id) => `/api/procedures/${id}/force-fail` },
+  { name: 'bypass', label: 'Bypass', path: (id) => `/api/procedures/${id}/bypass` },
+  { name: 'retry-now', label: 'Retry now', path: (id) => `/api/procedures/${id}/retry-now` },
+];
+
+const $ = (sel) => document.querySelector(sel);
+const state = { pages: [0], page: 0, next: null, refreshTimer: null, lastEventId: null,
+  stream: null, apiPaths: null };
+
+function token() { return sessionStorage.getItem(TOKEN_KEY); }
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  Object.entries(attrs || {}).forEach(([k, v]) => {
+    if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  });
+  children.flat().forEach((c) => e.append(c instanceof Node ? c : document.createTextNode(c ?? '')));
+  return e;
+}
+
+function showError(message) {
+  const e = $('#error');
+  e.textContent = message || '';
+  e.hidden = !message;
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.message ? `${status} ${body.error}: ${body.message}` : `HTTP ${status}`);
+    this.status = status;
+  }
+}
+
+async function api(path, options = {}) {
+  const headers = Object.assign({ Authorization: `Bearer ${token()}` }, options.headers || {});
+  const res = await fetch(path, Object.assign({}, options, { headers }));
+  if (res.status === 401) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    showLogin();
+  }
+  const text = await res.text();
+  const body = text ? JSON.parse(text) : null;
+  if (!res.ok) throw new ApiError(res.status, body);
+  return { body, headers: res.headers };
+}
+
+function age(ms) {
+  if (ms < 1000) return `${ms} ms`;
+  const s = Math.floor(ms / 1000);
+  if (s < 120) return `${s} s`;
+  const m = Math.floor(s / 60);
+  return m < 120 ? `${m} min` : `${Math.floor(m / 60)} h`;
+}
+
+function waitText(p) {
+  if (p.waitReason) return p.waitReason;
+  return p.blockedOn ? p.blockedOn.kind : '';
+}
+
+// ---- overview ----
+async function overview() {
+  const counts = {}; const types = {};
+  let live = 0; let stuck = 0; let oldest = 0; let after = 0; const now = Date.now();
+  for (;;) {
+    const { body, headers } = await api(`/api/procedures?limit=${OVERVIEW_PAGE}&after=${after}`);
+    body.forEach((p) => {
+      counts[p.state] = (counts[p.state] || 0) + 1;
+      types[p.type] = (types[p.type] || 0) + 1;
+      if (!p.finished) {
+        live += 1;
+        oldest = Math.max(oldest, now - p.submittedTime);
+        if (now - p.lastUpdate > STUCK_AFTER_MS) stuck += 1;
+      }
+    });
+    const next = headers.get('X-Next-After');
+    if (!next) break;
+    after = next;
+  }
+  $('#ov-live').textContent = live;
+  $('#ov-stuck').textContent = stuck;
+  $('#ov-oldest').textContent = live ? age(oldest) : '–';
+  fill('#ov-states tbody', Object.entries(counts).map(([s, n]) => el('tr', {}, el('th', { class: `state-${s}` }, s), el('td', {}, String(n)))));
+  fill('#ov-types tbody', Object.entries(types).map(([t, n]) => el('tr', {}, el('th', {}, t), el('td', {}, String(n)))));
+  const { body: cluster } = await api('/api/cluster');
+  $('#ov-exec').textContent = `${cluster.executor.workers} / ${cluster.executor.queued}`;
+  fill('#ov-nodes tbody', [el('tr', {}, el('td', {}, cluster.nodeId), el('td', {}, cluster.role),
+    el('td', {}, String(cluster.term)), el('td', {}, String(cluster.commitIndex)),
+    el('td', {}, String(cluster.appliedIndex)), el('td', {}, cluster.leaderId || 'none'))]
+    .concat(cluster.peers.filter((p) => p !== cluster.nodeId).map((p) => el('tr', {},
+      el('td', {}, p), el('td', { colspan: '5' }, 'ask that node (its own /console/)')))));
+}
+
+function fill(selector, rows) {
+  const body = $(selector);
+  body.replaceChildren(...rows);
+}
+
+// ---- procedures ----
+function listQuery() {
+  const q = new URLSearchParams({ limit: PAGE_SIZE, after: state.pages[state.page] });
+  const s = $('#f-state').value; const t = $('#f-type').value.trim();
+  if (s) q.set('state', s); else if (!$('#f-succeeded').checked) q.set('notState', 'SUCCESS');
+  if (t) q.set('type', t);
+  return q;
+}
+
+async function procedures() {
+  const { body, headers } = await api(`/api/procedures?${listQuery()}`);
+  const now = Date.now();
+  fill('#proc-table tbody', body.map((p) => el('tr', {
+    class: 'clickable', 'data-proc-id': p.procId, onclick: () => { location.hash = `#procedure/${p.procId}`; },
+  }, el('td', {}, String(p.procId)), el('td', {}, p.type), el('td', { class: `state-${p.state}` }, p.state),
+  el('td', {}, p.step || ''), el('td', {}, age(now - p.submittedTime)), el('td', {}, waitText(p)))));
+  state.next = headers.get('X-Next-After');
+  $('#next').disabled = !state.next;
+  $('#prev').disabled = state.page === 0;
+  $('#page-no').textContent = `page ${state.page + 1}`;
+}
+
+// ---- one procedure ----
+async function procedure(id) {
+  $('#p-id').textContent = id;
+  const { body: p } = await api(`/api/procedures/${id}`);
+  const fields = [['type', p.type], ['state', p.state], ['step', p.step], ['parent', p.parentProcId || '–'],
+    ['root', p.rootProcId], ['submitted', new Date(p.submittedTime).toISOString()],
+    ['last update', new Date(p.lastUpdate).toISOString()], ['waits on', waitText(p) || '–'],
+    ['blockedOn', p.blockedOn ? JSON.stringify(p.blockedOn) : '–'], ['failure', p.failure || '–'],
+    ['result', p.result || '–']];
+  fill('#p-fields', fields.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { id: `p-${k.replace(' ', '-')}` }, String(v))]));
+  if (!p.finished) {
+    const { body: why } = await api(`/api/procedures/${id}/why`);
+    fill('#p-why', why.links.map((l) => el('li', { class: why.cycle ? 'cycle' : '' },
+      el('a', { href: `#procedure/${l.procId}` }, `#${l.procId}`), ` ${l.type || ''} ${l.state || ''}: `,
+      l.waitReason || (l.blockedOn ? l.blockedOn.kind : 'runs')))
+      .concat([el('li', { class: 'root-cause' }, `root cause: ${why.rootCause || 'none'}`)]));
+  } else {
+    fill('#p-why', [el('li', {}, `finished ${p.state}`)]);
+  }
+  const { body: children } = await api(`/api/procedures?parent=${id}&limit=${PAGE_SIZE}`);
+  fill('#p-children', children.map((c) => el('li', {}, el('a', { href: `#procedure/${c.procId}` },
+    `#${c.procId} ${c.type}`), ` ${c.state}`)));
+  await actionButtons(id, p);
+}
+
+async function apiPaths() {
+  if (!state.apiPaths) {
+    const { body } = await api('/api/openapi.json');
+    state.apiPaths = new Set(Object.keys(body.paths || {}));
+  }
+  return state.apiPaths;
+}
+
+async function actionButtons(id, p) {
+  const paths = await apiPaths();
+  const offered = ACTIONS.filter((a) => paths.has(a.path('{id}')));
+  fill('#a-buttons', offered.map((a) => el('button', {
+    type: 'button', id: `action-${a.name}`, 'data-action': a.name, disabled: p.finished ? 'disabled' : null,
+    onclick: () => act(a, id),
+  }, a.label)).map((b) => { if (!p.finished) b.removeAttribute('disabled'); return b; }));
+}
+
+async function act(action, id) {
+  const reason = $('#a-reason').value.trim();
+  if (!reason) { $('#a-result').textContent = 'a reason is required'; return; }
+  try {
+    const { body } = await api(action.path(id), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ reason }),
+    });
+    $('#a-result').textContent = `${action.name}: ${JSON.stringify(body)}`;
+  } catch (e) {
+    $('#a-result').textContent = `${action.name} refused: ${e.message}`;
+  }
+  scheduleRefresh();
+}
+
+// ---- locks ----
+async function locks() {
+  const { body } = await api('/api/locks');
+  const inCycle = new Set(body.cycles.flatMap((c) => c.procIds));
+  const who = (list) => list.map((h) => el('span', { class: `badge${inCycle.has(h.procId) ? ' cycle' : ''}`,
+    'data-proc-id': h.procId }, `#${h.procId} ${h.procType} ${h.mode}`));
+  fill('#lock-table tbody', body.locks.map((l) => el('tr', { 'data-resource': l.resource },
+    el('td', {}, l.resource), el('td', {}, l.mode || '–'), el('td', {}, age(l.heldMillis)),
+    el('td', { class: 'holders' }, who(l.holders)), el('td', { class: 'waiters' }, who(l.waiters)))));
+  $('#l-deadlocks').textContent = `deadlocks this term: ${body.deadlocks}`;
+  fill('#l-cycles', body.cycles.concat(body.recentDeadlocks).map((c) => el('li', { class: 'cycle' }, c.text)));
+}
+
+// ---- audit ----
+async function audit() {
+  try {
+    const { body } = await api('/api/audit');
+    const rows = Array.isArray(body) ? body : (body.entries || []);
+    $('#audit-note').textContent = `${rows.length} actions`;
+    const cols = rows.length ? Object.keys(rows[0]) : [];
+    fill('#audit-table thead', [el('tr', {}, cols.map((c) => el('th', {}, c)))]);
+    fill('#audit-table tbody', rows.map((r) => el('tr', {}, cols.map((c) => el('td', {}, JSON.stringify(r[c]))))));
+  } catch (e) {
+    if (e.status !== 404) throw e;
+    $('#audit-note').textContent = 'This node has no audit trail API (GET /api/audit) yet.';
+  }
+}
+
+// ---- routing and refresh ----
+function route() {
+  const [view, arg] = (location.hash.slice(1) || 'overview').split('/');
+  document.querySelectorAll('.view').forEach((v) => { v.hidden = true; });
+  document.querySelectorAll('#nav a').forEach((a) => a.classList.toggle('active', a.dataset.view === view));
+  const section = $(`#view-${view}`) || $('#view-overview');
+  section.hidden = false;
+  return { view: section.id.slice('view-'.length), arg };
+}
+
+async function refresh() {
+  if (!token()) return;
+  const { view, arg } = route();
+  try {
+    if (view === 'overview') await overview();
+    else if (view === 'procedures') await procedures();
+    else if (view === 'procedure') await procedure(arg);
+    else if (view === 'locks') await locks();
+    else if (view === 'audit') await audit();
+    showError('');
+    document.body.dataset.loaded = view;
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function scheduleRefresh() {
+  if (state.refreshTimer) return;
+  state.refreshTimer = setTimeout(() => { state.refreshTimer = null; refresh(); }, REFRESH_DELAY_MS);
+}
+
+// ---- live updates: server-sent events read with fetch ----
+function setLive(on) {
+  const l = $('#live');
+  l.textContent = on ? 'live' : 'offline';
+  l.className = `live ${on ? 'on' : 'off'}`;
+}
+
+function handleFrame(frame) {
+  let id = null; let event = 'message'; const data = [];
+  frame.split('\n').forEach((line) => {
+    if (line.startsWith(':') || !line) return;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'id') id = value; else if (field === 'event') event = value; else if (field === 'data') data.push(value);
+  });
+  if (id !== null) state.lastEventId = id;
+  if (event === 'procedure' || event === 'reset') scheduleRefresh();
+  if (event === 'ready') setLive(true);
+}
+
+async function watch() {
+  if (!token() || state.stream) return;
+  const controller = new AbortController();
+  state.stream = controller;
+  try {
+    const headers = { Authorization: `Bearer ${token()}`, Accept: 'text/event-stream' };
+    if (state.lastEventId) headers['Last-Event-ID'] = state.lastEventId;
+    const res = await fetch('/api/events', { headers, signal: controller.signal });
+    if (!res.ok) throw new Error(`events: HTTP ${res.status}`);
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        handleFrame(buffer.slice(0, end));
+        buffer = buffer.slice(end + 2);
+      }
+    }
+  } catch (e) {
+    // reconnects below
+  } finally {
+    setLive(false);
+    state.stream = null;
+    if (token()) setTimeout(watch, RECONNECT_MS);
+  }
+}
+
+function showLogin() {
+  $('#login').hidden = false;
+  document.querySelectorAll('.view').forEach((v) => { v.hidden = true; });
+}
+
+function start() {
+  STATES.forEach((s) => $('#f-state').append(el('option', { value: s }, s)));
+  $('#login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, $('#token').value);
+    $('#token').value = '';
+    $('#login').hidden = true;
+    refresh();
+    watch();
+  });
+  $('#logout').addEventListener('click', () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    if (state.stream) state.stream.abort();
+    showLogin();
+  });
+  $('#proc-filter').addEventListener('submit', (e) => { e.preventDefault(); state.pages = [0]; state.page = 0; refresh(); });
+  $('#next').addEventListener('click', () => { state.pages[state.page + 1] = state.next; state.page += 1; refresh(); });
+  $('#prev').addEventListener('click', () => { state.page = Math.max(0, state.page - 1); refresh(); });
+  window.addEventListener('hashchange', refresh);
+  if (!token()) { showLogin(); return; }
+  refresh();
+  watch();
+}
+
+document.addEventListener('DOMContentLoaded', start);
