@@ -89,6 +89,8 @@ public final class AdminServer implements AutoCloseable {
     LeaderForward leader =
         new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
     routes.add(new ProcedureRoutes(node, holds, limits, metrics, leader));
+    routes.add(new ActionRoutes(node, metrics, leader));
+    routes.add(new AuditRoutes(node));
     routes.add(new LockRoutes(node, leader));
     routes.add(new MembershipRoutes(node));
     routes.add(new EventRoutes(events, node.nodeId()));

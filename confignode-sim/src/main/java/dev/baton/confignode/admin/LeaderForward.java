@@ -14,10 +14,12 @@ import javax.net.ssl.SSLContext;
 
 /**
  * Asks the leader for what lives only in its executor's memory (the lock table, why a procedure
- * waits): a follower forwards the request to the admin API address the leader published for its
- * term and returns the leader's answer unchanged. The request carries the caller's Authorization
- * header, so the leader checks the caller. While there is no leader, the leader is still
- * recovering, or it has not published its address yet, the answer is a 503 the client may retry.
+ * waits, the dry run of an operator action): a follower forwards the request (a GET, or a POST with
+ * its JSON body) to the admin API address the leader published for its term and returns the
+ * leader's answer unchanged (an error answer with the leader's status and code). The request
+ * carries the caller's Authorization header, so the leader checks the caller. While there is no
+ * leader, the leader is still recovering, or it has not published its address yet, the answer is a
+ * 503 the client may retry.
  */
 final class LeaderForward {
   private final ProcedureNode<ConfigNodeEnv> node;
@@ -43,6 +45,17 @@ final class LeaderForward {
    * messages ("the lock table").
    */
   JsonNode get(AdminRequest req, String path, String what) throws HttpError, InterruptedException {
+    return forward(req, "GET", path, null, what);
+  }
+
+  /** The leader's answer to {@code POST path} with {@code body}; see {@link #get}. */
+  JsonNode post(AdminRequest req, String path, JsonNode body, String what)
+      throws HttpError, InterruptedException {
+    return forward(req, "POST", path, body, what);
+  }
+
+  private JsonNode forward(AdminRequest req, String method, String path, JsonNode body, String what)
+      throws HttpError, InterruptedException {
     String leader = node.leaderId().orElse(null);
     if (leader == null) {
       throw ClusterCalls.unavailable("no leader now; " + what + " lives in the leader");
@@ -61,7 +74,7 @@ final class LeaderForward {
       // the caller's own credentials: the leader decides what the caller may see, not this node
       return forwarder(address)
           .withAuthorization(req.authorization())
-          .call(address, "GET", path, null);
+          .call(address, method, path, body);
     } catch (NodeApiClient.ApiException e) {
       int status = e.status() == 0 ? HttpURLConnection.HTTP_UNAVAILABLE : e.status();
       String error = e.status() == 0 || e.error().isEmpty() ? ClusterCalls.UNAVAILABLE : e.error();

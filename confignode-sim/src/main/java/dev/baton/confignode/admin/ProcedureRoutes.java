@@ -193,8 +193,8 @@ final class ProcedureRoutes implements AdminRoutes {
    */
   private List<ProcedureView> list(AdminRequest req) throws HttpError, InterruptedException {
     Map<String, String> query = req.query();
-    int limit = (int) queryNumber(query, "limit", Paging.DEFAULT_PAGE, 1, Paging.MAX_PAGE);
-    long after = queryNumber(query, "after", 0, 0, Long.MAX_VALUE);
+    int limit = (int) QueryParams.number(query, "limit", Paging.DEFAULT_PAGE, 1, Paging.MAX_PAGE);
+    long after = QueryParams.number(query, "after", 0, 0, Long.MAX_VALUE);
     ProcedureState state = stateParameter(query, "state");
     ProcedureState notState = stateParameter(query, "notState");
     long parent = query.containsKey("parent") ? procId(query.get("parent")) : 0;
@@ -235,35 +235,6 @@ final class ProcedureRoutes implements AdminRoutes {
           HttpErrors.INVALID_REQUEST,
           "unknown " + name + " '" + value + "'; states: " + List.of(ProcedureState.values()));
     }
-  }
-
-  /** A whole-number query parameter within {@code min..max}, or {@code absent} if not given. */
-  private static long queryNumber(
-      Map<String, String> query, String name, long absent, long min, long max) throws HttpError {
-    String value = query.get(name);
-    if (value == null) {
-      return absent;
-    }
-    try {
-      long n = Long.parseLong(value);
-      if (n >= min && n <= max) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new HttpError(
-        HttpURLConnection.HTTP_BAD_REQUEST,
-        HttpErrors.INVALID_REQUEST,
-        "'"
-            + name
-            + "' must be a whole number from "
-            + min
-            + " to "
-            + max
-            + ", got '"
-            + value
-            + "'");
   }
 
   /**

@@ -152,17 +152,32 @@ public final class NodeApiClient {
    * #get}.
    */
   public ArrayNode listProcedures(String filter) throws IOException, InterruptedException {
+    return listAll("/api/procedures", filter, "procId");
+  }
+
+  /**
+   * Every entry of the audit trail of operator actions that matches {@code filter} (query
+   * parameters such as {@code principal=op}, or empty), oldest first, read page by page as {@link
+   * #listProcedures}.
+   */
+  public ArrayNode audit(String filter) throws IOException, InterruptedException {
+    return listAll("/api/audit", filter, "index");
+  }
+
+  /** Every item of the paged list at {@code path}, each page after the last {@code key} read. */
+  private ArrayNode listAll(String path, String filter, String key)
+      throws IOException, InterruptedException {
     ArrayNode all = Json.LENIENT.createArrayNode();
     long after = 0;
     while (true) {
       String query =
           (filter.isEmpty() ? "" : filter + "&") + "limit=" + Paging.MAX_PAGE + "&after=" + after;
-      JsonNode page = get("/api/procedures?" + query);
+      JsonNode page = get(path + "?" + query);
       all.addAll((ArrayNode) page);
       if (page.size() < Paging.MAX_PAGE) {
         return all;
       }
-      after = page.get(page.size() - 1).get("procId").asLong();
+      after = page.get(page.size() - 1).get(key).asLong();
     }
   }
 

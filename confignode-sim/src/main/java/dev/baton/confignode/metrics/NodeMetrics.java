@@ -1,6 +1,7 @@
 package dev.baton.confignode.metrics;
 
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.procedure.OperatorAction;
 import dev.baton.procedure.ProcedureMetrics;
 import io.prometheus.metrics.config.EscapingScheme;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -24,7 +25,13 @@ import java.util.List;
  */
 public final class NodeMetrics {
   /** Operator actions and their outcomes, registered at 0. */
-  public static final List<String> ACTIONS = List.of("abort", "resume");
+  public static final List<String> ACTIONS =
+      List.of(
+          "abort",
+          "resume",
+          OperatorAction.FORCE_FAIL.label(),
+          OperatorAction.BYPASS.label(),
+          OperatorAction.RETRY_NOW.label());
 
   /** The action was carried out. */
   public static final String DONE = "done";

@@ -10,12 +10,14 @@ import dev.baton.confignode.http.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Plain HTTP requests to an admin API, returning status, content type and body as sent. A 503 (the
@@ -52,7 +54,12 @@ public final class RawHttp {
     return new RawHttp(base, h);
   }
 
-  public record Reply(int status, String contentType, String body) {
+  public record Reply(int status, String contentType, String body, HttpHeaders headers) {
+    /** The reply's header {@code name}, if it has one. */
+    public Optional<String> header(String name) {
+      return headers.firstValue(name);
+    }
+
     public JsonNode json() {
       try {
         return Json.LENIENT.readTree(body);
@@ -122,6 +129,9 @@ public final class RawHttp {
     HttpResponse<String> resp =
         http.send(req.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     return new Reply(
-        resp.statusCode(), resp.headers().firstValue("Content-Type").orElse(""), resp.body());
+        resp.statusCode(),
+        resp.headers().firstValue("Content-Type").orElse(""),
+        resp.body(),
+        resp.headers());
   }
 }

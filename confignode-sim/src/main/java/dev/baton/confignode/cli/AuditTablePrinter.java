@@ -1,0 +1,37 @@
+package dev.baton.confignode.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Entries of the audit trail of operator actions (JSON of {@code AuditEntry}) as a plain-text table
+ * for people: log index, time, principal, action, procedure, outcome and reason.
+ */
+final class AuditTablePrinter {
+  private AuditTablePrinter() {}
+
+  static void print(PrintStream out, List<JsonNode> entries) {
+    TextTable table =
+        new TextTable("INDEX", "TIME", "PRINCIPAL", "ACTION", "PROC", "OUTCOME", "REASON");
+    for (JsonNode e : entries) {
+      table.row(
+          e.path("index").asText(),
+          Instant.ofEpochMilli(e.path("timeMillis").asLong()).toString(),
+          e.path("principal").asText(),
+          e.path("action").asText() + (e.path("recursive").asBoolean() ? " (recursive)" : ""),
+          e.path("procId").asText(),
+          outcome(e),
+          e.path("reason").asText());
+    }
+    table.print(out);
+  }
+
+  private static String outcome(JsonNode e) {
+    if (!e.path("decided").asBoolean()) {
+      return "pending";
+    }
+    return (e.path("refused").asBoolean() ? "refused: " : "") + e.path("outcome").asText();
+  }
+}
