@@ -204,13 +204,15 @@ async function act(action, id) {
 async function locks() {
   const { body } = await api('/api/locks');
   const inCycle = new Set(body.cycles.flatMap((c) => c.procIds));
-  const who = (list) => list.map((h) => el('span', { class: `badge${inCycle.has(h.procId) ? ' cycle' : ''}`,
-    'data-proc-id': h.procId }, `#${h.procId} ${h.procType} ${h.mode}`));
+  const who = (list) => list.map((h) => el('a', { class: `badge${inCycle.has(h.procId) ? ' cycle' : ''}`,
+    'data-proc-id': h.procId, href: `#procedure/${h.procId}` }, `#${h.procId} ${h.procType} ${h.mode}`));
   fill('#lock-table tbody', body.locks.map((l) => el('tr', { 'data-resource': l.resource },
     el('td', {}, l.resource), el('td', {}, l.mode || '–'), el('td', {}, age(l.heldMillis)),
     el('td', { class: 'holders' }, who(l.holders)), el('td', { class: 'waiters' }, who(l.waiters)))));
   $('#l-deadlocks').textContent = `deadlocks this term: ${body.deadlocks}`;
-  fill('#l-cycles', body.cycles.concat(body.recentDeadlocks).map((c) => el('li', { class: 'cycle' }, c.text)));
+  const cycles = body.cycles.concat(body.recentDeadlocks);
+  fill('#l-cycles', cycles.length ? cycles.map((c) => el('li', { class: 'cycle' }, c.text))
+    : [el('li', { class: 'none' }, 'none')]);
 }
 
 // ---- audit ----

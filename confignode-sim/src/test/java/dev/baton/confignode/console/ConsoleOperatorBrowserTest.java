@@ -166,7 +166,13 @@ class ConsoleOperatorBrowserTest {
           List.of("#" + held.deletion() + " DeleteDatabase EXCLUSIVE"),
           texts(row + " td.waiters .badge"));
       assertTrue(console.text("l-deadlocks").endsWith(": 0"), console.text("l-deadlocks"));
-      assertTrue(texts("#l-cycles li").isEmpty(), texts("#l-cycles li").toString());
+      assertEquals(List.of("none"), texts("#l-cycles li"));
+      assertEquals(
+          "#procedure/" + held.migration(),
+          console
+              .driver()
+              .findElement(By.cssSelector(row + " td.holders .badge"))
+              .getDomAttribute("href"));
       console.screenshot("locks");
     } finally {
       held.release();
@@ -187,7 +193,8 @@ class ConsoleOperatorBrowserTest {
     String reason = "sleep stuck in the browser drill";
     console.driver().findElement(By.id("a-reason")).sendKeys(reason);
     console.driver().findElement(By.id("action-bypass")).click();
-    console.waiting().until(d -> console.text("a-result").startsWith("bypass: "));
+    console.waiting().until(d -> !console.text("a-result").isEmpty());
+    assertTrue(console.text("a-result").startsWith("bypass: "), console.text("a-result"));
     assertTrue(
         console
             .text("a-result")
