@@ -9,6 +9,7 @@ const REFRESH_DELAY_MS = 500;
 const RECONNECT_MS = 2000;
 const OVERVIEW_PAGE = 10000;
 const STUCK_AFTER_MS = 60000;
+const NO_PARENT = -1;
 const STATES = ['INITIALIZING', 'RUNNABLE', 'WAITING', 'WAITING_TIMEOUT',
   'ROLLEDBACK', 'SUCCESS', 'FAILED'];
 
@@ -140,14 +141,21 @@ async function procedures() {
 async function procedure(id) {
   $('#p-id').textContent = id;
   const { body: p } = await api(`/api/procedures/${id}`);
-  const fields = [['type', p.type], ['state', p.state], ['step', p.step], ['parent', p.parentProcId || '–'],
+  // waits live in the leader's executor: a follower's own view lacks them, its why chain has the
+  // leader's, whose first link is this procedure
+  const why = p.finished ? null : (await api(`/api/procedures/${id}/why`)).body;
+  const self = why && why.links.length && why.links[0].procId === p.procId ? why.links[0] : {};
+  const waitReason = p.waitReason || self.waitReason;
+  const blockedOn = p.blockedOn || self.blockedOn;
+  const fields = [['type', p.type], ['state', p.state], ['step', p.step],
+    ['parent', p.parentProcId === NO_PARENT ? '–' : p.parentProcId],
     ['root', p.rootProcId], ['submitted', new Date(p.submittedTime).toISOString()],
-    ['last update', new Date(p.lastUpdate).toISOString()], ['waits on', waitText(p) || '–'],
-    ['blockedOn', p.blockedOn ? JSON.stringify(p.blockedOn) : '–'], ['failure', p.failure || '–'],
+    ['last update', new Date(p.lastUpdate).toISOString()],
+    ['waits on', waitReason || (blockedOn ? blockedOn.kind : '–')],
+    ['blockedOn', blockedOn ? JSON.stringify(blockedOn) : '–'], ['failure', p.failure || '–'],
     ['result', p.result || '–']];
   fill('#p-fields', fields.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { id: `p-${k.replace(' ', '-')}` }, String(v))]));
-  if (!p.finished) {
-    const { body: why } = await api(`/api/procedures/${id}/why`);
+  if (why) {
     fill('#p-why', why.links.map((l) => el('li', { class: why.cycle ? 'cycle' : '' },
       el('a', { href: `#procedure/${l.procId}` }, `#${l.procId}`), ` ${l.type || ''} ${l.state || ''}: `,
       l.waitReason || (l.blockedOn ? l.blockedOn.kind : 'runs')))
@@ -196,24 +204,37 @@ async function act(action, id) {
 async function locks() {
   const { body } = await api('/api/locks');
   const inCycle = new Set(body.cycles.flatMap((c) => c.procIds));
-  const who = (list) => list.map((h) => el('span', { class: `badge${inCycle.has(h.procId) ? ' cycle' : ''}`,
-    'data-proc-id': h.procId }, `#${h.procId} ${h.procType} ${h.mode}`));
+  const who = (list) => list.map((h) => el('a', { class: `badge${inCycle.has(h.procId) ? ' cycle' : ''}`,
+    'data-proc-id': h.procId, href: `#procedure/${h.procId}` }, `#${h.procId} ${h.procType} ${h.mode}`));
   fill('#lock-table tbody', body.locks.map((l) => el('tr', { 'data-resource': l.resource },
     el('td', {}, l.resource), el('td', {}, l.mode || '–'), el('td', {}, age(l.heldMillis)),
     el('td', { class: 'holders' }, who(l.holders)), el('td', { class: 'waiters' }, who(l.waiters)))));
   $('#l-deadlocks').textContent = `deadlocks this term: ${body.deadlocks}`;
-  fill('#l-cycles', body.cycles.concat(body.recentDeadlocks).map((c) => el('li', { class: 'cycle' }, c.text)));
+  const cycles = body.cycles.concat(body.recentDeadlocks);
+  fill('#l-cycles', cycles.length ? cycles.map((c) => el('li', { class: 'cycle' }, c.text))
+    : [el('li', { class: 'none' }, 'none')]);
 }
 
 // ---- audit ----
+const AUDIT_COLUMNS = ['time', 'procedure', 'action', 'principal', 'reason', 'outcome'];
+
+function auditOutcome(r) {
+  if (!r.decided) return 'pending';
+  return `${r.refused ? 'refused' : 'done'}${r.outcome ? `: ${r.outcome}` : ''}`;
+}
+
 async function audit() {
   try {
     const { body } = await api('/api/audit');
     const rows = Array.isArray(body) ? body : (body.entries || []);
     $('#audit-note').textContent = `${rows.length} actions`;
-    const cols = rows.length ? Object.keys(rows[0]) : [];
-    fill('#audit-table thead', [el('tr', {}, cols.map((c) => el('th', {}, c)))]);
-    fill('#audit-table tbody', rows.map((r) => el('tr', {}, cols.map((c) => el('td', {}, JSON.stringify(r[c]))))));
+    fill('#audit-table thead', [el('tr', {}, AUDIT_COLUMNS.map((c) => el('th', {}, c)))]);
+    fill('#audit-table tbody', rows.map((r) => el('tr', { 'data-proc-id': r.procId, 'data-index': r.index },
+      el('td', {}, new Date(r.timeMillis).toISOString()),
+      el('td', {}, el('a', { href: `#procedure/${r.procId}` }, `#${r.procId}`)),
+      el('td', { class: 'action' }, `${r.action}${r.recursive ? ' (recursive)' : ''}`),
+      el('td', { class: 'principal' }, r.principal), el('td', { class: 'reason' }, r.reason),
+      el('td', { class: 'outcome' }, auditOutcome(r)))));
   } catch (e) {
     if (e.status !== 404) throw e;
     $('#audit-note').textContent = 'This node has no audit trail API (GET /api/audit) yet.';

@@ -7,25 +7,16 @@ import dev.baton.confignode.node.ConfigNodeServer;
 import dev.baton.confignode.testing.RawHttp;
 import dev.baton.confignode.testing.SimCluster;
 import dev.baton.confignode.testing.SimClusterExtension;
-import java.io.File;
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -36,64 +27,25 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 @Timeout(180)
 class ConsoleBrowserTest {
-  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
-  static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
-  static final Duration WAIT = Duration.ofSeconds(30);
-
   /** A sleep that outlives the test: it ends only by abort. */
   static final long LONG_SLEEP_MILLIS = 600_000;
 
   @RegisterExtension static final SimClusterExtension CLUSTER = new SimClusterExtension(3, 0);
 
+  private static ConsoleBrowser console;
   private static WebDriver browser;
-  private static Path profile;
 
   @BeforeAll
   static void startBrowser() throws IOException {
-    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-      fail(
-          "the console's browser tests need Debian's chromium and chromedriver at "
-              + CHROMIUM
-              + " and "
-              + CHROMEDRIVER
-              + ": apt-get install -y --no-install-recommends chromium chromium-driver (./test"
-              + " does)");
-    }
-    System.setProperty("SE_AVOID_BROWSER_DOWNLOAD", "true");
-    profile = Files.createTempDirectory("console-chromium");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    options.addArguments(
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1280,900",
-        "--user-data-dir=" + profile);
-    ChromeDriverService service =
-        new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile()).build();
-    browser = new ChromeDriver(service, options);
+    console = ConsoleBrowser.start();
+    browser = console.driver();
   }
 
   @AfterAll
   static void stopBrowser() throws IOException {
-    if (browser != null) {
-      browser.quit();
+    if (console != null) {
+      console.close();
     }
-    if (profile != null) {
-      try (var files = Files.walk(profile)) {
-        files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-      }
-    }
-  }
-
-  private static String base(ConfigNodeServer node) {
-    return "http://" + SimCluster.http(node) + "/console/";
   }
 
   private static long submitSleep(long millis) {
@@ -106,21 +58,15 @@ class ConsoleBrowserTest {
 
   /** Opens {@code view} of the console on {@code node}, entering a token when the page asks. */
   private static void open(ConfigNodeServer node, String view) {
-    browser.get(base(node) + "#" + view);
-    if (browser.findElement(By.id("login")).isDisplayed()) {
-      browser.findElement(By.id("token")).sendKeys("operator-token");
-      browser.findElement(By.cssSelector("#login-form button")).click();
-    }
+    console.open(node, view, "operator-token");
   }
 
   private static WebDriverWait waiting() {
-    return new WebDriverWait(browser, WAIT);
+    return console.waiting();
   }
 
   private static void screenshot(String name) throws IOException {
-    Files.createDirectories(SCREENSHOTS);
-    byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
-    Files.write(SCREENSHOTS.resolve(name + ".png"), png);
+    console.screenshot(name);
   }
 
   @Test

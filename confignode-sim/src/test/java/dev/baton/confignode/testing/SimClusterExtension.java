@@ -18,12 +18,26 @@ public final class SimClusterExtension
     implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
   private final int configNodes;
   private final int dataNodes;
+  private final boolean tokens;
   private SimCluster cluster;
   private Path dir;
 
   public SimClusterExtension(int configNodes, int dataNodes) {
+    this(configNodes, dataNodes, false);
+  }
+
+  private SimClusterExtension(int configNodes, int dataNodes, boolean tokens) {
     this.configNodes = configNodes;
     this.dataNodes = dataNodes;
+    this.tokens = tokens;
+  }
+
+  /**
+   * A cluster whose nodes require the tokens of {@link TestTokens} ({@link
+   * SimCluster#startWithTokens}).
+   */
+  public static SimClusterExtension withTokens(int configNodes, int dataNodes) {
+    return new SimClusterExtension(configNodes, dataNodes, true);
   }
 
   public SimCluster cluster() {
@@ -36,7 +50,10 @@ public final class SimClusterExtension
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     dir = Files.createTempDirectory("simcluster-" + context.getRequiredTestClass().getSimpleName());
-    cluster = SimCluster.start(dir, configNodes, dataNodes);
+    cluster =
+        tokens
+            ? SimCluster.startWithTokens(dir, configNodes, dataNodes)
+            : SimCluster.start(dir, configNodes, dataNodes);
   }
 
   @Override
