@@ -7,6 +7,11 @@ import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ClusterHosts;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.hosts.NetnsHosts;
+import dev.baton.confignode.hosts.NetworkFault;
+import dev.baton.confignode.hosts.PartitionKind;
+import dev.baton.confignode.partition.PartitionTrial;
+import dev.baton.confignode.partition.StepDownWatch;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,9 +22,11 @@ import java.util.Set;
 
 /**
  * The drill: a local cluster of ConfigNode and DataNode processes, a mixed workload, a SIGKILL of
- * the leader in the middle, and a check of the invariants from the procedures' final states, the
- * metadata and the DataNodes' ledgers ({@link DrillChecks}). Prints progress and a report ({@link
- * DrillReport}); {@link #run} returns true only if every invariant holds.
+ * the leader in the middle (or, with {@link Settings#partition}, the leader cut off from the other
+ * ConfigNodes until a new leader runs and the old one stepped down), and a check of the invariants
+ * from the procedures' final states, the metadata and the DataNodes' ledgers ({@link DrillChecks}).
+ * Prints progress and a report ({@link DrillReport}); {@link #run} returns true only if every
+ * invariant holds.
  */
 public final class Drill implements AutoCloseable {
   /** Sleep procedures in flight during the kill: live procedures parked in WAITING_TIMEOUT. */
@@ -48,6 +55,8 @@ public final class Drill implements AutoCloseable {
    * @param keepDir keep the temp dir (logs, data) for inspection
    * @param secured tokens, HTTPS and Raft over mutual TLS
    * @param hosts where the processes run: loopback, or each on a host in a network namespace
+   * @param partition cut the leader off from the other ConfigNodes (it still reaches the DataNodes)
+   *     instead of killing it, and heal once a new leader runs; needs hosts in network namespaces
    */
   public record Settings(
       int nodes,
@@ -55,10 +64,18 @@ public final class Drill implements AutoCloseable {
       int procedures,
       boolean keepDir,
       boolean secured,
-      ClusterHosts hosts) {
+      ClusterHosts hosts,
+      boolean partition) {
     /** Secured (tokens, Raft over mutual TLS) on loopback, as the drill runs by default. */
     public Settings(int nodes, int dataNodes, int procedures, boolean keepDir) {
-      this(nodes, dataNodes, procedures, keepDir, true, ClusterHosts.LOOPBACK);
+      this(nodes, dataNodes, procedures, keepDir, true, ClusterHosts.LOOPBACK, false);
+    }
+
+    public Settings {
+      if (partition && hosts != ClusterHosts.NETNS) {
+        throw new IllegalArgumentException(
+            "a partition drill needs hosts in network namespaces (hosts netns)");
+      }
     }
 
     public static final int DEFAULT_NODES = 3;
@@ -86,6 +103,7 @@ public final class Drill implements AutoCloseable {
   /** Runs the drill; true if every invariant held. */
   public boolean run() throws IOException, InterruptedException {
     report.progress("working in %s", dir);
+    report.partition = settings.partition();
     report.secured = cluster.secured();
     report.hosts = cluster.hosts();
     cluster.startDataNodes(settings.dataNodes());
@@ -145,7 +163,11 @@ public final class Drill implements AutoCloseable {
       String name = "db" + (databases + i);
       workload.submit("create " + name, "CreateDatabase", args("name", name));
     }
-    killLeader(leader, phaseStart);
+    if (settings.partition()) {
+      partitionLeader(leader, phaseStart);
+    } else {
+      killLeader(leader, phaseStart);
+    }
     workload.awaitAllFinished();
     for (String addr : cluster.dataNodeAddresses()) {
       new DataNodeClient(addr).resetFaults();
@@ -167,12 +189,72 @@ public final class Drill implements AutoCloseable {
     return false;
   }
 
-  private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
+  private void awaitQuarterOfPhase2(int phaseStart) throws IOException, InterruptedException {
     ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "a quarter of phase 2 done")
         .untilTrue(
             () ->
                 workload.finishedCount()
                     >= phaseStart + (workload.size() - phaseStart) / KILL_AFTER_FRACTION);
+  }
+
+  /**
+   * Cuts the leader off from the other ConfigNodes (it still reaches every DataNode), waits for a
+   * new leader to run and for the old one to step down and stop its executor, then heals.
+   */
+  private void partitionLeader(String leader, int phaseStart)
+      throws IOException, InterruptedException {
+    awaitQuarterOfPhase2(phaseStart);
+    NodeApiClient api = cluster.api();
+    long term = api.cluster(cluster.httpAddresses().get(leader)).get("term").asLong();
+    NetnsHosts hosts = cluster.netns().orElseThrow();
+    report.progress(
+        "cut the leader %s (term %d) off from the other ConfigNodes with %d of %d procedures"
+            + " finished",
+        leader, term, workload.finishedCount(), workload.size());
+    report.oldTerm = term;
+    StepDownWatch watch = StepDownWatch.start(cluster, leader);
+    report.killAt = System.currentTimeMillis();
+    NetworkFault fault =
+        NetworkFault.start(
+            PartitionKind.ISOLATE_LEADER,
+            PartitionTrial.targetsAround(cluster, leader),
+            hosts.partitions());
+    try {
+      String next = cluster.awaitLeader(Set.of(leader), term, report::electionSeen);
+      recordNewLeader(api, next);
+      ConfigNodeWaits.clusterPoll(
+              ConfigNodeWaits.CLUSTER_WAIT, "the old leader " + leader + " stepping down")
+          .untilTrue(watch::done);
+      report.steppedDownAt = watch.steppedDownAt();
+      report.executorStoppedAt = watch.executorStoppedAt();
+      report.progress(
+          "old leader %s stepped down %d ms after the cut, its executor stopped after %d ms",
+          leader, report.steppedDownAt - report.killAt, report.executorStoppedAt - report.killAt);
+    } finally {
+      try {
+        fault.heal();
+      } finally {
+        watch.stop();
+      }
+    }
+    report.healedAt = System.currentTimeMillis();
+    report.progress("healed; %s catches up as a follower", leader);
+  }
+
+  private void recordNewLeader(NodeApiClient api, String next)
+      throws IOException, InterruptedException {
+    JsonNode c = api.cluster(cluster.httpAddresses().get(next));
+    report.newLeader = next;
+    report.newTerm = c.get("term").asLong();
+    report.runningAt = c.get("executor").path("lastRecoveryRunningAt").asLong();
+    report.rebuilt = c.get("executor").path("lastRecoveryProcedures").asLong();
+    report.progress(
+        "new leader %s in term %d, executor running %d ms after the %s",
+        next, report.newTerm, report.runningAt - report.killAt, report.faultName());
+  }
+
+  private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
+    awaitQuarterOfPhase2(phaseStart);
     NodeApiClient api = cluster.api();
     long term = api.cluster(cluster.httpAddresses().get(leader)).get("term").asLong();
     report.progress(
@@ -182,14 +264,7 @@ public final class Drill implements AutoCloseable {
     report.oldTerm = term;
     cluster.kill(leader);
     String next = cluster.awaitLeader(Set.of(leader), term, report::electionSeen);
-    JsonNode c = api.cluster(cluster.httpAddresses().get(next));
-    report.newLeader = next;
-    report.newTerm = c.get("term").asLong();
-    report.runningAt = c.get("executor").path("lastRecoveryRunningAt").asLong();
-    report.rebuilt = c.get("executor").path("lastRecoveryProcedures").asLong();
-    report.progress(
-        "new leader %s in term %d, executor running %d ms after the kill",
-        next, report.newTerm, report.runningAt - report.killAt);
+    recordNewLeader(api, next);
     cluster.restart(leader);
     report.progress("restarted %s; it catches up as a follower", leader);
   }

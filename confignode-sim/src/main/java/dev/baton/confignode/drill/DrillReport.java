@@ -14,7 +14,16 @@ import java.util.stream.Stream;
  */
 final class DrillReport {
   final long started = System.currentTimeMillis();
+
+  /** When the leader was killed, or cut off (epoch ms). */
   long killAt;
+
+  /** Whether the leader was cut off instead of killed. */
+  boolean partition;
+
+  long steppedDownAt;
+  long executorStoppedAt;
+  long healedAt;
   long electedAt;
   long runningAt;
   long firstStepAt;
@@ -53,6 +62,11 @@ final class DrillReport {
     }
   }
 
+  /** What happened to the leader: "SIGKILL" or "cut". */
+  String faultName() {
+    return partition ? "cut" : "SIGKILL";
+  }
+
   void progress(String format, Object... args) {
     out.printf(
         Locale.ROOT,
@@ -85,8 +99,11 @@ final class DrillReport {
         secured
             ? "raft: mutual TLS (certificates naming each member, of a throwaway CA)"
             : "raft: plain text");
-    out.println("timeline (ms after the SIGKILL of the leader):");
-    out.printf(Locale.ROOT, "  kill of leader (term %d)          0%n", oldTerm);
+    out.println("timeline (ms after the " + faultName() + " of the leader):");
+    out.printf(
+        Locale.ROOT,
+        "  %-34s 0%n",
+        (partition ? "cut of leader" : "kill of leader") + " (term " + oldTerm + ")");
     out.printf(
         Locale.ROOT,
         "  new leader %s elected (term %d) %6d%n",
@@ -99,6 +116,12 @@ final class DrillReport {
         Locale.ROOT,
         "  first step of the new term         %6s%n",
         firstStepAt == 0 ? "none" : Long.toString(firstStepAt - killAt));
+    if (partition) {
+      out.printf(Locale.ROOT, "  old leader stepped down            %6d%n", steppedDownAt - killAt);
+      out.printf(
+          Locale.ROOT, "  old leader's executor stopped      %6d%n", executorStoppedAt - killAt);
+      out.printf(Locale.ROOT, "  partition healed                   %6d%n", healedAt - killAt);
+    }
     out.println("outcomes (root procedures):");
     outcomes.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %d%n", k, v));
     out.printf(

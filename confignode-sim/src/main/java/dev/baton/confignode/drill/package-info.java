@@ -1,5 +1,6 @@
 /**
- * The failover drill: a local cluster, a workload, a leader kill, the checks and the report. Uses
- * {@code cluster}, {@code client}, {@code datanode}, {@code http} and {@code waits}.
+ * The failover drill: a local cluster, a workload, a leader kill (or a partition cutting the leader
+ * off), the checks and the report. Uses {@code cluster}, {@code client}, {@code datanode}, {@code
+ * hosts}, {@code partition}, {@code http} and {@code waits}.
  */
 package dev.baton.confignode.drill;
