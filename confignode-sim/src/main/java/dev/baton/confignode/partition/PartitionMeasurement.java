@@ -15,12 +15,13 @@ import java.util.Locale;
  * @param newLeader the leader once healed and caught up
  * @param newTerm its term
  * @param newLeaderElectedMs a node first reported a leader of a newer term
+ * @param newExecutorRunningMs the new leader's executor ran, rebuilt from the replicated state
  * @param firstStepMs a DataNode first accepted a command of a newer term
  * @param steppedDownMs the old leader was first seen no longer leader
  * @param executorStoppedMs the old leader's executor was first seen stopped
  * @param partitionMs how long the partition lasted
  * @param ackedDuring submissions acknowledged while it lasted
- * @param caughtUpMs after healing: every ConfigNode had applied what any had applied at the heal
+ * @param caughtUpMs after the heal began: every ConfigNode had applied what any had applied then
  * @param flaps cuts again after a heal (flapping only)
  * @param minorityAnswers the minority's answers to requests sent to it directly
  */
@@ -32,6 +33,7 @@ public record PartitionMeasurement(
     String newLeader,
     long newTerm,
     long newLeaderElectedMs,
+    long newExecutorRunningMs,
     long firstStepMs,
     long steppedDownMs,
     long executorStoppedMs,
@@ -51,9 +53,10 @@ public record PartitionMeasurement(
   public static String header() {
     return String.format(
         Locale.ROOT,
-        "%-22s %8s %9s %9s %9s %9s %6s %9s %s",
+        "%-22s %8s %8s %9s %9s %9s %9s %6s %9s %s",
         "partition",
         "elected",
+        "running",
         "1st step",
         "stepdown",
         "exec stop",
@@ -67,9 +70,10 @@ public record PartitionMeasurement(
   public String row() {
     return String.format(
         Locale.ROOT,
-        "%-22s %8s %9s %9s %9s %9d %6d %9d %s (%d) -> %s (%d)",
+        "%-22s %8s %8s %9s %9s %9s %9d %6d %9d %s (%d) -> %s (%d)",
         kind.flagValue(),
         ms(newLeaderElectedMs),
+        ms(newExecutorRunningMs),
         ms(firstStepMs),
         ms(steppedDownMs),
         ms(executorStoppedMs),

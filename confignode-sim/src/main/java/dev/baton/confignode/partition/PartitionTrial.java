@@ -32,8 +32,9 @@ import java.util.function.Consumer;
  * a submission and a linearizable read sent straight to each node of the minority, which must
  * answer with an error within the request timeout (plus {@link #ANSWER_SLACK}) and never with a
  * stale answer; the partition held for {@link Settings#hold}; then healed (also when anything
- * failed), the minority's submissions resolved with their nonces, and the time until every
- * ConfigNode has applied what any had applied at the heal. The caller checks the invariants.
+ * failed), the time until every ConfigNode has applied what any had applied at the heal measured
+ * (the load still running), and the minority's submissions resolved with their nonces. The caller
+ * checks the invariants.
  */
 public final class PartitionTrial {
   /** How long a partition lasts by default, from the cut. */
@@ -108,6 +109,7 @@ public final class PartitionTrial {
     load.start();
     StepDownWatch watch = kind.deposesLeader() ? StepDownWatch.start(cluster, leader) : null;
     AtomicLong electedAt = new AtomicLong();
+    long runningAt = 0;
     List<MinorityAnswer> answers = new ArrayList<>();
     Map<Long, String> minorityNonces = new HashMap<>();
     long cutAt = System.currentTimeMillis();
@@ -121,6 +123,7 @@ public final class PartitionTrial {
                 Set.copyOf(minority),
                 oldTerm,
                 () -> electedAt.compareAndSet(0, System.currentTimeMillis()));
+        runningAt = cluster.cluster(next).path("executor").path("lastRecoveryRunningAt").asLong();
         progress.accept("new leader " + next + " on the majority's side");
         ConfigNodeWaits.clusterPoll(
                 ProcessCluster.CLUSTER_WAIT, "the old leader " + leader + " stepping down")
@@ -148,13 +151,13 @@ public final class PartitionTrial {
       }
     }
     progress.accept("healed after " + (healAt - cutAt) + " ms");
+    long caughtUpAt = awaitCaughtUp();
     load.stop();
     for (Map.Entry<Long, String> n : minorityNonces.entrySet()) {
       cluster
           .procedures()
           .submit(MINORITY_TYPE, ClusterProcedures.args("name", n.getValue()), n.getKey());
     }
-    long caughtUpAt = awaitCaughtUp();
     String newLeader = cluster.leader();
     long newTerm = cluster.term(newLeader);
     long firstStepAt = firstStepAfter(oldTerm);
@@ -166,6 +169,7 @@ public final class PartitionTrial {
         newLeader,
         newTerm,
         since(cutAt, electedAt.get()),
+        since(cutAt, runningAt),
         since(cutAt, firstStepAt),
         watch == null ? PartitionMeasurement.NONE : since(cutAt, watch.steppedDownAt()),
         watch == null ? PartitionMeasurement.NONE : since(cutAt, watch.executorStoppedAt()),

@@ -69,7 +69,9 @@ class PartitionMatrixTest {
   private PartitionTrial trial;
   private final List<PartitionMeasurement> measured = new ArrayList<>();
 
+  /** Eight JVMs starting on a busy machine may take longer than a test's default timeout. */
   @BeforeAll
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void startCluster() throws Exception {
     cluster =
         ProcessCluster.start(
