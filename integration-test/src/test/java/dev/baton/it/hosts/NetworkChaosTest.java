@@ -8,9 +8,7 @@ import dev.baton.confignode.chaos.FaultEvent;
 import dev.baton.confignode.chaos.FaultSchedule;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.hosts.NetnsHosts;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.baton.it.ChaosRuns;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -30,27 +28,19 @@ class NetworkChaosTest {
 
   @Test
   void invariantsHoldAfterASeededChaosRunWithPartitions() throws Exception {
-    long seed = Long.getLong("chaos.seed", System.nanoTime());
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    InvariantCheck.Result result;
-    try {
-      result =
-          new ClusterChaosRun(
-                  new ClusterChaosRun.Settings(
-                      seed,
-                      SECONDS,
-                      NODES,
-                      DATANODES,
-                      false,
-                      FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS,
-                      true),
-                  out)
-              .run();
-    } finally {
-      System.out.print(bytes.toString(StandardCharsets.UTF_8)); // the seed and timeline, always
-    }
-    String report = bytes.toString(StandardCharsets.UTF_8);
+    long seed = ChaosRuns.seed();
+    ChaosRuns.Outcome run =
+        ChaosRuns.run(
+            new ClusterChaosRun.Settings(
+                seed,
+                SECONDS,
+                NODES,
+                DATANODES,
+                false,
+                FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS,
+                true));
+    InvariantCheck.Result result = run.result();
+    String report = run.report();
     assertTrue(result.ok(), () -> "chaos seed " + seed + " broke invariants:\n" + report);
     assertTrue(result.procedures() > 0, report);
     List<FaultEvent> events =

@@ -135,6 +135,11 @@ class PartitionMatrixTest {
     InvariantCheck.Result r =
         InvariantCheck.check(cluster.api(), dataNodes(), cluster.procedures().acknowledged(), true);
     assertTrue(r.ok(), () -> kind + ": " + r.describe());
+    System.out.println(
+        "[partition] "
+            + kind.flagValue()
+            + ": stale-term commands refused by DataNodes so far "
+            + r.staleRejected());
     long after =
         cluster
             .procedures()
