@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The {@code bench} command, run small through the CLI's entry point: 3 ConfigNode processes and 20
- * procedures; its report has the table and a JSON line with positive figures, and its directory is
- * gone afterwards. Its flags are checked in confignode-sim's {@code BenchCommandTest}.
+ * procedures, the raw Raft baseline and the reads; its report has the table and a JSON line with
+ * positive figures and ratios, and its directory is gone afterwards. Its flags are checked in
+ * confignode-sim's {@code BenchCommandTest}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class BenchTest {
@@ -35,7 +36,7 @@ class BenchTest {
     int code =
         ConfigNodeCli.run(
             new String[] {
-              "bench", "--nodes", "3", "--procedures", "20", "--steps", "2", "--workers", "2"
+              "bench", "--nodes", "3", "--procedures", "20", "--steps", "2", "--clients", "2"
             },
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
@@ -43,7 +44,14 @@ class BenchTest {
     String run = "exit " + code + "\nstdout:\n" + report + "\nstderr:\n" + err;
     assertEquals(0, code, run);
     for (String row :
-        List.of("procedures/s", "store batches/s", "log entries/s", "latency p99.9 (ms)")) {
+        List.of(
+            "procedures/s",
+            "store batches/s",
+            "log entries/s",
+            "latency p99.9 (ms)",
+            "commits/s",
+            "follower p50 (ms)",
+            "latency p50 / commit p50")) {
       assertTrue(report.contains(row), () -> row + " in " + run);
     }
     String jsonLine =
@@ -54,14 +62,35 @@ class BenchTest {
     assertEquals(0, json.path("failed").asInt(-1), jsonLine);
     for (String field :
         List.of(
-            "wallSeconds", "proceduresPerSecond", "storeBatchesPerSecond", "logEntriesPerSecond")) {
+            "wallSeconds",
+            "proceduresPerSecond",
+            "storeBatchesPerSecond",
+            "logEntriesPerSecond",
+            "rawCommitsPerSecond")) {
       assertTrue(json.path(field).asDouble() > 0, () -> field + " in " + jsonLine);
     }
-    JsonNode latency = json.path("latencyMillis");
-    long p50 = latency.path("p50").asLong();
-    long p99 = latency.path("p99").asLong();
-    long p999 = latency.path("p999").asLong();
-    assertTrue(p50 > 0 && p50 <= p99 && p99 <= p999, jsonLine);
+    for (String series :
+        List.of(
+            "latencyMillis",
+            "submitMillis",
+            "rawCommitMillis",
+            "leaderReadMillis",
+            "followerReadMillis")) {
+      JsonNode p = json.path(series);
+      double p50 = p.path("p50").asDouble();
+      double p99 = p.path("p99").asDouble();
+      double p999 = p.path("p999").asDouble();
+      assertTrue(p50 > 0 && p50 <= p99 && p99 <= p999, () -> series + " in " + jsonLine);
+    }
+    // a procedure is submitted, then runs: its answer comes before it finished
+    assertTrue(
+        json.path("submitMillis").path("p50").asDouble()
+            <= json.path("latencyMillis").path("p50").asDouble(),
+        jsonLine);
+    for (String ratio :
+        List.of("latencyP50ToCommitP50", "proceduresToCommits", "followerToLeaderReadP50")) {
+      assertTrue(json.path("ratios").path(ratio).asDouble() > 0, () -> ratio + " in " + jsonLine);
+    }
     // a Noop of 2 steps is at least 2 store writes, and each write is a batch
     assertTrue(
         json.path("storeBatchesPerSecond").asDouble()

@@ -73,6 +73,9 @@ class DrillTest {
     assertTrue(report.contains("RESULT: every invariant holds"), report);
     assertTrue(report.contains("SIGKILL the leader"), report);
     assertTrue(report.contains("=== Baton drill report ==="), report);
+    assertTrue(
+        report.contains("DataNodes: HTTPS with client certificates"),
+        "the drill's DataNodes are secured by default: " + report);
 
     Matcher m = WORKING_IN.matcher(report);
     assertTrue(m.find(), report);

@@ -38,7 +38,7 @@ class PausedLeaderTest extends SharedClusterTest {
 
   static final String SEGMENT_BYTES = "32768";
 
-  static final String APPLIED_INDEX = "baton_applied_index";
+  static final String APPLIED_INDEX = "baton_raft_applied_index";
 
   PausedLeaderTest() {
     super(

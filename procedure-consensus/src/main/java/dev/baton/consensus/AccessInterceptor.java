@@ -87,7 +87,9 @@ final class AccessInterceptor implements ServerInterceptor {
           headers,
           next,
           service,
-          message -> policy.refuseServerRequest(who, requestor(message)));
+          message ->
+              policy.refuseServerRequest(
+                  who, requestor(message), message instanceof RequestVoteRequestProto));
     }
     if (service == AccessPolicy.Service.CLIENT && !policy.allowsEveryClientRequest(who)) {
       return checkEach(

@@ -5,6 +5,8 @@ import dev.baton.consensus.tls.PeerIdentity;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto;
 import org.apache.ratis.proto.grpc.AdminProtocolServiceGrpc;
 import org.apache.ratis.proto.grpc.RaftClientProtocolServiceGrpc;
@@ -17,7 +19,9 @@ import org.apache.ratis.proto.grpc.RaftServerProtocolServiceGrpc;
  * <ul>
  *   <li>Raft between members (votes, appends, snapshots, read index, election start): members only,
  *       and each request must name as its requestor the member its certificate names: a member
- *       cannot speak for another.
+ *       cannot speak for another. A member identity outside the group may only ask for a vote: Raft
+ *       refuses it the vote and tells a removed member to shut down, which is how it learns it was
+ *       removed.
  *   <li>Ratis' admin service (membership, leadership transfer, group management, snapshots,
  *       election control): members and clients with role {@code admin}.
  *   <li>The client service (submissions, aborts, reads): members and clients; a {@code reader} only
@@ -59,13 +63,22 @@ final class AccessPolicy {
           RaftClientRequestProto.TypeCase.STALEREAD,
           RaftClientRequestProto.TypeCase.WATCH);
 
-  private final Set<String> members;
+  private final Predicate<String> isMember;
+  private final Supplier<Set<String>> memberIds;
 
   /**
-   * @param members the peer ids of the group
+   * @param members the peer ids of the group, fixed
    */
   AccessPolicy(Set<String> members) {
-    this.members = Set.copyOf(members);
+    Set<String> fixed = Set.copyOf(members);
+    this.isMember = fixed::contains;
+    this.memberIds = () -> fixed;
+  }
+
+  /** The members of the group as {@code view} sees them, changing with its configuration. */
+  AccessPolicy(MembershipView view) {
+    this.isMember = view::isMember;
+    this.memberIds = view::knownIds;
   }
 
   /** Why {@code who} may not call {@code service} at all, or null. */
@@ -75,9 +88,8 @@ final class AccessPolicy {
     }
     switch (who.kind()) {
       case MEMBER:
-        return members.contains(who.name())
-            ? null
-            : who + " is not a member of this cluster (" + new TreeSet<>(members) + ")";
+        // a member identity outside the group may still ask for a vote (see the class comment)
+        return service == Service.SERVER || isMember.test(who.name()) ? null : notAMember(who);
       case CLIENT:
         if (service == Service.SERVER) {
           return who + " may not take part in Raft: only members do";
@@ -93,14 +105,25 @@ final class AccessPolicy {
     }
   }
 
-  /** Why the member {@code who} may not send a Raft request naming {@code requestorId}, or null. */
-  String refuseServerRequest(PeerIdentity who, String requestorId) {
-    return who.isMember(requestorId)
-        ? null
-        : who
-            + " sent a Raft request as member "
-            + requestorId
-            + ": a member speaks only for itself";
+  /**
+   * Why the member {@code who} may not send a Raft request naming {@code requestorId}, or null;
+   * {@code vote} tells a vote request from the others.
+   */
+  String refuseServerRequest(PeerIdentity who, String requestorId, boolean vote) {
+    if (!who.isMember(requestorId)) {
+      return who
+          + " sent a Raft request as member "
+          + requestorId
+          + ": a member speaks only for itself";
+    }
+    if (vote || isMember.test(who.name())) {
+      return null;
+    }
+    return notAMember(who) + "; outside the group it may only ask for a vote";
+  }
+
+  private String notAMember(PeerIdentity who) {
+    return who + " is not a member of this cluster (" + new TreeSet<>(memberIds.get()) + ")";
   }
 
   /** Why {@code who} may not make a client request of {@code type}, or null. */

@@ -92,7 +92,11 @@ final class CommandApplier {
       switch (command.getKindCase()) {
         case WRITE -> {
           StoreWrite write = command.getWrite();
-          reply = applyWrite(write, term, index);
+          // an entry that carries only submissions writes nothing to fence or count
+          reply =
+              write.getBatchesCount() > 0
+                  ? applyWrite(write, term, index)
+                  : CommandReply.newBuilder().setWritten(true).build();
           if (write.getEnvelopesCount() > 0) {
             carriedSubmissions.addAndGet(write.getEnvelopesCount());
             reply =

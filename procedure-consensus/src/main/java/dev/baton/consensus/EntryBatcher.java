@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -20,8 +21,11 @@ import java.util.function.ToIntFunction;
  * Pipelined group commit into Raft log entries. An item that finds no entry on its way goes out at
  * once with whatever else is queued (up to {@code maxItems} and {@code maxBytes}); while fewer than
  * {@code maxEntriesInFlight} are on their way, the queued items go out as soon as there are {@code
- * minItemsToOverlap} of them (or {@code maxBytes}); when an entry completes, the items queued
- * meanwhile go out as the next one. No thread of its own.
+ * minItemsToOverlap} of them (or {@code maxBytes}), or once the newest entry has been on its way
+ * for its share of a commit (the recent commit time divided by {@code maxEntriesInFlight}), so
+ * entries are staggered over a commit rather than sent one at a time when few writers each have one
+ * write outstanding; when an entry completes, the items queued meanwhile go out as the next one.
+ * Checked when an item is added and when an entry completes: no thread and no timer of its own.
  *
  * <p>With a timeout, every item fails with a {@link TimeoutException} if its entry's reply has not
  * come within the timeout of the item's {@link #add}: one timer per entry, not per item (a timer
@@ -58,6 +62,12 @@ final class EntryBatcher<I, R> {
      */
     static final int DEFAULT_MIN_ITEMS_TO_OVERLAP = 96;
 
+    /**
+     * Weight of the newest commit time in the recent commit time (an exponentially weighted mean:
+     * the newest counts 1/8), which paces staggered entries.
+     */
+    static final int COMMIT_TIME_WEIGHT = 8;
+
     static Limits defaults() {
       return new Limits(
           DEFAULT_MAX_ITEMS,
@@ -82,7 +92,14 @@ final class EntryBatcher<I, R> {
   private final Set<List<Item<I, R>>> inFlight = Collections.newSetFromMap(new IdentityHashMap<>());
 
   private final long timeoutNanos;
+  private final LongSupplier nanoClock;
   private boolean stopped;
+
+  /** When the newest entry was sent (nanoClock). */
+  private long lastSentAt;
+
+  /** The recent time from an entry's send to its reply, in nanoseconds; 0 until one completed. */
+  private long commitNanos;
 
   /**
    * @param sender sends one entry made of the items; completes with one result per item, in order,
@@ -96,7 +113,14 @@ final class EntryBatcher<I, R> {
       Supplier<? extends Throwable> stoppedError,
       Limits limits) {
     this(
-        sender, sizeOf, stoppedError, limits, null, new LatencyHistogram(), new LatencyHistogram());
+        sender,
+        sizeOf,
+        stoppedError,
+        limits,
+        null,
+        new LatencyHistogram(),
+        new LatencyHistogram(),
+        System::nanoTime);
   }
 
   /**
@@ -104,6 +128,8 @@ final class EntryBatcher<I, R> {
    *     bound
    * @param queued records, per item, the time from {@link #add} until its entry was sent
    * @param committed records, per entry, the time from sent until the sender's reply
+   * @param nanoClock the monotonic clock of the timings, timeouts and staggering ({@code
+   *     System::nanoTime})
    */
   EntryBatcher(
       Function<List<I>, CompletableFuture<List<R>>> sender,
@@ -112,7 +138,8 @@ final class EntryBatcher<I, R> {
       Limits limits,
       Duration timeout,
       LatencyHistogram queued,
-      LatencyHistogram committed) {
+      LatencyHistogram committed,
+      LongSupplier nanoClock) {
     this.sender = sender;
     this.sizeOf = sizeOf;
     this.stoppedError = stoppedError;
@@ -120,12 +147,14 @@ final class EntryBatcher<I, R> {
     this.timeoutNanos = timeout == null ? 0 : timeout.toNanos();
     this.queued = queued;
     this.committed = committed;
+    this.nanoClock = nanoClock;
   }
 
   /** Queues an item; the future completes with its result once its entry is applied. */
   CompletableFuture<R> add(I value) {
     Item<I, R> item =
-        new Item<>(value, sizeOf.applyAsInt(value), new CompletableFuture<>(), System.nanoTime());
+        new Item<>(
+            value, sizeOf.applyAsInt(value), new CompletableFuture<>(), nanoClock.getAsLong());
     List<Item<I, R>> entry;
     synchronized (this) {
       if (stopped) {
@@ -133,7 +162,7 @@ final class EntryBatcher<I, R> {
       }
       queue.addLast(item);
       queuedBytes += item.bytes();
-      entry = takeEntryIfPipelineFree();
+      entry = takeEntryIfPipelineFree(item.addedAt());
     }
     if (entry != null) {
       send(entry);
@@ -175,13 +204,14 @@ final class EntryBatcher<I, R> {
     }
   }
 
-  private List<Item<I, R>> takeEntryIfPipelineFree() {
+  private List<Item<I, R>> takeEntryIfPipelineFree(long now) {
     if (queue.isEmpty() || inFlight.size() >= limits.maxEntriesInFlight()) {
       return null;
     }
     if (!inFlight.isEmpty()
         && queue.size() < limits.minItemsToOverlap()
-        && queuedBytes < limits.maxBytes()) {
+        && queuedBytes < limits.maxBytes()
+        && !staggerDue(now)) {
       return null;
     }
     List<Item<I, R>> entry = new ArrayList<>();
@@ -196,12 +226,24 @@ final class EntryBatcher<I, R> {
       queuedBytes -= next.bytes();
     }
     inFlight.add(entry);
+    lastSentAt = now;
     return entry;
+  }
+
+  /** Whether the newest entry has been on its way for its share of the recent commit time. */
+  private boolean staggerDue(long now) {
+    return commitNanos > 0 && now - lastSentAt >= commitNanos / limits.maxEntriesInFlight();
+  }
+
+  /** Folds one entry's commit time into the recent commit time. */
+  private void recordCommit(long nanos) {
+    commitNanos =
+        commitNanos == 0 ? nanos : commitNanos + (nanos - commitNanos) / Limits.COMMIT_TIME_WEIGHT;
   }
 
   private void send(List<Item<I, R>> entry) {
     List<I> values = new ArrayList<>(entry.size());
-    long sentAt = System.nanoTime();
+    long sentAt = nanoClock.getAsLong();
     for (Item<I, R> item : entry) {
       values.add(item.value());
       queued.recordNanos(sentAt - item.addedAt());
@@ -222,8 +264,9 @@ final class EntryBatcher<I, R> {
     }
     sent.whenComplete(
         (results, error) -> {
-          committed.recordNanos(System.nanoTime() - sentAt);
-          completed(entry, results, error);
+          long now = nanoClock.getAsLong();
+          committed.recordNanos(now - sentAt);
+          completed(entry, results, error, now, now - sentAt);
         });
   }
 
@@ -237,11 +280,15 @@ final class EntryBatcher<I, R> {
    * on them (continuations, a caller's callbacks) runs on this thread and must not hold up writes
    * queued meanwhile.
    */
-  private void completed(List<Item<I, R>> entry, List<R> results, Throwable error) {
+  private void completed(
+      List<Item<I, R>> entry, List<R> results, Throwable error, long now, long commitTook) {
     List<Item<I, R>> next;
     synchronized (this) {
       inFlight.remove(entry);
-      next = stopped ? null : takeEntryIfPipelineFree();
+      if (error == null) {
+        recordCommit(commitTook);
+      }
+      next = stopped ? null : takeEntryIfPipelineFree(now);
     }
     if (next != null) {
       send(next);

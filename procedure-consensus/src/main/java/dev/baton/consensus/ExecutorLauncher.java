@@ -58,11 +58,13 @@ final class ExecutorLauncher<Env> {
       return;
     }
     boolean fence;
+    long recoveringSince;
     synchronized (manager) {
       if (t.abandoned || manager.current != t) {
         return;
       }
       fence = t.launches++ > 0;
+      recoveringSince = t.recoveringSince;
     }
     AtomicReference<ProcedureExecutor<Env>> self = new AtomicReference<>();
     ExecutorLauncher.Incarnation<Env> inc;
@@ -125,12 +127,13 @@ final class ExecutorLauncher<Env> {
     long loadMs = TimeUnit.NANOSECONDS.toMillis(inc.store().loadNanos());
     LeadershipManager.Phases phases =
         new LeadershipManager.Phases(
-            builtFrom - t.readyAt,
+            builtFrom - recoveringSince,
             startedFrom - builtFrom,
             loadMs,
             Math.max(0, runningAt - startedFrom - loadMs));
     LeadershipManager.Recovery r =
-        new LeadershipManager.Recovery(t.term, executor.liveCount(), t.readyAt, runningAt, phases);
+        new LeadershipManager.Recovery(
+            t.term, executor.liveCount(), recoveringSince, runningAt, phases);
     manager.lastRecovery = r;
     running.complete(null);
     LOG.info(

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Waiting for a procedure to finish by reading it again, with pauses growing from {@link
  * ConsensusWaits#AWAIT_POLL_MIN} to {@link ConsensusWaits#AWAIT_POLL_MAX}: what {@link
- * ProcedureClient#await} and {@link ProcedureNode#await} do.
+ * ProcedureClient#await} does (a member waits without reads: {@link ProcedureNode#awaitFinished}).
  */
 final class FinishWait {
   /** One read of the procedure. */

@@ -20,7 +20,13 @@ final class LeaderTerm<Env> {
   record Adoption(long index, StoreRecord record) {}
 
   final long term;
-  final long readyAt;
+
+  /**
+   * Wall-clock time the term's current recovery began: when the node became the ready leader, then
+   * each time a running incarnation stopped by itself.
+   */
+  long recoveringSince;
+
   final List<Adoption> pending = new ArrayList<>();
 
   /** Completes when the current incarnation runs; replaced when an incarnation fails. */
@@ -43,7 +49,7 @@ final class LeaderTerm<Env> {
 
   LeaderTerm(long term, long readyAt, RelaunchStreak streak) {
     this.term = term;
-    this.readyAt = readyAt;
+    this.recoveringSince = readyAt;
     this.streak = streak;
   }
 }

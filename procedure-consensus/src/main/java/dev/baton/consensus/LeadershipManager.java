@@ -46,21 +46,23 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
    *
    * @param term the leader term
    * @param procedures live and retained procedures rebuilt from the table
-   * @param readyAtMillis wall-clock time Ratis reported the node ready as leader
+   * @param startedAtMillis wall-clock time the recovery began: Ratis reported the node ready as
+   *     leader, or, for a relaunch in the same term, the previous executor of the term stopped
    * @param runningAtMillis wall-clock time the executor started running
    * @param phases where the time between the two went
    */
   public record Recovery(
-      long term, int procedures, long readyAtMillis, long runningAtMillis, Phases phases) {
+      long term, int procedures, long startedAtMillis, long runningAtMillis, Phases phases) {
     public Duration rebuildTime() {
-      return Duration.ofMillis(runningAtMillis - readyAtMillis);
+      return Duration.ofMillis(runningAtMillis - startedAtMillis);
     }
   }
 
   /**
    * The parts of a recovery, in order (wall-clock milliseconds).
    *
-   * @param queued from ready until the launch began on the lifecycle thread (a fence included)
+   * @param queued from the recovery's start until the launch began on the lifecycle thread (a
+   *     relaunch's backoff and fence included)
    * @param build creating the store, the environment and the executor
    * @param load copying the replicated table (under the state machine's lock)
    * @param rebuild the executor's start after the load: decoding records, rollback stacks, locks,
@@ -348,8 +350,9 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     t.store = null;
     setRole(NodeRole.LEADER_RECOVERING);
     runningStore = null;
-    if (t.running.isDone()) {
+    if (t.running.isDone()) { // it ran: a new recovery begins now
       t.running = new CompletableFuture<>();
+      t.recoveringSince = System.currentTimeMillis();
     }
     return true;
   }

@@ -1,22 +1,31 @@
 package dev.baton.consensus;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.Query;
+import dev.baton.consensus.proto.QueryReply;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
  * Appends commands through this node's own Raft server, without a gRPC hop: a Raft client, even in
  * the same process, pays a serialization and a loopback round trip per request. Only useful on the
- * leader; elsewhere the reply is a not-leader error.
+ * leader; elsewhere the reply is a not-leader error. Also reads through it, on any member: a
+ * linearizable read that this node's server answers after a read index round trip to the leader
+ * (none on the leader itself).
  *
  * <p>Replies complete on this submitter's own thread, in the order Ratis gives them, never on the
  * Raft apply thread that produces them: Ratis completes a leader's pending request right after
@@ -30,6 +39,7 @@ final class LocalSubmitter implements AutoCloseable {
   private final ClientId clientId;
   private final AtomicLong callIds = new AtomicLong();
   private final ThreadPoolExecutor replies;
+  private final ThreadPoolExecutor readReplies;
 
   /**
    * @param clientId the id this submitter's requests carry: the state machine accepts the
@@ -39,28 +49,37 @@ final class LocalSubmitter implements AutoCloseable {
     this.server = server;
     this.clientId = clientId;
     this.group = group;
-    this.replies =
-        new ThreadPoolExecutor(
-            1,
-            1,
-            0,
-            TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(),
-            LeadershipManager.daemon("baton-" + nodeId + "-replies"),
-            // after close: complete on the replying thread rather than never
-            (task, closed) -> task.run());
+    this.replies = replyThread("baton-" + nodeId + "-replies");
+    // reads complete on their own thread: a large answer must not hold up the executor's writes
+    this.readReplies = replyThread("baton-" + nodeId + "-read-replies");
+  }
+
+  /** One thread delivering replies in order; after close, the replying thread delivers. */
+  private static ThreadPoolExecutor replyThread(String name) {
+    return new ThreadPoolExecutor(
+        1,
+        1,
+        0,
+        TimeUnit.MILLISECONDS,
+        new LinkedBlockingQueue<>(),
+        LeadershipManager.daemon(name),
+        (task, closed) -> task.run());
+  }
+
+  private RaftClientRequest request(Message message, RaftClientRequest.Type type) {
+    return RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setServerId(server.getId())
+        .setGroupId(group)
+        .setCallId(callIds.incrementAndGet())
+        .setMessage(message)
+        .setType(type)
+        .build();
   }
 
   CompletableFuture<CommandReply> submit(Command command) {
     RaftClientRequest request =
-        RaftClientRequest.newBuilder()
-            .setClientId(clientId)
-            .setServerId(server.getId())
-            .setGroupId(group)
-            .setCallId(callIds.incrementAndGet())
-            .setMessage(RaftReplies.message(command))
-            .setType(RaftClientRequest.writeRequestType())
-            .build();
+        request(RaftReplies.message(command), RaftClientRequest.writeRequestType());
     try {
       return server
           .submitClientRequestAsync(request)
@@ -70,9 +89,42 @@ final class LocalSubmitter implements AutoCloseable {
     }
   }
 
-  /** Stops the reply thread once the replies queued for it are delivered. */
+  /**
+   * A linearizable read answered by this node's own server: Ratis asks the leader for a read index
+   * (unless this node leads), waits until this node applied it, then queries the state machine.
+   * Fails while no leader is known or ready; the caller decides where to ask next.
+   */
+  CompletableFuture<QueryReply> read(Query query) {
+    RaftClientRequest request =
+        RaftClientRequest.newBuilder()
+            .setClientId(clientId)
+            .setServerId(server.getId())
+            .setGroupId(group)
+            .setCallId(callIds.incrementAndGet())
+            .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray())))
+            .setType(RaftClientRequest.readRequestType())
+            .build();
+    try {
+      return server
+          .submitClientRequestAsync(request)
+          .thenApplyAsync(LocalSubmitter::queryReply, readReplies);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static QueryReply queryReply(RaftClientReply reply) {
+    try {
+      return QueryReply.parseFrom(RaftReplies.content(reply));
+    } catch (InvalidProtocolBufferException e) {
+      throw new CompletionException(new IOException("unreadable query reply", e));
+    }
+  }
+
+  /** Stops the reply threads once the replies queued for them are delivered. */
   @Override
   public void close() {
     replies.shutdown();
+    readReplies.shutdown();
   }
 }

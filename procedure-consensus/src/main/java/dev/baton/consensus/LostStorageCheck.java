@@ -22,9 +22,10 @@ import org.apache.ratis.util.TimeDuration;
  * safety rests on every member keeping its vote record (current term, the candidate it voted for)
  * on disk. A member that lost it can vote a second time in a term it already voted in, so two
  * candidates can each gather a majority and two leaders be elected in one term, each committing
- * different entries at the same index: an acknowledged procedure could be lost. Without membership
- * changes in Baton, the safe ways back are the operator's: restore the directory from a backup, or
- * replace the member under a new id.
+ * different entries at the same index: an acknowledged procedure could be lost. The safe ways back
+ * are the operator's: restore the directory from a backup, or replace the member under a new id (a
+ * new node started with {@link ProcedureNode.Builder#join}, the old id removed and the new one
+ * added through {@link Membership}).
  *
  * <p>How it knows: only when the storage does not exist, it asks every other member for its view of
  * the group; the leader reports the commit index each member acknowledged. A commit index above 0
@@ -86,8 +87,10 @@ final class LostStorageCheck {
               + ": its storage was lost. A member that lost its storage also lost its vote record"
               + " and could help elect two leaders in one term, so it does not rejoin. Restore "
               + storageDir
-              + " from a backup, or replace the member under a new node id in every member's"
-              + " peer list.");
+              + " from a backup, or replace the member under a new node id: start a new node with"
+              + " an empty directory as a joining member, then remove "
+              + nodeId
+              + " from the group and add the new one (a ConfigNode: replace-confignode).");
     }
   }
 }

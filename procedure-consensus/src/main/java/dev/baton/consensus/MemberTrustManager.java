@@ -7,9 +7,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
@@ -22,15 +20,16 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * connection reaches must be the member that lives at the address it dialled: a member's address
  * maps to its peer id, and the server's certificate must name that peer id. So a member started
  * under another member's certificate is refused by everyone who calls it, as callers' certificates
- * are checked by {@link AccessInterceptor} on the server side.
+ * are checked by {@link AccessInterceptor} on the server side. Who lives where is the {@link
+ * MembershipView}'s: a member added to the group is trusted at its address from then on.
  */
 final class MemberTrustManager extends X509ExtendedTrustManager {
   private final X509ExtendedTrustManager pkix;
-  private final Map<String, String> memberAt;
+  private final MembershipView members;
 
-  private MemberTrustManager(X509ExtendedTrustManager pkix, Map<String, String> memberAt) {
+  private MemberTrustManager(X509ExtendedTrustManager pkix, MembershipView members) {
     this.pkix = pkix;
-    this.memberAt = memberAt;
+    this.members = members;
   }
 
   /**
@@ -38,11 +37,15 @@ final class MemberTrustManager extends X509ExtendedTrustManager {
    * @param peers every member's address, by peer id
    */
   static MemberTrustManager of(List<X509Certificate> ca, Map<String, InetSocketAddress> peers) {
-    Map<String, String> memberAt = new HashMap<>();
-    for (Map.Entry<String, InetSocketAddress> e : peers.entrySet()) {
-      memberAt.put(key(e.getValue().getHostString(), e.getValue().getPort()), e.getKey());
-    }
-    return new MemberTrustManager(pkix(ca), Map.copyOf(memberAt));
+    return of(ca, MembershipView.fixed(peers));
+  }
+
+  /**
+   * @param ca the certificates to trust
+   * @param members who the members are and where they live, as it changes
+   */
+  static MemberTrustManager of(List<X509Certificate> ca, MembershipView members) {
+    return new MemberTrustManager(pkix(ca), members);
   }
 
   private static X509ExtendedTrustManager pkix(List<X509Certificate> ca) {
@@ -66,17 +69,13 @@ final class MemberTrustManager extends X509ExtendedTrustManager {
     }
   }
 
-  private static String key(String host, int port) {
-    return host.toLowerCase(Locale.ROOT) + ":" + port;
-  }
-
   /** Checks that {@code chain}'s certificate names the member at {@code host:port}. */
   private void requireMemberAt(X509Certificate[] chain, String host, int port)
       throws CertificateException {
-    String expected = memberAt.get(key(String.valueOf(host), port));
+    String expected = members.memberAt(String.valueOf(host), port).orElse(null);
     if (expected == null) {
       throw new CertificateException(
-          host + ":" + port + " is no member's address; members: " + memberAt);
+          host + ":" + port + " is no member's address; members: " + members.known());
     }
     PeerIdentity identity = PeerIdentity.of(chain[0]);
     if (!identity.isMember(expected)) {

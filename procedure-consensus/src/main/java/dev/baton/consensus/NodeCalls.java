@@ -4,6 +4,8 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.Query;
+import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.Submit;
 import dev.baton.consensus.proto.SubmitResult;
 import dev.baton.procedure.NonceKey;
@@ -19,30 +21,33 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 
 /**
  * The calls a started {@link ProcedureNode} makes into its cluster, and what it makes them with:
  * submissions and aborts become log entries — on the leader through its own Raft server
  * (submissions group-committed by an {@link EntryBatcher}), elsewhere, or when leadership moved
- * meanwhile, through the client to the leader; reads are linearizable queries answered by this node
- * (or the leader). Every call is bounded by the request timeout ({@link #bounded}).
+ * meanwhile, through the client to the leader; reads are linearizable queries answered by this
+ * node's own server (or the leader), and a wait for a procedure to finish looks at this node's
+ * table each time the record changes. Every call is bounded by the request timeout ({@link
+ * #bounded}), a wait by its own.
  */
 final class NodeCalls {
   private final ProcedureCodec codec;
   private final LongSupplier clock;
   private final Duration requestTimeout;
-  private final RaftPeerId self;
   private final LocalSubmitter local;
   private final ProcedureClient client;
   private final BooleanSupplier isLeader;
   private final EntryBatcher<ByteString, SubmitResult> submissions;
   private final Supplier<RaftProcedureStore> executorStore;
+  private final RecordWatch watch;
+  private final LongFunction<Optional<ProcedureInfo>> localInfo;
 
   NodeCalls(
       String nodeId,
@@ -55,15 +60,22 @@ final class NodeCalls {
       LongSupplier clock,
       BooleanSupplier isLeader,
       Supplier<RaftProcedureStore> executorStore,
-      EntryBatcher.Limits limits) {
+      EntryBatcher.Limits limits,
+      RecordWatch watch,
+      LongFunction<byte[]> localRecord) {
     this.codec = new ProcedureCodec(registry);
     this.clock = clock;
     this.requestTimeout = settings.requestTimeout();
-    this.self = RaftPeerId.valueOf(nodeId);
     this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId);
     this.client = new ProcedureClient(group, registry, settings, security);
     this.isLeader = isLeader;
     this.executorStore = executorStore;
+    this.watch = watch;
+    this.localInfo =
+        procId -> {
+          byte[] record = localRecord.apply(procId);
+          return record == null ? Optional.empty() : Optional.of(codec.describe(procId, record));
+        };
     this.submissions =
         new EntryBatcher<>(
             envelopes -> submitEntry(local, envelopes),
@@ -95,12 +107,67 @@ final class NodeCalls {
   /** See {@link ProcedureNode#getInfo}. */
   CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
     return bounded(
-        client.getInfoAsync(procId, self), "read of procedure " + procId, requestTimeout);
+        read(ProcedureClient.getQuery(procId)).thenApply(client::infoOf),
+        "read of procedure " + procId,
+        requestTimeout);
   }
 
   /** See {@link ProcedureNode#list}. */
   CompletableFuture<List<ProcedureInfo>> list() {
-    return bounded(client.listAsync(self), "list", requestTimeout);
+    return bounded(
+        read(ProcedureClient.LIST_QUERY).thenApply(client::listOf), "list", requestTimeout);
+  }
+
+  /**
+   * A linearizable read by this node's own server (a read index round trip to the leader, then a
+   * query of the local table), within one read attempt's time; if that fails (no leader known yet,
+   * or this node's connection to the leader is down), through the client to the leader, which
+   * retries until a leader answers.
+   */
+  private CompletableFuture<QueryReply> read(Query query) {
+    return local
+        .read(query)
+        .orTimeout(client.readAttemptTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(e -> client.queryLeader(query));
+  }
+
+  /** See {@link ProcedureNode#awaitFinished}. */
+  CompletableFuture<Optional<ProcedureInfo>> awaitFinished(long procId, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    return getInfo(procId)
+        .thenCompose(
+            first ->
+                first.isEmpty() || first.get().finished()
+                    ? CompletableFuture.completedFuture(first)
+                    : untilFinished(procId, deadline));
+  }
+
+  /**
+   * Looks at the procedure in this node's table each time its record changes, until it finished,
+   * was deleted, or the deadline passed (then one more linearizable read answers). The waiter is
+   * registered before each look, so a change between look and wait still wakes it; each look
+   * follows a linearizable read, so this node's table is at least as new as that read.
+   */
+  private CompletableFuture<Optional<ProcedureInfo>> untilFinished(long procId, long deadline) {
+    CompletableFuture<Void> change = watch.next(procId);
+    Optional<ProcedureInfo> now = localInfo.apply(procId);
+    if (now.isEmpty() || now.get().finished()) {
+      watch.forget(procId, change);
+      return CompletableFuture.completedFuture(now);
+    }
+    long left = deadline - System.nanoTime();
+    if (left <= 0) {
+      watch.forget(procId, change);
+      return getInfo(procId);
+    }
+    return change
+        .completeOnTimeout(null, left, TimeUnit.NANOSECONDS)
+        .thenComposeAsync(
+            woken -> {
+              watch.forget(procId, change);
+              return untilFinished(procId, deadline);
+            },
+            watch.executor());
   }
 
   /** See {@link ProcedureNode#submit}. */

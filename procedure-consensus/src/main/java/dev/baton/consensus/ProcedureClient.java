@@ -56,6 +56,9 @@ import org.apache.ratis.util.TimeDuration;
  * with a clear error (no leader, or no majority), never hangs.
  */
 public final class ProcedureClient implements AutoCloseable {
+  /** The read of every procedure. */
+  static final Query LIST_QUERY = Query.newBuilder().setList(true).build();
+
   private final RaftClient raft;
   private final ProcedureCodec codec;
   private final Duration requestTimeout;
@@ -295,24 +298,46 @@ public final class ProcedureClient implements AutoCloseable {
 
   /** A linearizable read; answered by {@code server}, or by the leader if null. */
   CompletableFuture<Optional<ProcedureInfo>> getInfoAsync(long procId, RaftPeerId server) {
-    return query(Query.newBuilder().setGet(procId).build(), server)
-        .thenApply(
-            reply ->
-                reply.getProceduresCount() == 0
-                    ? Optional.empty()
-                    : Optional.of(describe(reply.getProcedures(0))));
+    return query(getQuery(procId), server).thenApply(this::infoOf);
   }
 
   CompletableFuture<List<ProcedureInfo>> listAsync(RaftPeerId server) {
-    return query(Query.newBuilder().setList(true).build(), server)
-        .thenApply(
-            reply -> {
-              List<ProcedureInfo> out = new ArrayList<>(reply.getProceduresCount());
-              for (StoredProcedure p : reply.getProceduresList()) {
-                out.add(describe(p));
-              }
-              return out;
-            });
+    return query(LIST_QUERY, server).thenApply(this::listOf);
+  }
+
+  static Query getQuery(long procId) {
+    return Query.newBuilder().setGet(procId).build();
+  }
+
+  /** The procedure a reply to {@link #getQuery} holds, if any. */
+  Optional<ProcedureInfo> infoOf(QueryReply reply) {
+    return reply.getProceduresCount() == 0
+        ? Optional.empty()
+        : Optional.of(describe(reply.getProcedures(0)));
+  }
+
+  /** The procedures a reply to {@link #LIST_QUERY} holds. */
+  List<ProcedureInfo> listOf(QueryReply reply) {
+    List<ProcedureInfo> out = new ArrayList<>(reply.getProceduresCount());
+    for (StoredProcedure p : reply.getProceduresList()) {
+      out.add(describe(p));
+    }
+    return out;
+  }
+
+  /** A linearizable read answered by the leader, tried again while no leader can answer. */
+  CompletableFuture<QueryReply> queryLeader(Query query) {
+    return query(query, null, false);
+  }
+
+  /**
+   * Appends an entry that changes nothing (a submission of no procedures) through the leader and
+   * returns once it is committed and applied on the leader: what one synchronous Raft commit costs
+   * through this client, the baseline a benchmark compares procedures with.
+   */
+  public void commitEmpty() throws IOException {
+    Command empty = Command.newBuilder().setSubmit(Submit.getDefaultInstance()).build();
+    get(send(empty).thenApply(ProcedureClient::submitResults), "empty commit");
   }
 
   /** A linearizable read of metadata under {@code prefix}; by {@code server}, or the leader. */
@@ -401,7 +426,7 @@ public final class ProcedureClient implements AutoCloseable {
   }
 
   /** How long one read attempt may take before the next one starts. */
-  private Duration readAttemptTimeout() {
+  Duration readAttemptTimeout() {
     Duration d = requestTimeout.dividedBy(ConsensusWaits.READ_ATTEMPTS);
     return d.compareTo(ConsensusWaits.READ_ATTEMPT_MIN) < 0 ? ConsensusWaits.READ_ATTEMPT_MIN : d;
   }

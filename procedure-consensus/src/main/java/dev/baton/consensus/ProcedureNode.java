@@ -84,8 +84,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   private final String nodeId;
   private final String clusterId;
-  private final Map<String, InetSocketAddress> peers;
   private final RaftGroup group;
+  private final MembershipView view;
+  private final Membership membership;
+  private final RemovalWatch removal;
   private final RaftSecurity security;
   private final String bindHost;
   private final boolean insecureExposure;
@@ -108,9 +110,9 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             nodeId,
             new EntryAdmission(localClient, b.maxLiveProcedures, new ProcedureCodec(b.registry)));
     this.clusterId = b.clusterId;
-    this.peers = Map.copyOf(b.peers);
     this.group = ProcedureGroup.of(b.clusterId, b.peers);
-    this.security = RaftSecurity.of(b.tls, b.peers);
+    this.view = new MembershipView(nodeId, b.peers, b.join);
+    this.security = RaftSecurity.of(b.tls, view);
     this.bindHost = b.bindHost();
     this.insecureExposure = b.tls == null && !BindCheck.isLoopback(bindHost);
     this.registry = b.registry;
@@ -129,13 +131,18 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     this.peer =
         new RaftPeer(
             nodeId,
-            peers,
+            Map.copyOf(b.peers),
             group,
+            b.join,
             clusterId,
             b.storageDir,
             raftSettings.requestTimeout(),
             bindHost,
             security);
+    this.membership =
+        new Membership(
+            nodeId, peer, view, stateMachine::appliedIndex, raftSettings.electionTimeoutMax());
+    this.removal = new RemovalWatch(nodeId, view, b.removedListeners);
     this.leadership = new LeadershipManager<>(this, new RoleNotifier(nodeId, b.roleListeners));
     this.metadata =
         new ReplicatedMetadata(
@@ -173,7 +180,9 @@ public final class ProcedureNode<Env> implements AutoCloseable {
           nodeId);
     }
     stateMachine.setListener(leadership);
+    stateMachine.setMembershipListener(removal);
     peer.start(raftSettings, stateMachine);
+    view.attach(() -> division().map(RaftServer.Division::getRaftConf));
     calls =
         new NodeCalls(
             nodeId,
@@ -186,12 +195,15 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             clock,
             this::isLeader,
             () -> leadership.runningStore,
-            executorSettings.batchLimits());
+            executorSettings.batchLimits(),
+            stateMachine.changes(),
+            stateMachine.table()::get);
   }
 
   /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */
   @Override
   public void close() {
+    removal.closing();
     NodeCalls c;
     synchronized (this) {
       c = calls;
@@ -226,9 +238,20 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return security.isTls();
   }
 
-  /** The cluster's members, by node id. */
+  /**
+   * The cluster's members by node id, as of the newest configuration this node applied (at start:
+   * the peers it was given, or the configuration in its storage).
+   */
   public Map<String, InetSocketAddress> peers() {
-    return peers;
+    return view.appliedMembers();
+  }
+
+  /**
+   * The group's membership: its members and their state, and (on the leader) the changes a
+   * membership procedure makes.
+   */
+  public Membership membership() {
+    return membership;
   }
 
   public NodeRole role() {
@@ -303,6 +326,11 @@ public final class ProcedureNode<Env> implements AutoCloseable {
                 NodeCalls.bounded(peer.takeSnapshot(), "snapshot", raftSettings.requestTimeout()));
   }
 
+  /** The index of the last Raft log entry this node knows to be committed; 0 before it started. */
+  public long commitIndex() {
+    return division().map(d -> d.getRaftLog().getLastCommittedIndex()).orElse(0L);
+  }
+
   /** Store writes and id reservations rejected by this node's state machine for a stale term. */
   public long rejectedWriteCount() {
     return stateMachine.rejectedWriteCount();
@@ -326,16 +354,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   }
 
   /**
-   * A linearizable read of one procedure, answered by this node (or by the leader when this node
-   * cannot answer in time).
+   * A linearizable read of one procedure, answered by this node's own server after a read index
+   * round trip to the leader (or by the leader when this node cannot answer in time).
    */
   public CompletableFuture<Optional<ProcedureInfo>> getInfo(long procId) {
     return requireCalls().getInfo(procId);
   }
 
   /**
-   * Waits until the procedure has finished, reading it as {@link #getInfo} does (on any node), with
-   * a growing pause between reads.
+   * Waits until the procedure has finished, reading it as {@link #awaitFinished} does (on any
+   * node).
    *
    * @param timeout how long to wait in all
    * @return the finished procedure
@@ -344,15 +372,38 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    */
   public ProcedureInfo await(long procId, Duration timeout)
       throws IOException, TimeoutException, InterruptedException {
-    return FinishWait.await(procId, timeout, () -> read(procId));
+    Optional<ProcedureInfo> last;
+    try {
+      last =
+          awaitFinished(procId, timeout)
+              .get(timeout.plus(raftSettings.requestTimeout()).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new IOException(
+          "wait for procedure " + procId + " failed: " + e.getCause().getMessage(), e.getCause());
+    }
+    ProcedureInfo info =
+        last.orElseThrow(
+            () -> new IOException("procedure " + procId + " is unknown to the cluster"));
+    if (!info.finished()) {
+      throw new TimeoutException(
+          "procedure " + procId + " did not finish within " + timeout + "; last " + info);
+    }
+    return info;
   }
 
-  private Optional<ProcedureInfo> read(long procId) throws IOException, InterruptedException {
-    try {
-      return getInfo(procId).get(raftSettings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IOException("read of procedure " + procId + " failed: " + e.getMessage(), e);
+  /**
+   * The procedure once it has finished, or as it is when {@code timeout} has passed (then not
+   * finished), or empty if the cluster does not know it (or deleted it meanwhile). Starts with a
+   * linearizable read as {@link #getInfo}; then no more reads go to the cluster while it waits:
+   * this node looks at its own table each time it applies a change of the procedure's record, so
+   * the answer comes as soon as this node (leader or follower) applied the finish. Holds no thread
+   * while it waits.
+   */
+  public CompletableFuture<Optional<ProcedureInfo>> awaitFinished(long procId, Duration timeout) {
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("a wait's timeout is 0 or more: " + timeout);
     }
+    return requireCalls().awaitFinished(procId, timeout);
   }
 
   /** A linearizable read of every procedure, answered like {@link #getInfo}. */
@@ -406,6 +457,8 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     private Function<LeaderContext, Env> environment;
     private final List<Consumer<ProcedureExecutor.Builder<Env>>> tuning = new ArrayList<>();
     private final List<Consumer<NodeRole>> roleListeners = new ArrayList<>();
+    private final List<Consumer<String>> removedListeners = new ArrayList<>();
+    private boolean join;
     private RaftSettings raft = RaftSettings.defaults();
     private LongSupplier clock = System::currentTimeMillis;
     private BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator =
@@ -547,6 +600,29 @@ public final class ProcedureNode<Env> implements AutoCloseable {
      */
     public Builder<Env> onRoleChange(Consumer<NodeRole> listener) {
       roleListeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * Whether this node joins a running cluster as a new member (default false): its Raft server
+     * starts with an empty group and waits for the leader to add it ({@link Membership#add}); its
+     * {@link #peers} (the current members and itself) serve only to trust and admit the members
+     * until the group's configuration names them. A joined node restarted on its storage takes the
+     * configuration from there either way.
+     */
+    public Builder<Env> join(boolean join) {
+      this.join = join;
+      return this;
+    }
+
+    /**
+     * Calls {@code listener} once, with the reason, when this node finds it was removed from the
+     * group (a newer configuration no longer names it) or Ratis shut its server down by itself (an
+     * election found it outside the group). On a thread of its own; the node does not close itself:
+     * a process hosting it should close it and stop. Each call adds a listener.
+     */
+    public Builder<Env> onRemoved(Consumer<String> listener) {
+      removedListeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

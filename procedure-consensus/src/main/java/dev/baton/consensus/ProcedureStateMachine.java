@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -68,22 +69,40 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     CompletableFuture<Boolean> abortRequested(long procId);
   }
 
-  private final ProcedureTable table = new ProcedureTable();
+  /** What the node hears about the group's membership; every method must return quickly. */
+  interface MembershipListener {
+    /** A configuration entry was applied at {@code index} (joint ones too); on the apply thread. */
+    void configurationApplied(long index, RaftConfigurationProto conf);
+
+    /**
+     * Ratis shut this member's server down by itself (not a close of the node): an election found
+     * it outside the group's configuration, or a member told it so.
+     */
+    void shutDownByRaft();
+  }
+
+  private final RecordWatch changes;
+  private final ProcedureTable table;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
-  private final CommandApplier applier = new CommandApplier(table);
+  private final CommandApplier applier;
   private final WriteTimings writeTimings = new WriteTimings();
-  private final SnapshotTaker snapshots = new SnapshotTaker(storage, this::freeze);
+  private final SnapshotTaker snapshots;
   private final LeaderChanges leaderChanges = new LeaderChanges();
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
   private final EntryAdmission admission;
   private volatile Listener listener;
+  private volatile MembershipListener membershipListener;
 
   /**
    * @param admission what this node, as leader, checks and writes before it appends an entry
    */
   ProcedureStateMachine(String nodeId, EntryAdmission admission) {
     this.nodeId = nodeId;
+    this.changes = new RecordWatch(nodeId);
+    this.table = new ProcedureTable(changes::changed);
+    this.applier = new CommandApplier(table);
+    this.snapshots = new SnapshotTaker(storage, this::freeze);
     this.abortOutcomes = new AbortOutcomes(nodeId);
     this.admission = admission;
   }
@@ -102,8 +121,17 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     this.listener = listener;
   }
 
+  void setMembershipListener(MembershipListener listener) {
+    this.membershipListener = listener;
+  }
+
   ProcedureTable table() {
     return table;
+  }
+
+  /** Waiters for the next change of a record, woken as entries (or a snapshot) are applied. */
+  RecordWatch changes() {
+    return changes;
   }
 
   /**
@@ -205,11 +233,12 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     synchronized (table) {
       if (snapshot == null) {
         table.clear();
-        return;
+      } else {
+        table.loadSnapshot(snapshot.getFile().getPath());
+        setLastAppliedTermIndex(snapshot.getTermIndex());
       }
-      table.loadSnapshot(snapshot.getFile().getPath());
-      setLastAppliedTermIndex(snapshot.getTermIndex());
     }
+    changes.changedAll();
   }
 
   @Override
@@ -407,6 +436,18 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     Listener l = listener;
     if (l != null) {
       l.notLeader();
+    }
+    MembershipListener m = membershipListener;
+    if (!allServer && m != null) {
+      m.shutDownByRaft();
+    }
+  }
+
+  @Override
+  public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto conf) {
+    MembershipListener m = membershipListener;
+    if (m != null) {
+      m.configurationApplied(index, conf);
     }
   }
 

@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedInputStream;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -59,9 +60,23 @@ final class ProcedureTable {
   private final Map<Long, NonceKey> nonceOf = new HashMap<>();
   private final TreeMap<String, byte[]> metadata = new TreeMap<>();
   private final LiveRoots liveRoots = new LiveRoots();
+  private final LongConsumer changed;
   private long maxProcId;
   private long fenceTerm;
   private long fenceEpoch;
+
+  /** A table nobody watches. */
+  ProcedureTable() {
+    this(procId -> {});
+  }
+
+  /**
+   * @param changed told the id of each record an applied batch wrote or deleted, under the table's
+   *     monitor; must return at once
+   */
+  ProcedureTable(LongConsumer changed) {
+    this.changed = changed;
+  }
 
   /** The contents as of now, with the highest id ever allocated or reserved. */
   synchronized StoreContents contents() {
@@ -96,12 +111,14 @@ final class ProcedureTable {
       byte[] data = r.getData().toByteArray();
       records.put(r.getProcId(), data);
       liveRoots.written(r.getProcId(), data);
+      changed.accept(r.getProcId());
       max = Math.max(max, r.getProcId());
     }
     for (int i = 0; i < batch.getDeletesCount(); i++) {
       long procId = batch.getDeletes(i);
       records.remove(procId);
       liveRoots.deleted(procId);
+      changed.accept(procId);
       NonceKey nonce = nonceOf.remove(procId);
       if (nonce != null) {
         nonces.remove(nonce, procId);

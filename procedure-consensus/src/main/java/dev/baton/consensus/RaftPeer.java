@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +16,7 @@ import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
@@ -26,8 +28,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The Ratis server of a {@link ProcedureNode}: built on the node's storage directory (formatting a
  * new one, recovering an existing one), started, asked for its division (role, term, leader), sent
- * admin requests (a snapshot now, hand leadership away), closed. A failed start is a clear error
- * and leaves nothing bound or locked behind.
+ * admin requests (a snapshot now, hand leadership away, change the group's configuration), closed.
+ * A failed start is a clear error and leaves nothing bound or locked behind.
+ *
+ * <p>A member that joins a running cluster starts its server with an empty group (Ratis' advice:
+ * with the full group it could start an election before the others know it); the leader's
+ * configuration change brings it in. Its known members still serve the lost-storage check.
  */
 final class RaftPeer {
   private static final Logger LOG = LoggerFactory.getLogger(RaftPeer.class);
@@ -46,6 +52,7 @@ final class RaftPeer {
   private final String nodeId;
   private final Map<String, InetSocketAddress> peers;
   private final RaftGroup group;
+  private final RaftGroup serverGroup;
   private final String clusterId;
   private final Path storageDir;
   private final Duration requestTimeout;
@@ -55,6 +62,8 @@ final class RaftPeer {
   private volatile LeaderlessWatch watch;
 
   /**
+   * @param group the group of the members this node knows (those it was started with)
+   * @param joining whether this node joins a running cluster: its server starts with an empty group
    * @param bindHost the address the server listens on (its port is its peer address')
    * @param security plaintext or mutual TLS, for the server and the clients it makes
    */
@@ -62,6 +71,7 @@ final class RaftPeer {
       String nodeId,
       Map<String, InetSocketAddress> peers,
       RaftGroup group,
+      boolean joining,
       String clusterId,
       Path storageDir,
       Duration requestTimeout,
@@ -70,6 +80,7 @@ final class RaftPeer {
     this.nodeId = nodeId;
     this.peers = peers;
     this.group = group;
+    this.serverGroup = joining ? RaftGroup.valueOf(group.getGroupId(), List.of()) : group;
     this.clusterId = clusterId;
     this.storageDir = storageDir;
     this.requestTimeout = requestTimeout;
@@ -94,7 +105,7 @@ final class RaftPeer {
     RaftServer s =
         RaftServer.newBuilder()
             .setServerId(RaftPeerId.valueOf(nodeId))
-            .setGroup(group)
+            .setGroup(serverGroup)
             .setProperties(settings.serverProperties(storageDir, bindHost, port))
             .setParameters(security.serverParameters(nodeId))
             .setStateMachine(stateMachine)
@@ -219,6 +230,29 @@ final class RaftPeer {
             timeout.toMillis());
     try {
       return s.transferLeadershipAsync(request);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Asks the server (the leader) to change the group's configuration as {@code arguments} say;
+   * completes once the new configuration is committed, or with the server's refusal in the reply.
+   */
+  CompletableFuture<RaftClientReply> setConfiguration(SetConfigurationRequest.Arguments arguments) {
+    RaftServer s = server;
+    if (s == null) {
+      return notStarted();
+    }
+    SetConfigurationRequest request =
+        new SetConfigurationRequest(
+            ADMIN_CLIENT,
+            RaftPeerId.valueOf(nodeId),
+            group.getGroupId(),
+            ADMIN_CALL_IDS.incrementAndGet(),
+            arguments);
+    try {
+      return s.setConfigurationAsync(request);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }

@@ -78,7 +78,8 @@ final class RaftProcedureStore implements ProcedureStore {
             limits,
             writeTimeout,
             timings.queued(),
-            timings.committed());
+            timings.committed(),
+            System::nanoTime);
   }
 
   @Override

@@ -15,14 +15,15 @@ import org.apache.ratis.security.TlsConf;
  * port (Ratis' default), so one TLS configuration covers all of them.
  */
 final class RaftSecurity {
-  private static final RaftSecurity PLAINTEXT = new RaftSecurity(null, Map.of());
+  private static final RaftSecurity PLAINTEXT =
+      new RaftSecurity(null, MembershipView.fixed(Map.of()));
 
   private final TlsSettings tls;
-  private final Map<String, InetSocketAddress> peers;
+  private final MembershipView members;
 
-  private RaftSecurity(TlsSettings tls, Map<String, InetSocketAddress> peers) {
+  private RaftSecurity(TlsSettings tls, MembershipView members) {
     this.tls = tls;
-    this.peers = Map.copyOf(peers);
+    this.members = members;
   }
 
   static RaftSecurity plaintext() {
@@ -31,12 +32,20 @@ final class RaftSecurity {
 
   /** Mutual TLS with {@code tls} among {@code peers} (every member's address by peer id). */
   static RaftSecurity mutualTls(TlsSettings tls, Map<String, InetSocketAddress> peers) {
-    return new RaftSecurity(tls, peers);
+    return new RaftSecurity(tls, MembershipView.fixed(peers));
   }
 
   /** {@link #mutualTls}, or {@link #plaintext} when {@code tls} is null. */
   static RaftSecurity of(TlsSettings tls, Map<String, InetSocketAddress> peers) {
     return tls == null ? plaintext() : mutualTls(tls, peers);
+  }
+
+  /**
+   * Mutual TLS among the members {@code members} sees (they change with the group's configuration),
+   * or {@link #plaintext} when {@code tls} is null.
+   */
+  static RaftSecurity of(TlsSettings tls, MembershipView members) {
+    return tls == null ? plaintext() : new RaftSecurity(tls, members);
   }
 
   boolean isTls() {
@@ -47,7 +56,7 @@ final class RaftSecurity {
   Parameters serverParameters(String nodeId) {
     Parameters p = clientParameters();
     if (tls != null) {
-      AccessInterceptor access = new AccessInterceptor(new AccessPolicy(peers.keySet()), nodeId);
+      AccessInterceptor access = new AccessInterceptor(new AccessPolicy(members), nodeId);
       GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(access));
     }
     return p;
@@ -61,7 +70,7 @@ final class RaftSecurity {
           GrpcTlsConfig.newBuilder()
               .setPrivateKey(new TlsConf.PrivateKeyConf(tls.privateKey()))
               .setKeyCertificates(new TlsConf.CertificatesConf(tls.chain()))
-              .setTrustManager(MemberTrustManager.of(tls.trustedCertificates(), peers))
+              .setTrustManager(MemberTrustManager.of(tls.trustedCertificates(), members))
               .setMutualTls(true)
               .build();
       GrpcConfigKeys.TLS.setConf(p, conf);

@@ -16,7 +16,8 @@ import org.apache.ratis.util.TimeDuration;
  * @param electionTimeoutMin lower bound of the randomized election timeout
  * @param electionTimeoutMax upper bound
  * @param requestTimeout how long a submission or query may wait for a leader and a majority
- * @param snapshotEvery applied entries between snapshots (the log is purged behind each)
+ * @param snapshotEvery applied entries between automatic snapshots (the log is purged behind each
+ *     snapshot, also one taken on request)
  * @param logSegmentBytes size of a Raft log segment; only whole closed segments are purged
  */
 public record RaftSettings(
@@ -67,6 +68,22 @@ public record RaftSettings(
    * (Ratis' default, kept explicitly: it is what keeps a deposed leader from answering).
    */
   static final boolean READ_HEARTBEAT_CHECK = true;
+
+  /**
+   * Fewest log entries between two purges. Ratis skips a purge whose snapshot index is closer than
+   * this to the previous purge, and counts a purge that found no closed segment to delete as done
+   * at the snapshot's index: with a gap as large as the snapshot interval, a snapshot taken on
+   * request (or one of a restarted member) left the whole log behind it on disk. Snapshots come no
+   * more often than {@code snapshotEvery} entries on their own, so every snapshot purges.
+   */
+  static final int PURGE_GAP_ENTRIES = 1;
+
+  /**
+   * (Maximum) election timeouts a member being added may stay silent before the leader gives up the
+   * change (Ratis' default is 3): a node just started, or busy installing a snapshot on a loaded
+   * machine, answers late, and giving up fails the whole membership change.
+   */
+  static final int STAGING_TIMEOUTS = 10;
 
   /** Snapshots kept on disk: the newest, and one before it while a follower may still fetch it. */
   static final int SNAPSHOTS_RETAINED = 2;
@@ -148,7 +165,7 @@ public record RaftSettings(
     RaftServerConfigKeys.Snapshot.setCreationGap(p, snapshotEvery);
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, SNAPSHOTS_RETAINED);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.min(Integer.MAX_VALUE, snapshotEvery));
+    RaftServerConfigKeys.Log.setPurgeGap(p, PURGE_GAP_ENTRIES);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(logSegmentBytes));
     // a segment file is never preallocated past the segment's own size
     RaftServerConfigKeys.Log.setPreallocatedSize(
@@ -159,6 +176,8 @@ public record RaftSettings(
     RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);
+    RaftServerConfigKeys.setStagingTimeout(
+        p, millis(electionTimeoutMax.multipliedBy(STAGING_TIMEOUTS)));
     return p;
   }
 

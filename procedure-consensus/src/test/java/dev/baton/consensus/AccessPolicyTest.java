@@ -3,6 +3,7 @@ package dev.baton.consensus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.consensus.AccessPolicy.Service;
 import dev.baton.consensus.tls.ClientRole;
@@ -42,19 +43,32 @@ class AccessPolicyTest {
   }
 
   @Test
-  void aMemberIdOutsideTheGroupAndADataNodeGetNothing() {
-    for (PeerIdentity outsider : Set.of(PeerIdentity.member("d"), PeerIdentity.dataNode("1"))) {
-      for (Service s : Service.values()) {
-        assertNotNull(policy.refuseCall(outsider, s), outsider + " on " + s);
-      }
+  void aDataNodeGetsNothing() {
+    PeerIdentity dataNode = PeerIdentity.dataNode("1");
+    for (Service s : Service.values()) {
+      assertNotNull(policy.refuseCall(dataNode, s), "DataNode on " + s);
     }
   }
 
   @Test
+  void aMemberIdOutsideTheGroupMayOnlyAskForAVote() {
+    PeerIdentity d = PeerIdentity.member("d");
+    for (Service s : Set.of(Service.ADMIN, Service.CLIENT, Service.OTHER)) {
+      assertNotNull(policy.refuseCall(d, s), "outsider on " + s);
+    }
+    assertNull(policy.refuseCall(d, Service.SERVER));
+    assertNull(policy.refuseServerRequest(d, "d", true));
+    String appends = policy.refuseServerRequest(d, "d", false);
+    assertNotNull(appends);
+    assertTrue(appends.contains("not a member"), appends);
+  }
+
+  @Test
   void aMemberSpeaksOnlyForItself() {
-    assertNull(policy.refuseServerRequest(a, "a"));
-    assertNotNull(policy.refuseServerRequest(a, "b"));
-    assertNotNull(policy.refuseServerRequest(a, null));
+    assertNull(policy.refuseServerRequest(a, "a", false));
+    assertNotNull(policy.refuseServerRequest(a, "b", false));
+    assertNotNull(policy.refuseServerRequest(a, "b", true));
+    assertNotNull(policy.refuseServerRequest(a, null, false));
   }
 
   @Test

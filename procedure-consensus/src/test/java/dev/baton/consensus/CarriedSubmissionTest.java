@@ -81,6 +81,28 @@ class CarriedSubmissionTest {
   }
 
   @Test
+  void anEntryOfAStaleTermThatCarriesOnlySubmissionsIsNoRejectedWrite() throws Exception {
+    ProcedureTable table = new ProcedureTable();
+    CommandApplier applier = new CommandApplier(table);
+    Command onlySubmissions =
+        Command.newBuilder()
+            .setWrite(
+                StoreWrite.newBuilder()
+                    .setTerm(TERM - 1)
+                    .addEnvelopes(envelope("alone", new NonceKey(2, 1))))
+            .build();
+
+    CommandApplier.Outcome outcome = applier.apply(onlySubmissions, TERM, 1);
+
+    long procId = outcome.reply().getCarried().getResults(0).getProcId();
+    assertTrue(procId > 0, outcome.reply().toString());
+    assertNotNull(table.get(procId));
+    assertEquals(0, applier.rejectedWriteCount(), "no store batch was refused");
+    assertEquals(0, applier.appliedWriteEntryCount(), "the entry carried no store batch");
+    assertEquals(1, applier.carriedSubmissionCount());
+  }
+
+  @Test
   void aRunningLeadersSubmissionsShareItsStoreEntries() throws Exception {
     try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
       ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,13 +47,29 @@ class EntryBatcherTest {
             EntryBatcher.Limits.DEFAULT_MAX_ITEMS, 1 << 20, maxEntriesInFlight, 1),
         timeout,
         queued,
-        committed);
+        committed,
+        System::nanoTime);
   }
 
-  /** A batcher without timeout or timings whose sender records each entry (sent, replies). */
+  /**
+   * A batcher without timeout whose sender records each entry (sent, replies), on a clock that does
+   * not move: no commit takes time, so no entry is staggered.
+   */
   private EntryBatcher<ByteString, Integer> recording(EntryBatcher.Limits limits) {
+    return recording(limits, new AtomicLong());
+  }
+
+  private EntryBatcher<ByteString, Integer> recording(
+      EntryBatcher.Limits limits, AtomicLong nanoClock) {
     return new EntryBatcher<>(
-        this::record, ByteString::size, () -> new NotLeaderException("stopped"), limits);
+        this::record,
+        ByteString::size,
+        () -> new NotLeaderException("stopped"),
+        limits,
+        null,
+        queued,
+        committed,
+        nanoClock::get);
   }
 
   /** The sender: records the entry and the future that will complete it. */
@@ -189,5 +206,42 @@ class EntryBatcherTest {
     assertEquals(1, sent.size());
     b.add(ByteString.copyFromUtf8("cccc"));
     assertEquals(2, sent.size(), "8 bytes queued fill an entry: no reason to wait");
+  }
+
+  @Test
+  void fewWritersGetEntriesStaggeredOverACommitUpToTheLimitInFlight() throws Exception {
+    AtomicLong clock = new AtomicLong();
+    EntryBatcher<ByteString, Integer> b = recording(EntryBatcher.Limits.defaults(), clock);
+    int limit = EntryBatcher.Limits.DEFAULT_MAX_ENTRIES_IN_FLIGHT;
+    long commit = TimeUnit.MILLISECONDS.toNanos(90);
+    long share = commit / limit;
+    List<CompletableFuture<Integer>> results = new ArrayList<>();
+    results.add(b.add(item(0)));
+    clock.addAndGet(commit);
+    replies.get(0).complete(List.of(10)); // a commit takes 90 ms
+    results.add(b.add(item(1)));
+    assertEquals(2, sent.size(), "nothing on its way: a lone item goes out at once");
+    clock.addAndGet(share - 1);
+    results.add(b.add(item(2)));
+    assertEquals(2, sent.size(), "before its share of a commit the next entry waits");
+    clock.addAndGet(1);
+    results.add(b.add(item(3)));
+    assertEquals(3, sent.size(), "after it, the queued items overlap the entry on its way");
+    assertEquals(List.of(item(2), item(3)), sent.get(2));
+    for (int i = 4; i < 4 + limit; i++) {
+      clock.addAndGet(share);
+      results.add(b.add(item(i)));
+    }
+    assertEquals(1 + limit, sent.size(), "never more entries on their way than the limit");
+    assertEquals(List.of(item(4)), sent.get(3));
+    replies.get(1).complete(List.of(11));
+    assertEquals(2 + limit, sent.size(), "a freed slot takes the queued items");
+    assertEquals(List.of(item(5), item(6)), sent.get(4));
+    replies.get(2).complete(List.of(12, 13));
+    replies.get(3).complete(List.of(14));
+    replies.get(4).complete(List.of(15, 16));
+    for (int i = 0; i < results.size(); i++) {
+      assertEquals(10 + i, results.get(i).get(WAIT, SECONDS));
+    }
   }
 }

@@ -53,6 +53,7 @@ class ExecutorRelaunchTest {
       assertTrue(cluster.world.reached.get("before:APPLY").await(30, TimeUnit.SECONDS));
 
       // APPLY's outcome is committed, but the executor hears that the write failed and stops
+      long failedAt = System.currentTimeMillis();
       faults.landThenFail(leader.nodeId());
       cluster.world.gates.get("before:APPLY").countDown();
       await().atMost(TestCluster.ELECTION_WAIT).until(() -> !first.isRunning());
@@ -67,6 +68,12 @@ class ExecutorRelaunchTest {
               .orElseThrow();
       assertEquals(term, leader.term(), "relaunched in the same term");
       assertTrue(leader.isLeader());
+      // the relaunch's recovery is timed from the failure, not from when the node became leader
+      LeadershipManager.Recovery relaunch = leader.lastRecovery().orElseThrow();
+      assertTrue(relaunch.startedAtMillis() >= failedAt, relaunch + " began before " + failedAt);
+      assertTrue(
+          relaunch.phases().queued() <= relaunch.runningAtMillis() - failedAt,
+          relaunch + " queued longer than since the failure at " + failedAt);
       long after = leader.submit(new Work("after"), null).get(30, TimeUnit.SECONDS);
       for (long id : List.of(before, after)) {
         assertEquals(

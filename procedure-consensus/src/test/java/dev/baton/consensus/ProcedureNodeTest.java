@@ -2,6 +2,7 @@ package dev.baton.consensus;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +18,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -53,6 +56,36 @@ class ProcedureNodeTest {
       IOException unknown =
           assertThrows(IOException.class, () -> node.await(id + 1000, Duration.ofSeconds(5)));
       assertTrue(unknown.getMessage().contains("unknown"), unknown.getMessage());
+    }
+  }
+
+  @Test
+  void aFollowerAnswersAWaitWhenTheProcedureFinishesOrItsTimeoutPasses() throws Exception {
+    try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      ProcedureNode<Work.Env> follower = cluster.follower();
+      CountDownLatch gate = cluster.world.hold("waited:PREPARE");
+      long id = leader.submit(new Work("waited"), null).get(30, TimeUnit.SECONDS);
+
+      ProcedureInfo early =
+          follower
+              .awaitFinished(id, Duration.ofMillis(300))
+              .get(30, TimeUnit.SECONDS)
+              .orElseThrow();
+      assertFalse(early.finished(), early::toString);
+      CompletableFuture<Optional<ProcedureInfo>> wait =
+          follower.awaitFinished(id, Duration.ofSeconds(60));
+      gate.countDown();
+      ProcedureInfo done = wait.get(60, TimeUnit.SECONDS).orElseThrow();
+      assertTrue(done.finished(), done::toString);
+      assertEquals(ProcedureState.SUCCESS, done.state());
+      assertEquals(0, follower.stateMachine().changes().waiterCount(), "no waiter left behind");
+      assertTrue(
+          follower
+              .awaitFinished(id + 1000, Duration.ofSeconds(5))
+              .get(30, TimeUnit.SECONDS)
+              .isEmpty(),
+          "an unknown procedure is empty");
     }
   }
 

@@ -62,6 +62,12 @@ final class TestCluster implements AutoCloseable {
   }
 
   ProcedureNode<Work.Env> start(String id) throws IOException {
+    return start(id, UnaryOperator.identity());
+  }
+
+  /** As {@link #start(String)}, with {@code extra} settings for this node only (TLS, join). */
+  ProcedureNode<Work.Env> start(String id, UnaryOperator<ProcedureNode.Builder<Work.Env>> extra)
+      throws IOException {
     ProcedureNode.Builder<Work.Env> b =
         ProcedureNode.<Work.Env>builder()
             .nodeId(id)
@@ -74,10 +80,20 @@ final class TestCluster implements AutoCloseable {
                   return new Work.Env(world, leader);
                 })
             .coreWorkers(4);
-    ProcedureNode<Work.Env> node = tuning.apply(b).build();
+    ProcedureNode<Work.Env> node = extra.apply(tuning.apply(b)).build();
     node.start();
     nodes.put(id, node);
     return node;
+  }
+
+  /**
+   * Gives a new peer {@code id} a free port; the nodes started from now on know it (a node joining
+   * the cluster is started with every member's address and its own).
+   */
+  InetSocketAddress addPeer(String id) throws IOException {
+    InetSocketAddress a = new InetSocketAddress("127.0.0.1", LoopbackPorts.free());
+    peers.put(id, a);
+    return a;
   }
 
   /** Closes a node abruptly (its executor stops, the Raft server closes). */

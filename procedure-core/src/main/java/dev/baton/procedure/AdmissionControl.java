@@ -1,16 +1,16 @@
 package dev.baton.procedure;
 
+import dev.baton.procedure.scheduler.LockCycle;
 import dev.baton.procedure.scheduler.LockHost;
 import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.Schedulable;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * It is also the {@link LockHost} of the lock manager: a procedure whose locks were granted while
- * it was parked is queued at the front of the scheduler, and wait reasons are assembled here.
+ * it was parked is queued at the front of the scheduler, and the executor's {@link DeadlockPolicy}
+ * says whether the manager breaks the wait-for cycles it finds.
  */
 final class AdmissionControl<Env> implements LockHost {
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionControl.class);
@@ -39,12 +40,18 @@ final class AdmissionControl<Env> implements LockHost {
   final LockManager locks;
   final ProcedureLimiter limiter;
   // Procedures waiting out a retry backoff: what is retried and until when.
-  private final Map<Procedure<?>, String> backoff = new ConcurrentHashMap<>();
+  private final Map<Procedure<?>, BlockedOn.Timer> backoff = new ConcurrentHashMap<>();
+  private final DeadlockPolicy deadlocks;
 
-  AdmissionControl(ExecutorContext<Env> ctx, LockManager locks, ProcedureLimiter limiter) {
+  AdmissionControl(
+      ExecutorContext<Env> ctx,
+      LockManager locks,
+      ProcedureLimiter limiter,
+      DeadlockPolicy deadlocks) {
     this.ctx = ctx;
     this.locks = locks;
     this.limiter = limiter;
+    this.deadlocks = deadlocks;
   }
 
   /** The executor starts: the lock manager serves it, with an empty table. */
@@ -95,6 +102,31 @@ final class AdmissionControl<Env> implements LockHost {
    */
   private static Procedure<?> procedureOf(Schedulable proc) {
     return (Procedure<?>) proc;
+  }
+
+  @Override
+  public boolean breaksDeadlocks() {
+    return deadlocks.breakCycles();
+  }
+
+  /** A procedure whose tree rolls back parks only for a rollback step: failing it ends nothing. */
+  @Override
+  public boolean mayFail(Schedulable proc) {
+    Procedure<?> p = procedureOf(proc);
+    RootProcedureStack<?> stack = ctx.stacks.get(p.getRootProcId());
+    return !p.isFailed() && (stack == null || !stack.isFailed());
+  }
+
+  @Override
+  public void deadlockFound(LockCycle cycle) {
+    ctx.metrics.deadlockFound(cycle.links().size());
+    for (Consumer<LockCycle> l : deadlocks.listeners()) {
+      try {
+        l.accept(cycle);
+      } catch (RuntimeException e) {
+        LOG.error("a deadlock listener threw; the executor goes on", e);
+      }
+    }
   }
 
   /** A lock-wait deadline passed: fail the wait and queue the procedure if it still waited. */
@@ -157,8 +189,13 @@ final class AdmissionControl<Env> implements LockHost {
     backoff.remove(proc);
   }
 
-  void noteBackoff(Procedure<Env> proc, String what, long until) {
-    backoff.put(proc, what + "; backoff until " + Instant.ofEpochMilli(until));
+  void noteBackoff(Procedure<Env> proc, BlockedOn.TimerPurpose purpose, long until) {
+    backoff.put(proc, new BlockedOn.Timer(purpose, until, proc.getStepName()));
+  }
+
+  /** The retry backoff {@code proc} waits out, or null. */
+  BlockedOn.Timer backoffOf(Procedure<?> proc) {
+    return backoff.get(proc);
   }
 
   private void giveBackSlot(Procedure<?> proc) {
@@ -240,50 +277,29 @@ final class AdmissionControl<Env> implements LockHost {
     }
   }
 
-  // ---------------------------------------------------------------- views
-
-  /** Why {@code proc} does not run now, or null (running, queued, or finished). */
-  String waitReason(Procedure<Env> proc) {
+  /**
+   * The kind of what {@code proc} waits on, as metrics count it, checked in the order {@link
+   * WaitAnalysis#blockedOn} checks, without building its {@link BlockedOn}; null if the procedure
+   * does not wait.
+   */
+  WaitCategory waitCategory(Procedure<Env> proc) {
     if (proc.isFinished()) {
       return null;
     }
-    String reason = locks.waitReason(proc).or(() -> limiter.waitReason(proc)).orElse(null);
-    if (reason == null) {
-      reason = backoff.get(proc);
+    if (locks.isWaiting(proc)) {
+      return WaitCategory.LOCK;
     }
-    if (reason == null) {
-      reason =
-          switch (proc.getState()) {
-            case WAITING -> {
-              int n = proc.exec.getPendingChildren();
-              yield n > 0
-                  ? "waiting for " + n + (n == 1 ? " child" : " children")
-                  : "suspended until woken";
-            }
-            case WAITING_TIMEOUT ->
-                "waiting until " + Instant.ofEpochMilli(proc.exec.getWaitDeadline());
-            default -> null;
-          };
+    if (limiter.isWaiting(proc)) {
+      return WaitCategory.LIMIT;
     }
-    if (reason != null && proc.getTimeout() > 0) {
-      reason +=
-          "; procedure times out at "
-              + Instant.ofEpochMilli(proc.getSubmittedTime() + proc.getTimeout());
+    if (backoff.containsKey(proc)) {
+      return WaitCategory.BACKOFF;
     }
-    return reason;
-  }
-
-  ProcedureInfo withWaitReason(ProcedureInfo info) {
-    Procedure<Env> p = ctx.procedures.get(info.procId());
-    if (p == null) {
-      return info;
-    }
-    String reason = waitReason(p);
-    return reason == null ? info : info.withWaitReason(reason);
-  }
-
-  Optional<String> waitReason(long procId) {
-    Procedure<Env> p = ctx.procedures.get(procId);
-    return p == null ? Optional.empty() : Optional.ofNullable(waitReason(p));
+    return switch (proc.getState()) {
+      case WAITING ->
+          proc.exec.getPendingChildren() > 0 ? WaitCategory.CHILDREN : WaitCategory.SUSPENDED;
+      case WAITING_TIMEOUT -> WaitCategory.TIMER;
+      default -> null;
+    };
   }
 }

@@ -24,11 +24,15 @@ final class ExecutorBookkeeping {
   TimeoutQueue.Entry timeoutEntries;
   // one worker at a time runs this procedure (the seed's id lock)
   final IdLock idLock = new IdLock();
+  // not persisted: the call to another system its step reported last
+  final StepCalls calls = new StepCalls();
   // not persisted: failed attempts of the current non-rollback-able step
   private int retryAttempts;
   // not persisted: set by wake() or an expired wait; consumed by the worker
   private volatile boolean wakeRequested;
   private volatile boolean timeoutFired;
+  // not persisted: System.nanoTime() when the procedure was parked on a lock; 0 when not parked
+  private long lockWaitSince;
 
   long getWaitDeadline() {
     return waitDeadline;
@@ -97,6 +101,22 @@ final class ExecutorBookkeeping {
 
   void resetRetryAttempts() {
     retryAttempts = 0;
+  }
+
+  /** The procedure was parked on a lock at {@code nanos}; true if a new wait began. */
+  boolean startLockWait(long nanos) {
+    if (lockWaitSince != 0) {
+      return false;
+    }
+    lockWaitSince = nanos == 0 ? 1 : nanos;
+    return true;
+  }
+
+  /** Ends a lock wait; returns when it began ({@link System#nanoTime}), 0 if none went on. */
+  long endLockWait() {
+    long since = lockWaitSince;
+    lockWaitSince = 0;
+    return since;
   }
 
   boolean takeWakeRequest() {

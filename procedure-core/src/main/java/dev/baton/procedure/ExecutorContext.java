@@ -9,6 +9,8 @@ import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +44,7 @@ final class ExecutorContext<Env> {
   final TimeoutQueue timeouts;
   final ProcIdAllocator ids;
   final AdmissionControl<Env> admission;
+  final ProcedureMetrics metrics;
   private final Map<Long, CompletableFuture<ProcedureInfo>> finishWaiters =
       new ConcurrentHashMap<>();
   private final Consumer<Throwable> fatal;
@@ -56,7 +59,9 @@ final class ExecutorContext<Env> {
       LongSupplier clock,
       Consumer<Throwable> fatal,
       LockManager locks,
-      ProcedureLimiter limiter) {
+      ProcedureLimiter limiter,
+      ProcedureMetrics metrics,
+      DeadlockPolicy deadlocks) {
     this.env = env;
     this.store = store;
     this.codec = codec;
@@ -66,7 +71,8 @@ final class ExecutorContext<Env> {
     this.timeouts = new TimeoutQueue(clock);
     this.fatal = fatal;
     this.ids = new ProcIdAllocator(store);
-    this.admission = new AdmissionControl<>(this, locks, limiter);
+    this.admission = new AdmissionControl<>(this, locks, limiter, deadlocks);
+    this.metrics = metrics;
   }
 
   long now() {
@@ -90,7 +96,15 @@ final class ExecutorContext<Env> {
   /** Persists {@code upserts} and deletes {@code deletes}, atomically, then refreshes snapshots. */
   void write(Collection<Procedure<Env>> upserts, Collection<Procedure<Env>> deletes)
       throws IOException {
-    store.write(encode(upserts, deletes));
+    StoreBatch batch = encode(upserts, deletes);
+    long start = System.nanoTime();
+    try {
+      store.write(batch);
+    } catch (IOException | RuntimeException e) {
+      metrics.storeWriteFailed();
+      throw e;
+    }
+    metrics.storeWritten(System.nanoTime() - start);
     refreshSnapshots(upserts, deletes);
   }
 
@@ -105,7 +119,7 @@ final class ExecutorContext<Env> {
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return store.writeAsync(batch).thenRun(() -> refreshSnapshots(upserts, List.of()));
+    return timedWriteAsync(batch).thenRun(() -> refreshSnapshots(upserts, List.of()));
   }
 
   /** Writes the update and runs what follows it, on this thread. */
@@ -128,7 +142,7 @@ final class ExecutorContext<Env> {
       apply(update);
       return false;
     }
-    CompletableFuture<Void> durable = store.writeAsync(encode(update.upserts(), update.deletes()));
+    CompletableFuture<Void> durable = timedWriteAsync(encode(update.upserts(), update.deletes()));
     if (durable.isDone()) {
       try {
         durable.join();
@@ -141,6 +155,27 @@ final class ExecutorContext<Env> {
     }
     pipeline.add(durable, failure -> afterPipelinedWrite(update, failure, release));
     return true;
+  }
+
+  /** Hands {@code batch} to the store; reports its latency or failure when it completes. */
+  private CompletableFuture<Void> timedWriteAsync(StoreBatch batch) {
+    long start = System.nanoTime();
+    CompletableFuture<Void> durable;
+    try {
+      durable = store.writeAsync(batch);
+    } catch (RuntimeException e) {
+      metrics.storeWriteFailed();
+      throw e;
+    }
+    durable.whenComplete(
+        (ok, failure) -> {
+          if (failure != null) {
+            metrics.storeWriteFailed();
+          } else {
+            metrics.storeWritten(System.nanoTime() - start);
+          }
+        });
+    return durable;
   }
 
   private void afterPipelinedWrite(StepUpdate<Env> update, Throwable failure, Runnable release) {
@@ -208,6 +243,30 @@ final class ExecutorContext<Env> {
     out.addAll(corrupt.values());
     out.sort((a, b) -> Long.compare(a.procId(), b.procId()));
     return out;
+  }
+
+  /** See {@link ProcedureExecutor#census()}. */
+  ExecutorCensus census() {
+    Map<ProcedureState, Integer> byState = new EnumMap<>(ProcedureState.class);
+    for (ProcedureState s : ProcedureState.values()) {
+      if (s != ProcedureState.SUCCESS && s != ProcedureState.ROLLEDBACK) {
+        byState.put(s, 0);
+      }
+    }
+    Map<WaitCategory, Integer> blocked = new EnumMap<>(WaitCategory.class);
+    for (WaitCategory c : WaitCategory.values()) {
+      blocked.put(c, 0);
+    }
+    Map<String, Long> oldest = new HashMap<>();
+    for (Procedure<Env> p : procedures.values()) {
+      byState.merge(p.getState(), 1, Integer::sum);
+      WaitCategory c = admission.waitCategory(p);
+      if (c != null) {
+        blocked.merge(c, 1, Integer::sum);
+      }
+      oldest.merge(p.getType(), p.getSubmittedTime(), Math::min);
+    }
+    return new ExecutorCensus(byState, blocked, oldest, now());
   }
 
   /** A future completed when {@code procId} reaches a terminal state. */

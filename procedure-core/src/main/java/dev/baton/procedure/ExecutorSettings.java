@@ -1,13 +1,16 @@
 package dev.baton.procedure;
 
 import dev.baton.procedure.scheduler.FifoScheduler;
+import dev.baton.procedure.scheduler.LockCycle;
 import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.store.ProcedureStore;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -40,6 +43,9 @@ final class ExecutorSettings<Env> {
   LongSupplier clock = System::currentTimeMillis;
   LockManager lockManager;
   Consumer<Throwable> failStopListener;
+  ProcedureMetrics metrics = ProcedureMetrics.NONE;
+  boolean breakDeadlocks = DeadlockPolicy.DEFAULT_BREAK_CYCLES;
+  final List<Consumer<LockCycle>> deadlockListeners = new ArrayList<>();
   final Map<String, Integer> limits = new LinkedHashMap<>();
 
   ExecutorSettings(Env env, ProcedureStore store, ProcedureRegistry registry) {
@@ -70,6 +76,10 @@ final class ExecutorSettings<Env> {
     return env instanceof LockEnvironment le && le.lockManager() != null
         ? le.lockManager()
         : new LockManager();
+  }
+
+  DeadlockPolicy deadlockPolicy() {
+    return new DeadlockPolicy(breakDeadlocks, deadlockListeners);
   }
 
   /** The typed settings; throws {@link IllegalArgumentException} for an invalid one. */

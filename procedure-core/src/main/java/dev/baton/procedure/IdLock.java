@@ -34,6 +34,11 @@ final class IdLock {
     return state.compareAndSet(FREE, HELD);
   }
 
+  /** Whether a worker holds it (runs the procedure, or waits for its step's write). */
+  boolean isHeld() {
+    return state.get() != FREE;
+  }
+
   /** Lets go; true if a rerun was asked meanwhile (the caller queues the procedure again). */
   boolean release() {
     return state.getAndSet(FREE) == HELD_RERUN_ASKED;

@@ -119,6 +119,15 @@ public abstract class Procedure<Env> implements Schedulable {
     this.result = result == null ? null : result.clone();
   }
 
+  /**
+   * The bytes last set with {@link #setResult}, or read back with the record (set before {@link
+   * #deserializeStateData} runs); null if none.
+   */
+  protected final byte[] getResult() {
+    byte[] r = result;
+    return r == null ? null : r.clone();
+  }
+
   /** Procedure-level timeout, measured from submission. 0 means none. */
   protected final void setTimeout(long timeoutMillis) {
     if (timeoutMillis < 0) {
@@ -137,6 +146,14 @@ public abstract class Procedure<Env> implements Schedulable {
       throw new IllegalArgumentException("wait must be >= 0 ms, got " + millis);
     }
     this.requestedWaitMillis = millis;
+  }
+
+  /**
+   * Where the running step reports its calls to other systems, so that views of the executor name
+   * the call the procedure waits on ({@link BlockedOn.ExternalCall}).
+   */
+  protected final CallReporter externalCalls() {
+    return exec.calls;
   }
 
   /** The failure recorded for this procedure, or null. */

@@ -50,6 +50,7 @@ final class ProcedureCompletion<Env> {
           }
           releaseHeldLock(child);
           cleanup(child);
+          reportFinished(child);
           ctx.notifyFinished(child.snapshot());
         });
   }
@@ -108,10 +109,15 @@ final class ProcedureCompletion<Env> {
       if (m == root || !m.isSuccess()) { // succeeded children were cleaned up when they finished
         releaseHeldLock(m);
         cleanup(m);
+        reportFinished(m);
       }
       ctx.notifyFinished(m.snapshot());
     }
     LOG.debug("procedure {} finished as {}", root.getProcId(), root.getState());
+  }
+
+  private void reportFinished(Procedure<Env> proc) {
+    ctx.metrics.finished(proc.getType(), proc.getState(), ctx.now() - proc.getSubmittedTime());
   }
 
   void releaseHeldLock(Procedure<Env> proc) {

@@ -1,6 +1,7 @@
 package dev.baton.procedure;
 
 import dev.baton.procedure.scheduler.LimitInfo;
+import dev.baton.procedure.scheduler.LockCycle;
 import dev.baton.procedure.scheduler.LockEnvironment;
 import dev.baton.procedure.scheduler.LockInfo;
 import dev.baton.procedure.scheduler.LockManager;
@@ -11,6 +12,7 @@ import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -39,6 +41,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private final Submissions<Env> submissions;
   private final ExpiredDeadlines<Env> deadlines;
   private final ExecutorLifecycle<Env> lifecycle;
+  private final WaitAnalysis<Env> waits;
   private final String name;
 
   private ProcedureExecutor(ExecutorSettings<Env> s) {
@@ -54,13 +57,16 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
             s.clock,
             this::failStop,
             s.lockManager(),
-            new ProcedureLimiter(s.limits));
+            new ProcedureLimiter(s.limits),
+            s.metrics,
+            s.deadlockPolicy());
     ProcedureCompletion<Env> completion = new ProcedureCompletion<>(ctx);
     this.submissions = new Submissions<>(ctx);
     this.deadlines = new ExpiredDeadlines<>(ctx);
     StepRunner<Env> runner =
         new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
     this.workers = new WorkerPool(name, s.scheduler, runner, config);
+    this.waits = new WaitAnalysis<>(ctx, workers);
     TimeoutExecutorThread timeoutThread =
         new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, deadlines::onTimeout);
     this.lifecycle = new ExecutorLifecycle<>(name, ctx, workers, timeoutThread, s.failStopListener);
@@ -84,6 +90,14 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   @Override
   public void close() {
     stop();
+  }
+
+  /**
+   * The executor's wall clock in epoch milliseconds: the one its record times and deadlines use
+   * ({@link Builder#clock}). Procedures that reason about time use it too.
+   */
+  public long currentTimeMillis() {
+    return ctx.now();
   }
 
   /** Whether the executor runs (started, not stopped, not failed). */
@@ -186,18 +200,56 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /**
    * The procedure, live or completed within retention (or reported corrupt). A live procedure's
-   * info carries its current {@link ProcedureInfo#waitReason() wait reason}.
+   * info carries what it waits on now ({@link ProcedureInfo#blockedOn()}) and its {@link
+   * ProcedureInfo#waitReason() wait reason}.
    */
   public Optional<ProcedureInfo> getInfo(long procId) {
     ProcedureInfo info = ctx.info(procId);
-    return Optional.ofNullable(info == null ? null : ctx.admission.withWaitReason(info));
+    return Optional.ofNullable(info == null ? null : waits.annotate(info));
   }
 
-  /** Every live, retained and corrupt procedure, by procId, live ones with their wait reason. */
+  /** Every live, retained and corrupt procedure, by procId, live ones with what they wait on. */
   public List<ProcedureInfo> list() {
     List<ProcedureInfo> all = ctx.allInfos();
-    all.replaceAll(ctx.admission::withWaitReason);
+    all.replaceAll(waits::annotate);
     return all;
+  }
+
+  /**
+   * What a live procedure waits on now, as data (see {@link BlockedOn} for the kinds). Empty if it
+   * runs a step without a reported call, is finished, or is unknown.
+   */
+  public Optional<BlockedOn> blockedOn(long procId) {
+    Procedure<Env> p = ctx.procedures.get(procId);
+    return p == null ? Optional.empty() : Optional.ofNullable(waits.blockedOn(p));
+  }
+
+  /**
+   * The chain of waits from a procedure to its root cause (lock holder, what that holder waits on,
+   * ...), stopping at a cycle. Empty for a procedure unknown here.
+   */
+  public Optional<WaitChain> why(long procId) {
+    return Optional.ofNullable(waits.chain(procId));
+  }
+
+  /** How many live procedures are blocked on each {@link BlockedOn#kind() kind} now. */
+  public Map<String, Integer> blockedCounts() {
+    return waits.blockedCounts();
+  }
+
+  /** Wait-for cycles the lock manager found since it was made (see {@link LockManager}). */
+  public long deadlockCount() {
+    return ctx.admission.locks.deadlockCount();
+  }
+
+  /** The wait-for cycles of the lock table now (left in place: none while they are broken). */
+  public List<LockCycle> lockCycles() {
+    return ctx.admission.locks.cycles();
+  }
+
+  /** The last cycles the lock manager found, oldest first, broken or not. */
+  public List<LockCycle> recentDeadlocks() {
+    return ctx.admission.locks.recentDeadlocks();
   }
 
   /**
@@ -206,7 +258,10 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * running or queued to run, finished, or unknown.
    */
   public Optional<String> waitReason(long procId) {
-    return ctx.admission.waitReason(procId);
+    Procedure<Env> p = ctx.procedures.get(procId);
+    return p == null
+        ? Optional.empty()
+        : Optional.ofNullable(waits.waitReason(p, waits.blockedOn(p)));
   }
 
   /**
@@ -254,6 +309,11 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    */
   public java.util.concurrent.CompletableFuture<ProcedureInfo> whenFinished(long procId) {
     return ctx.finishFuture(procId);
+  }
+
+  /** The live procedures now: by state, the waiting ones by why, the oldest of each type. */
+  public ExecutorCensus census() {
+    return ctx.census();
   }
 
   /** Number of live (unfinished-tree) procedures. */
@@ -390,6 +450,33 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      */
     public Builder<Env> onFailStop(Consumer<Throwable> listener) {
       s.failStopListener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Where the executor reports steps, finished procedures, lock waits and store writes. */
+    public Builder<Env> metrics(ProcedureMetrics metrics) {
+      s.metrics = Objects.requireNonNull(metrics, "metrics");
+      return this;
+    }
+
+    /**
+     * Whether a wait-for cycle among procedures and their locks is broken by failing its youngest
+     * procedure that waits for a lock, with a failure that names the cycle (default true: a cycle
+     * never resolves by itself and blocks every later procedure on its resources). False leaves it
+     * for an operator: it is still logged, counted and listed ({@link
+     * ProcedureExecutor#lockCycles()}).
+     */
+    public Builder<Env> breakDeadlocks(boolean on) {
+      s.breakDeadlocks = on;
+      return this;
+    }
+
+    /**
+     * Told of every wait-for cycle the lock manager finds, broken or not, on the thread that parked
+     * the procedure that closed it; must not block (e.g. count it for metrics).
+     */
+    public Builder<Env> onDeadlock(Consumer<LockCycle> listener) {
+      s.deadlockListeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

@@ -7,9 +7,14 @@ package dev.baton.procedure;
  * @param failure null unless failed; for a corrupt stored record, the reason it could not be read
  * @param finished whether the procedure reached its terminal state: SUCCESS, ROLLEDBACK, or FAILED
  *     with nothing left to undo (a FAILED procedure that is still rolling back is not finished)
- * @param waitReason why a live procedure is not running now, when the executor knows (a lock and
- *     its holder, a full limiter, children, a timed wait or backoff, each with its deadline); null
- *     for a procedure that runs or is queued to run, for a finished one, and in stored snapshots
+ * @param waitReason why a live procedure is not going on now, when the executor knows (a lock and
+ *     its holder, a full limiter, children, a timed wait or backoff, each with its deadline, or the
+ *     call its running step reported); null for a procedure that runs or is queued to run, for a
+ *     finished one, and in stored snapshots
+ * @param blockedOn the same wait as data ({@link BlockedOn}); {@code waitReason} is its text. Null
+ *     where {@code waitReason} is, except that a procedure queued for a worker is {@link
+ *     BlockedOn.NoFreeWorker} and a running one that reported a call is {@link
+ *     BlockedOn.ExternalCall}
  */
 public record ProcedureInfo(
     long procId,
@@ -23,7 +28,8 @@ public record ProcedureInfo(
     byte[] result,
     String failure,
     boolean finished,
-    String waitReason) {
+    String waitReason,
+    BlockedOn blockedOn) {
 
   /** The form without a wait reason (null). */
   public ProcedureInfo(
@@ -50,6 +56,7 @@ public record ProcedureInfo(
         result,
         failure,
         finished,
+        null,
         null);
   }
 
@@ -93,8 +100,13 @@ public record ProcedureInfo(
     return result == null ? null : result.clone();
   }
 
-  /** This snapshot with {@code reason} as its wait reason. */
+  /** This snapshot with {@code reason} as its wait reason (and no blocker). */
   public ProcedureInfo withWaitReason(String reason) {
+    return withBlockedOn(null, reason);
+  }
+
+  /** This snapshot blocked on {@code blocker}, with {@code reason} as its wait reason. */
+  public ProcedureInfo withBlockedOn(BlockedOn blocker, String reason) {
     return new ProcedureInfo(
         procId,
         parentProcId,
@@ -107,7 +119,8 @@ public record ProcedureInfo(
         result,
         failure,
         finished,
-        reason);
+        reason,
+        blocker);
   }
 
   /** Whether the procedure finished successfully. */

@@ -129,14 +129,17 @@ final class RollbackRunner<Env> {
   /** Undoes the newest step of {@code proc} and persists it; false if it is retried later. */
   private boolean rollbackStep(RootProcedureStack<Env> stack, Procedure<Env> proc)
       throws IOException, InterruptedException {
+    long start = System.nanoTime();
     try {
       proc.doRollbackStep(ctx.env);
     } catch (InterruptedException e) {
       throw e;
     } catch (Throwable t) {
+      ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
       retryLater(stack, proc, t);
       return false;
     }
+    ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
     if (!ctx.running || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; rollback step of " + proc);
     }
@@ -178,6 +181,7 @@ final class RollbackRunner<Env> {
     int attempt = proc.exec.nextRetryAttempt();
     long wait = ctx.config.retryBackoffMillis(attempt);
     long at = ctx.now() + wait;
+    ctx.metrics.stepRetried(proc.getType());
     LOG.warn(
         "rollback of step {} of procedure {} failed (attempt {}); retrying in {} ms. "
             + "Fix the cause; the rollback repeats until it succeeds.",
@@ -187,7 +191,7 @@ final class RollbackRunner<Env> {
         wait,
         t);
     stack.pauseRollback(at);
-    ctx.admission.noteBackoff(proc, "retrying rollback of step " + proc.getStepName(), at);
+    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_ROLLBACK, at);
     Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
     ctx.timeouts.add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
   }

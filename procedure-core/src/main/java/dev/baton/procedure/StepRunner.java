@@ -132,6 +132,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
       try {
         lock = ctx.admission.acquireLock(proc);
       } catch (RuntimeException e) { // e.g. a lock wait timeout: the procedure fails
+        proc.exec.endLockWait();
         proc.setFailure(proc.getType(), e);
         fail(proc, stack);
         return false;
@@ -141,7 +142,14 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         return false;
       }
       if (lock == LockState.LOCK_EVENT_WAIT) {
+        if (proc.exec.startLockWait(System.nanoTime())) {
+          ctx.metrics.lockWaitStarted(proc.getType());
+        }
         return false; // parked on the lock; the release queues it again
+      }
+      long waited = proc.exec.endLockWait();
+      if (waited != 0) {
+        ctx.metrics.lockWaitEnded(proc.getType(), System.nanoTime() - waited);
       }
       proc.exec.setLockHeld(true);
     }
@@ -197,7 +205,12 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     boolean suspended = false;
     long timeoutBefore = proc.getTimeout();
     try {
-      children = proc.doExecute(ctx.env);
+      long start = System.nanoTime();
+      try {
+        children = proc.doExecute(ctx.env);
+      } finally {
+        ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
+      }
     } catch (ProcedureYieldException e) {
       yielded = true;
     } catch (ProcedureSuspendedException e) {
@@ -211,6 +224,8 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     if (!ctx.running || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; step of " + proc + " not recorded");
     }
+    ProcedureFailure stepFailure = proc.getFailure();
+    proc.exec.calls.stepEnded(stepFailure == null ? null : stepFailure.describe());
     if (proc.getTimeout() > 0 && proc.getTimeout() != timeoutBefore) {
       // setTimeout was called by the step: arm the new deadline (still measured from submission)
       ctx.timeouts.add(
@@ -331,6 +346,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
                   child);
             }
             ctx.scheduler.addFront(child);
+            ctx.metrics.submitted(child.getType());
           }
         });
   }
@@ -346,6 +362,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   private void scheduleRetry(Procedure<Env> proc) throws IOException {
     int attempt = proc.exec.nextRetryAttempt();
     long wait = ctx.config.retryBackoffMillis(attempt);
+    ctx.metrics.stepRetried(proc.getType());
     LOG.warn(
         "step {} of procedure {} failed ({}) and cannot be rolled back; retry {} in {} ms",
         proc.getStepName(),
@@ -358,7 +375,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     ctx.persist(proc);
     releaseLockAfterStep(proc);
     long until = ctx.now() + wait;
-    ctx.admission.noteBackoff(proc, "retrying failed step " + proc.getStepName(), until);
+    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_STEP, until);
     ctx.timeouts.add(until, TimeoutQueue.Kind.RETRY_STEP, proc);
   }
 

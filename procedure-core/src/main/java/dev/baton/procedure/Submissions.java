@@ -46,6 +46,7 @@ final class Submissions<Env> {
     }
     schedule(proc);
     settled(proc, nonce);
+    ctx.metrics.submitted(proc.getType());
     return proc.getProcId();
   }
 
@@ -197,6 +198,7 @@ final class Submissions<Env> {
     }
     proc.refreshSnapshot();
     schedule(proc);
+    ctx.metrics.submitted(proc.getType());
     return true;
   }
 

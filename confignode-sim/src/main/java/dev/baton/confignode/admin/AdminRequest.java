@@ -73,32 +73,9 @@ final class AdminRequest {
     return Optional.ofNullable(target);
   }
 
-  /** Whether the path is {@code /api/<segments...>} exactly. */
-  boolean isApi(String... segments) {
-    if (path.length != segments.length + 2 || !path[1].equals("api")) {
-      return false;
-    }
-    for (int i = 0; i < segments.length; i++) {
-      if (segments[i] != null && !segments[i].equals(path[i + 2])) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   /** Path segment {@code i} after {@code /api}. */
   String segment(int i) {
     return path[i + 2];
-  }
-
-  /** Fails with 405 unless the method is {@code allowed}. */
-  void requireMethod(String allowed) throws HttpError {
-    if (!method().equals(allowed)) {
-      throw new HttpError(
-          HttpURLConnection.HTTP_BAD_METHOD,
-          HttpErrors.METHOD_NOT_ALLOWED,
-          "method " + method() + " not allowed here; use " + allowed);
-    }
   }
 
   /** The query parameters, decoded (the last one wins when repeated). */

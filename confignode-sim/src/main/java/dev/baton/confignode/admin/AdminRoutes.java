@@ -1,20 +1,13 @@
 package dev.baton.confignode.admin;
 
-import dev.baton.confignode.http.HttpError;
-import java.io.IOException;
-import java.util.Optional;
+import java.util.List;
 
 /**
- * A group of admin API endpoints. {@link AdminServer} asks each group in turn; the first that
- * claims the path answers. A new group of endpoints is one more entry in {@link AdminServer}'s
- * route list.
+ * A group of admin API endpoints, one resource's. {@link AdminServer} puts every group's endpoints
+ * in its {@link RouteTable}, which routes requests and is what the OpenAPI document describes; a
+ * new group is one more {@link AdminServer#addRoutes} call.
  */
 interface AdminRoutes {
-  /**
-   * The JSON answer (serialized with Jackson) if this group serves the request's path, empty if the
-   * path is not one of this group's.
-   *
-   * @throws HttpError for bad input or an unavailable cluster (the path is this group's)
-   */
-  Optional<Object> route(AdminRequest request) throws HttpError, IOException, InterruptedException;
+  /** This group's endpoints. */
+  List<Endpoint> endpoints();
 }

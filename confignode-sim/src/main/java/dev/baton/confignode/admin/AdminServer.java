@@ -10,18 +10,22 @@ import dev.baton.confignode.http.HttpCall;
 import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.HttpReply;
+import dev.baton.confignode.http.HttpService;
 import dev.baton.confignode.http.JettyHttpServer;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.http.TlsIdentity;
 import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ProcedureLimits;
 import dev.baton.consensus.ProcedureNode;
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +35,11 @@ import org.slf4j.LoggerFactory;
  * leader. Bad input gets a 4xx JSON error; an unavailable cluster a 503; never a stack trace.
  *
  * <p>Every request first passes the {@link AdminGate} (Host, token and role, JSON body), which also
- * writes the audit log. Endpoints come in groups ({@link AdminRoutes}), asked in the order of
- * {@link #routes}; a new group is one {@link #addRoutes} call. The server ({@link JettyHttpServer})
- * bounds threads, connections, waiting requests and header time.
+ * writes the audit log. Endpoints come in groups ({@link AdminRoutes}) whose endpoints fill one
+ * {@link RouteTable}; a new group is one {@link #addRoutes} call. The table also serves {@code GET
+ * /metrics} (Prometheus text, {@link NodeMetrics}) and {@code GET /api/openapi.json} (the OpenAPI
+ * document of the table itself). The server ({@link JettyHttpServer}) bounds threads, connections,
+ * waiting requests and header time.
  */
 public final class AdminServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminServer.class);
@@ -41,7 +47,7 @@ public final class AdminServer implements AutoCloseable {
   private final ProcedureNode<ConfigNodeEnv> node;
   private final AdminApiSettings settings;
   private final AdminGate gate;
-  private final List<AdminRoutes> routes = new ArrayList<>();
+  private final RouteTable routes = new RouteTable();
   private JettyHttpServer server;
 
   public AdminServer(
@@ -50,7 +56,8 @@ public final class AdminServer implements AutoCloseable {
       StateHolds holds,
       ProcedureLimits limits,
       AdminApiSettings settings,
-      AuditLog audit) {
+      AuditLog audit,
+      NodeMetrics metrics) {
     this.node = node;
     this.settings = settings;
     this.gate =
@@ -58,9 +65,31 @@ public final class AdminServer implements AutoCloseable {
             AllowedHosts.of(settings.bindHost(), settings.hostNames()),
             settings.tokens().map(AccessControl::withTokens).orElseGet(AccessControl::open),
             audit);
+    routes.add(
+        () ->
+            List.of(
+                Endpoint.get(
+                        "/metrics",
+                        "this node's metrics in the Prometheus text format",
+                        req ->
+                            new HttpReply(
+                                HttpURLConnection.HTTP_OK, metrics.contentType(), metrics.scrape()))
+                    .producing(metrics.contentType()),
+                Endpoint.get(
+                    OpenApiDocument.PATH,
+                    "this document: the OpenAPI 3 description of the admin API",
+                    req -> OpenApiDocument.of(routes.endpoints()))));
     routes.add(new ClusterRoutes(node));
-    routes.add(new ProcedureRoutes(node, holds, limits));
-    routes.add(new LockRoutes(node, metadata, settings.tls().map(TlsIdentity::trustContext)));
+    LeaderForward leader =
+        new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
+    routes.add(new ProcedureRoutes(node, holds, limits, metrics, leader));
+    routes.add(new LockRoutes(node, leader));
+    routes.add(new MembershipRoutes(node));
+  }
+
+  /** Every endpoint served, in routing order. */
+  List<Endpoint> endpoints() {
+    return routes.endpoints();
   }
 
   /** Adds a group of endpoints, asked after the ones before it; call before {@link #start}. */
@@ -71,10 +100,11 @@ public final class AdminServer implements AutoCloseable {
 
   public void start(int port) throws IOException {
     server =
-        JettyHttpServer.builder("admin-" + node.nodeId(), this::serve)
+        JettyHttpServer.builder("admin-" + node.nodeId(), HttpService.async(this::serve))
             .bind(settings.bindHost(), port)
             .limits(settings.limits())
             .tls(settings.tls())
+            .unlimitedWithParameter(ProcedureRoutes.WAIT_FOR)
             .start();
   }
 
@@ -94,7 +124,7 @@ public final class AdminServer implements AutoCloseable {
     }
   }
 
-  private HttpReply serve(HttpCall call) {
+  private CompletionStage<HttpReply> serve(HttpCall call) {
     Principal who;
     try {
       who = gate.admit(call);
@@ -102,37 +132,59 @@ public final class AdminServer implements AutoCloseable {
       HttpError e = r.error();
       gate.record(
           call, r.principal(), Optional.empty(), true, e.status() + " " + e.reply().error());
-      return HttpReply.error(e);
+      return CompletableFuture.completedFuture(HttpReply.error(e));
     }
     AdminRequest req = new AdminRequest(call, who);
-    HttpReply reply = answer(req);
-    gate.record(call, Optional.of(who), req.target(), false, result(reply));
-    return reply;
+    return answer(req)
+        .thenApply(
+            reply -> {
+              gate.record(call, Optional.of(who), req.target(), false, result(reply));
+              return reply;
+            });
   }
 
-  private HttpReply answer(AdminRequest req) {
+  private CompletionStage<HttpReply> answer(AdminRequest req) {
     try {
-      if (req.pathText().equals(MetricsText.PATH)) {
-        req.requireMethod("GET");
-        return HttpReply.text(
-            HttpURLConnection.HTTP_OK, MetricsText.CONTENT_TYPE, MetricsText.of(node));
+      Object answer = routes.route(req);
+      if (answer instanceof CompletionStage<?> later) {
+        return later.handle(
+            (value, failure) -> failure == null ? reply(value) : failed(req, unwrap(failure)));
       }
-      return HttpReply.json(HttpURLConnection.HTTP_OK, route(req));
-    } catch (HttpError e) {
-      return HttpReply.error(e);
-    } catch (InterruptedException e) {
+      return CompletableFuture.completedFuture(reply(answer));
+    } catch (HttpError | InterruptedException | IOException | RuntimeException e) {
+      return CompletableFuture.completedFuture(failed(req, e));
+    }
+  }
+
+  /** An endpoint's answer: an {@link HttpReply} as it is, anything else as JSON. */
+  private static HttpReply reply(Object answer) {
+    return answer instanceof HttpReply reply
+        ? reply
+        : HttpReply.json(HttpURLConnection.HTTP_OK, answer);
+  }
+
+  /** The error answer for a route's failure: its own error, 503, 400 or a 500 with a reference. */
+  private static HttpReply failed(AdminRequest req, Throwable e) {
+    if (e instanceof HttpError error) {
+      return HttpReply.error(error);
+    }
+    if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
       return HttpReply.json(
           HttpURLConnection.HTTP_UNAVAILABLE,
           new ErrorReply(ClusterCalls.UNAVAILABLE, "the node is shutting down"));
-    } catch (IOException e) {
-      return HttpReply.unreadable(e);
-    } catch (RuntimeException e) {
-      String reference = HttpErrors.newReference();
-      LOG.error(
-          "admin API failed on {} {} (reference {})", req.method(), req.pathText(), reference, e);
-      return HttpReply.internal(reference);
     }
+    if (e instanceof IOException io) {
+      return HttpReply.unreadable(io);
+    }
+    String reference = HttpErrors.newReference();
+    LOG.error(
+        "admin API failed on {} {} (reference {})", req.method(), req.pathText(), reference, e);
+    return HttpReply.internal(reference);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   /** The audit log's result of an answer: its status, and its error code if any. */
@@ -146,15 +198,5 @@ public final class AdminServer implements AutoCloseable {
     } catch (IOException e) {
       return Integer.toString(reply.status());
     }
-  }
-
-  private Object route(AdminRequest req) throws HttpError, IOException, InterruptedException {
-    for (AdminRoutes group : routes) {
-      Optional<Object> answer = group.route(req);
-      if (answer.isPresent()) {
-        return answer.get();
-      }
-    }
-    throw req.notFound();
   }
 }

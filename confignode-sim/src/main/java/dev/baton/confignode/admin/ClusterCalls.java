@@ -5,7 +5,9 @@ import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LiveProcedureCapException;
 import java.net.HttpURLConnection;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,29 +23,53 @@ public final class ClusterCalls {
     try {
       return f.get(ConfigNodeWaits.ADMIN_CLUSTER_CALL.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      throw unavailable(
-          "the cluster did not answer within "
-              + ConfigNodeWaits.ADMIN_CLUSTER_CALL
-              + " (no leader or no majority)");
+      throw noAnswer(ConfigNodeWaits.ADMIN_CLUSTER_CALL);
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof LiveProcedureCapException full) {
-        throw new HttpError(
-            HttpErrors.HTTP_TOO_MANY_REQUESTS, HttpErrors.TOO_MANY_PROCEDURES, full.getMessage());
-      }
-      if (cause instanceof IllegalArgumentException bad) {
-        throw new HttpError(
-            HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, bad.getMessage());
-      }
-      // a timeout of the cluster client carries no message; name it rather than say "null"
-      String why =
-          cause.getMessage() != null
-              ? cause.getMessage()
-              : cause instanceof TimeoutException
-                  ? "no answer in time (no leader or no majority)"
-                  : cause.getClass().getSimpleName();
-      throw unavailable("the cluster could not serve the request: " + why);
+      throw failure(e.getCause());
     }
+  }
+
+  /**
+   * As {@link #await}, without waiting: {@code f} failing, or not done within {@code patience},
+   * fails the returned stage with the {@link HttpError} {@link #await} would throw.
+   */
+  static <T> CompletableFuture<T> later(CompletableFuture<T> f, Duration patience) {
+    return f.orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(
+            e -> {
+              Throwable cause =
+                  e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+              return CompletableFuture.failedFuture(
+                  cause instanceof TimeoutException ? noAnswer(patience) : failure(cause));
+            });
+  }
+
+  private static HttpError noAnswer(Duration patience) {
+    return unavailable(
+        "the cluster did not answer within " + patience + " (no leader or no majority)");
+  }
+
+  /** The error a failed call to the cluster answers. */
+  static HttpError failure(Throwable cause) {
+    if (cause instanceof HttpError already) {
+      return already;
+    }
+    if (cause instanceof LiveProcedureCapException full) {
+      return new HttpError(
+          HttpErrors.HTTP_TOO_MANY_REQUESTS, HttpErrors.TOO_MANY_PROCEDURES, full.getMessage());
+    }
+    if (cause instanceof IllegalArgumentException bad) {
+      return new HttpError(
+          HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, bad.getMessage());
+    }
+    // a timeout of the cluster client carries no message; name it rather than say "null"
+    String why =
+        cause.getMessage() != null
+            ? cause.getMessage()
+            : cause instanceof TimeoutException
+                ? "no answer in time (no leader or no majority)"
+                : cause.getClass().getSimpleName();
+    return unavailable("the cluster could not serve the request: " + why);
   }
 
   static HttpError unavailable(String message) {

@@ -8,12 +8,15 @@ import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.ProcedureExecutor;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * {@code /api/cluster} (this node's own view: role, leader, term, peers and its executor) and
- * {@code /api/metadata} (a linearizable read of databases, regions and DataNodes).
+ * {@code /api/cluster} (this node's own view: role, leader, term, applied index, the group's
+ * members with their address, role, last contact and log positions, and its executor) and {@code
+ * /api/metadata} (a linearizable read of databases, regions, DataNodes, and the ConfigNodes that
+ * membership changes added or removed).
  */
 final class ClusterRoutes implements AdminRoutes {
   private final ProcedureNode<ConfigNodeEnv> node;
@@ -23,16 +26,16 @@ final class ClusterRoutes implements AdminRoutes {
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req) throws HttpError, InterruptedException {
-    if (req.isApi("cluster")) {
-      req.requireMethod("GET");
-      return Optional.of(cluster());
-    }
-    if (req.isApi("metadata")) {
-      req.requireMethod("GET");
-      return Optional.of(metadata());
-    }
-    return Optional.empty();
+  public List<Endpoint> endpoints() {
+    return List.of(
+        Endpoint.get(
+            "/api/cluster",
+            "this node's view: role, leader, term, peers, its executor and last recovery",
+            req -> cluster()),
+        Endpoint.get(
+            "/api/metadata",
+            "the cluster metadata (databases, regions, DataNodes), read linearizably",
+            req -> metadata()));
   }
 
   private Map<String, Object> cluster() {
@@ -41,7 +44,9 @@ final class ClusterRoutes implements AdminRoutes {
     out.put("role", node.role());
     out.put("leaderId", node.leaderId().orElse(null));
     out.put("term", node.term());
+    out.put("appliedIndex", node.stateMachine().appliedIndex());
     out.put("peers", new ArrayList<>(node.peers().keySet()));
+    out.put("members", node.membership().members());
     out.put("executor", executor());
     out.put("rejectedStaleWrites", node.rejectedWriteCount());
     return out;
@@ -79,6 +84,7 @@ final class ClusterRoutes implements AdminRoutes {
     out.put("databases", view.databases());
     out.put("regions", view.regions());
     out.put("dataNodes", view.dataNodes());
+    out.put("configNodes", view.configNodes());
     return out;
   }
 }

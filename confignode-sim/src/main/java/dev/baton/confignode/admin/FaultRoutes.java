@@ -9,8 +9,8 @@ import dev.baton.consensus.ProcedureNode;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code /api/faults/hold} of a node started with {@code --faults} (for drills): {@code POST {type,
@@ -37,50 +37,54 @@ public final class FaultRoutes implements AdminRoutes {
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req) throws HttpError, IOException {
-    if (req.path().length < 3 || !req.path()[1].equals("api") || !req.path()[2].equals(PATH)) {
-      return Optional.empty();
+  public List<Endpoint> endpoints() {
+    String path = "/api/" + PATH + "/" + HOLD;
+    return List.of(
+        Endpoint.get(path, "(--faults) the holds and the procedures held on this node", this::list),
+        Endpoint.post(
+            path,
+            "(--faults) hold procedures of {type} before {state}'s step on this node",
+            this::hold),
+        Endpoint.delete(path, "(--faults) release every hold of this node", this::release));
+  }
+
+  private Map<String, Object> list(AdminRequest req) throws HttpError {
+    requireEnabled();
+    return state();
+  }
+
+  private Map<String, Object> hold(AdminRequest req) throws HttpError, IOException {
+    requireEnabled();
+    HoldRequest body = JsonExchange.parse(req.body(MAX_BODY_BYTES), HoldRequest.class);
+    if (body.type() == null || body.state() == null) {
+      throw invalid(
+          "a hold needs 'type' and 'state', e.g. {\"type\":\"RemoveDataNode\","
+              + "\"state\":\"MARK_REMOVING\"}");
     }
+    req.target("hold " + body.type() + ":" + body.state());
+    try {
+      holds.hold(body.type(), body.state());
+    } catch (IllegalArgumentException e) {
+      throw invalid(e.getMessage());
+    }
+    return state();
+  }
+
+  private Map<String, Object> release(AdminRequest req) throws HttpError {
+    requireEnabled();
+    req.target("every hold");
+    int released = holds.releaseAll();
+    Map<String, Object> out = state();
+    out.put("released", released);
+    return out;
+  }
+
+  private void requireEnabled() throws HttpError {
     if (!holds.isEnabled()) {
       throw new HttpError(
           HttpURLConnection.HTTP_NOT_FOUND,
           HttpErrors.NOT_FOUND,
           "fault routes are off on node " + node.nodeId() + "; start it with --faults");
-    }
-    if (!req.isApi(PATH, HOLD)) {
-      throw req.notFound();
-    }
-    switch (req.method()) {
-      case "GET" -> {
-        return Optional.of(state());
-      }
-      case "POST" -> {
-        HoldRequest body = JsonExchange.parse(req.body(MAX_BODY_BYTES), HoldRequest.class);
-        if (body.type() == null || body.state() == null) {
-          throw invalid(
-              "a hold needs 'type' and 'state', e.g. {\"type\":\"RemoveDataNode\","
-                  + "\"state\":\"MARK_REMOVING\"}");
-        }
-        req.target("hold " + body.type() + ":" + body.state());
-        try {
-          holds.hold(body.type(), body.state());
-        } catch (IllegalArgumentException e) {
-          throw invalid(e.getMessage());
-        }
-        return Optional.of(state());
-      }
-      case "DELETE" -> {
-        req.target("every hold");
-        int released = holds.releaseAll();
-        Map<String, Object> out = state();
-        out.put("released", released);
-        return Optional.of(out);
-      }
-      default ->
-          throw new HttpError(
-              HttpURLConnection.HTTP_BAD_METHOD,
-              HttpErrors.METHOD_NOT_ALLOWED,
-              "method " + req.method() + " not allowed here; use GET, POST or DELETE");
     }
   }
 

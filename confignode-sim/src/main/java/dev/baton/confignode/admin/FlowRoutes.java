@@ -6,6 +6,7 @@ import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.http.JsonExchange;
+import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.procedure.ProcedureInfo;
@@ -50,6 +51,9 @@ public final class FlowRoutes implements AdminRoutes {
   /** Conflict: the operator action does not fit the node's state (e.g. it is not PENDING). */
   static final String CONFLICT = "conflict";
 
+  /** The operator action of a node resume, as metrics count it. */
+  static final String RESUME = "resume";
+
   record TriggerRequest(Trigger.Kind kind, Integer count, List<String> parents, String predicate) {}
 
   record NodeRequest(
@@ -69,15 +73,20 @@ public final class FlowRoutes implements AdminRoutes {
 
   private final FlowGateway<ConfigNodeEnv> gateway;
   private final Flows<ConfigNodeEnv> flows;
+  private final NodeMetrics metrics;
 
   /**
    * Flow routes over {@code gateway}, the node's way to submit and read procedures (any node
-   * forwards to the leader).
+   * forwards to the leader); resumes are counted in {@code metrics}.
    */
   public FlowRoutes(
-      FlowGateway<ConfigNodeEnv> gateway, FlowRuntime<ConfigNodeEnv> runtime, Duration wait) {
+      FlowGateway<ConfigNodeEnv> gateway,
+      FlowRuntime<ConfigNodeEnv> runtime,
+      Duration wait,
+      NodeMetrics metrics) {
     this.gateway = gateway;
     this.flows = new Flows<>(runtime, gateway, wait);
+    this.metrics = metrics;
   }
 
   /** A flow runtime on {@code registry} whose task types are the ConfigNode procedure types. */
@@ -90,38 +99,30 @@ public final class FlowRoutes implements AdminRoutes {
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req)
-      throws HttpError, IOException, InterruptedException {
-    String[] p = req.path();
-    if (p.length < 3 || !p[1].equals("api") || !p[2].equals("flows")) {
-      return Optional.empty();
-    }
-    return Optional.of(route(req, p));
-  }
-
-  /** Routes {@code /api/flows...}; {@code p} is the split path ("", "api", "flows", ...). */
-  private Object route(AdminRequest req, String[] p)
-      throws HttpError, IOException, InterruptedException {
-    if (p.length == 3) {
-      req.requireMethod("POST");
-      long flowId = submit(req);
-      req.target("flow " + flowId);
-      return Map.of("flowId", flowId);
-    }
-    long id = ProcedureRoutes.procId(p[3]);
-    if (p.length == 4) {
-      req.requireMethod("GET");
-      return view(id);
-    }
-    if (p.length == 7 && p[4].equals("nodes") && p[6].equals("resume")) {
-      req.requireMethod("POST");
-      req.target("flow " + id + " node " + p[5]);
-      return resume(req, id, p[5]);
-    }
-    throw new HttpError(
-        HttpURLConnection.HTTP_NOT_FOUND,
-        HttpErrors.NOT_FOUND,
-        "no such path: " + String.join("/", p));
+  public List<Endpoint> endpoints() {
+    return List.of(
+        Endpoint.post(
+            "/api/flows",
+            "submit a workflow {nodes: [{name, type, args?, trigger?, onFailure?, retries?,"
+                + " backoffMillis?}], edges: [{parent, child}]} → {flowId}",
+            req -> {
+              long flowId = submit(req);
+              req.target("flow " + flowId);
+              return Map.of("flowId", flowId);
+            }),
+        Endpoint.get(
+            "/api/flows/{id}",
+            "a workflow with all its nodes",
+            req -> view(ProcedureRoutes.procId(req.segment(1)))),
+        Endpoint.post(
+            "/api/flows/{id}/nodes/{node}/resume",
+            "resume a node of a workflow {action?: RERUN | MARK_SUCCEEDED | MARK_FAILED}",
+            req -> {
+              long id = ProcedureRoutes.procId(req.segment(1));
+              String node = req.segment(3);
+              req.target("flow " + id + " node " + node);
+              return resume(req, id, node);
+            }));
   }
 
   private long submit(AdminRequest request) throws HttpError, IOException {
@@ -204,8 +205,11 @@ public final class FlowRoutes implements AdminRoutes {
           "flow " + id + " has no node '" + nodeName + "'");
     }
     try {
-      return flows.resume(id, nodeName, action);
+      FlowInfo resumed = flows.resume(id, nodeName, action);
+      metrics.operatorAction(RESUME, NodeMetrics.DONE);
+      return resumed;
     } catch (InvalidFlowException e) {
+      metrics.operatorAction(RESUME, NodeMetrics.REFUSED);
       throw new HttpError(HttpURLConnection.HTTP_CONFLICT, CONFLICT, e.getMessage());
     } catch (TimeoutException e) {
       throw new HttpError(

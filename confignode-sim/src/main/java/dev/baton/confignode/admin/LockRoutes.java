@@ -1,106 +1,74 @@
 package dev.baton.confignode.admin;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.HttpError;
-import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.ProcedureExecutor;
-import java.io.IOException;
-import java.net.HttpURLConnection;
+import dev.baton.procedure.scheduler.LockCycle;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import javax.net.ssl.SSLContext;
 
 /**
  * {@code GET /api/locks}: the lock table of the leader's executor, every held or awaited lock with
- * its holders and its wait queue in order ({@link dev.baton.procedure.scheduler.LockInfo}).
+ * its holders and its wait queue in order ({@link dev.baton.procedure.scheduler.LockInfo}); the
+ * wait-for cycles among them now ({@code cycles}: left in place only where the node does not break
+ * deadlocks), how many were found this term ({@code deadlocks}) and the last ones ({@code
+ * recentDeadlocks}, broken or not: {@link dev.baton.procedure.scheduler.LockCycle}).
  *
  * <p>Locks live only in the leader's memory (recovery rebuilds them each term), so the leader
- * answers from its executor; a follower forwards the request to the admin API address the leader
- * published for its term (the node's leader admin publisher) and returns the leader's answer
- * unchanged; the request carries the caller's Authorization header, so the leader checks the
- * caller. While there is no leader, the leader is still recovering, or it has not published its
- * address yet, the answer is a 503 the client may retry.
+ * answers from its executor and a follower forwards the request ({@link LeaderForward}).
  */
 final class LockRoutes implements AdminRoutes {
   static final String PATH = "locks";
 
   private final ProcedureNode<ConfigNodeEnv> node;
-  private final ClusterMetadata metadata;
+  private final LeaderForward leader;
 
-  /** The client of the last leader forwarded to, and its address; guarded by this. */
-  private NodeApiClient forwarder;
-
-  private String forwardedTo;
-
-  /** The trust of the leader's certificate when the nodes serve HTTPS. */
-  private final Optional<SSLContext> tls;
-
-  LockRoutes(
-      ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata, Optional<SSLContext> tls) {
+  LockRoutes(ProcedureNode<ConfigNodeEnv> node, LeaderForward leader) {
     this.node = node;
-    this.metadata = metadata;
-    this.tls = tls;
+    this.leader = leader;
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req) throws HttpError, InterruptedException {
-    if (!req.isApi(PATH)) {
-      return Optional.empty();
-    }
-    req.requireMethod("GET");
+  public List<Endpoint> endpoints() {
+    return List.of(
+        Endpoint.get(
+            "/api/" + PATH,
+            "the leader's lock table: every held or awaited lock, holders and waiters in order",
+            this::locks));
+  }
+
+  private Object locks(AdminRequest req) throws HttpError, InterruptedException {
     Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
     if (executor.isPresent()) {
+      ProcedureExecutor<ConfigNodeEnv> e = executor.get();
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("nodeId", node.nodeId());
       out.put("term", node.term());
-      out.put("locks", executor.get().locks());
-      return Optional.of(out);
+      out.put("locks", e.locks());
+      out.put("cycles", cycles(e.lockCycles()));
+      out.put("deadlocks", e.deadlockCount());
+      out.put("recentDeadlocks", cycles(e.recentDeadlocks()));
+      return out;
     }
-    return Optional.of(forwardToLeader(req));
+    return leader.get(req, "/api/" + PATH, "the lock table");
   }
 
-  private JsonNode forwardToLeader(AdminRequest req) throws HttpError, InterruptedException {
-    String leader = node.leaderId().orElse(null);
-    if (leader == null) {
-      throw ClusterCalls.unavailable("no leader now; the lock table lives in the leader");
+  /** Each cycle with its procedures in order and its text for people. */
+  private static List<Map<String, Object>> cycles(List<LockCycle> cycles) {
+    List<Map<String, Object>> out = new ArrayList<>(cycles.size());
+    for (LockCycle c : cycles) {
+      Map<String, Object> cycle = new LinkedHashMap<>();
+      cycle.put("procIds", c.procIds());
+      cycle.put("detectedAt", c.detectedAt());
+      cycle.put("victim", c.broken() ? c.victim() : null);
+      cycle.put("links", c.links());
+      cycle.put("text", c.describe());
+      out.add(cycle);
     }
-    if (leader.equals(node.nodeId())) {
-      throw ClusterCalls.unavailable(
-          "this node leads term " + node.term() + " but its executor is still recovering");
-    }
-    Optional<ClusterMetadata.LeaderAdmin> published = metadata.local().leaderAdmin();
-    if (published.isEmpty() || !published.get().nodeId().equals(leader)) {
-      throw ClusterCalls.unavailable(
-          "leader " + leader + " has not published its admin API address yet; retry");
-    }
-    String address = published.get().address();
-    try {
-      // the caller's own credentials: the leader decides what the caller may see, not this node
-      return forwarder(address)
-          .withAuthorization(req.authorization())
-          .call(address, "GET", "/api/" + PATH, null);
-    } catch (NodeApiClient.ApiException e) {
-      int status = e.status() == 0 ? HttpURLConnection.HTTP_UNAVAILABLE : e.status();
-      String error = e.status() == 0 || e.error().isEmpty() ? ClusterCalls.UNAVAILABLE : e.error();
-      throw new HttpError(
-          status, error, "forwarding to leader " + leader + " failed: " + e.getMessage());
-    } catch (IOException e) {
-      throw ClusterCalls.unavailable(
-          "forwarding to leader " + leader + " at " + address + " failed: " + e.getMessage());
-    }
-  }
-
-  private synchronized NodeApiClient forwarder(String address) {
-    if (!address.equals(forwardedTo)) {
-      NodeApiClient client = new NodeApiClient(List.of(address));
-      forwarder = tls.map(client::withTls).orElse(client);
-      forwardedTo = address;
-    }
-    return forwarder;
+    return out;
   }
 }

@@ -6,26 +6,45 @@ import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
 import dev.baton.confignode.http.Paging;
+import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.procedures.ProcedureLimits;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
+import dev.baton.procedure.BlockedOn;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
+import dev.baton.procedure.WaitChain;
 import java.io.IOException;
 import java.net.HttpURLConnection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * {@code /api/procedures}: submit (any node: the submission is a log entry), list with filters, get
- * one, abort. Reads are linearizable; the leader adds each live procedure's wait reason.
+ * {@code /api/procedures}: submit (any node: the submission is a log entry; the answer comes once
+ * it is committed, not once the procedure ran), list with filters, get one (or wait for it to
+ * finish: {@code ?waitFor=finished&timeout=10s}), abort, and why one waits. Reads are linearizable;
+ * the leader adds what each live procedure waits on ({@code blockedOn}) and its text ({@code
+ * waitReason}); a node without a running executor while no executor runs anywhere (no leader, or it
+ * leads and still recovers) says so as {@code notLeader}.
+ *
+ * <p>{@code GET /api/procedures/{id}/why} follows the waits from the procedure to the root cause
+ * ({@link WaitChain}: lock holder, what that holder waits on, ...), each link typed, stopping at a
+ * cycle. Waits live in the leader's executor, so a follower answers with the leader's view ({@link
+ * LeaderForward}).
  */
 final class ProcedureRoutes implements AdminRoutes {
   /** Largest request body accepted. */
@@ -33,43 +52,103 @@ final class ProcedureRoutes implements AdminRoutes {
 
   static final String PATH = "procedures";
 
+  /** The query parameter of a long poll: {@code waitFor=finished}. */
+  static final String WAIT_FOR = "waitFor";
+
+  /** The one event a long poll waits for. */
+  static final String FINISHED = "finished";
+
+  /** How long a long poll waits: {@code 10s}, {@code 500ms}, or whole seconds. */
+  static final String TIMEOUT = "timeout";
+
+  /**
+   * Long polls one node keeps waiting at once; more are answered 503 at once. Each holds a
+   * connection and a few objects, no thread.
+   */
+  static final int MAX_WAITING = 1024;
+
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s)?");
+
+  /** The operator action of an abort, as metrics count it. */
+  static final String ABORT = "abort";
+
   /** A submission: a registered type, its arguments, and an optional nonce for safe retries. */
   record SubmitRequest(String type, JsonNode args, NonceBody nonce) {}
 
   record NonceBody(long group, long nonce) {}
 
+  static final String WHY = "why";
+
   private final ProcedureNode<ConfigNodeEnv> node;
   private final StateHolds holds;
   private final ProcedureLimits limits;
+  private final AtomicInteger waiting = new AtomicInteger();
+  private final NodeMetrics metrics;
+  private final LeaderForward leader;
 
-  ProcedureRoutes(ProcedureNode<ConfigNodeEnv> node, StateHolds holds, ProcedureLimits limits) {
+  ProcedureRoutes(
+      ProcedureNode<ConfigNodeEnv> node,
+      StateHolds holds,
+      ProcedureLimits limits,
+      NodeMetrics metrics,
+      LeaderForward leader) {
     this.node = node;
     this.holds = holds;
     this.limits = limits;
+    this.metrics = metrics;
+    this.leader = leader;
   }
 
   @Override
-  public Optional<Object> route(AdminRequest req)
-      throws HttpError, IOException, InterruptedException {
-    if (req.isApi(PATH)) {
-      if (req.method().equals("POST")) {
-        return Optional.of(submit(req));
-      }
-      req.requireMethod("GET");
-      return Optional.of(list(req));
-    }
-    if (req.isApi(PATH, null)) {
-      req.requireMethod("GET");
-      return Optional.of(get(procId(req.segment(1))));
-    }
-    if (req.isApi(PATH, null, "abort")) {
-      req.requireMethod("POST");
-      long id = procId(req.segment(1));
-      req.target("procedure " + id);
-      get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
-      return Optional.of(Map.of("aborted", ClusterCalls.await(node.abort(id))));
-    }
-    return Optional.empty();
+  public List<Endpoint> endpoints() {
+    return List.of(
+        Endpoint.post(
+            "/api/" + PATH,
+            "submit a procedure {type, args?, nonce?: {group, nonce}} → {procId}",
+            this::submit),
+        Endpoint.get(
+                "/api/" + PATH,
+                "one page of the procedures that match the filters, in id order",
+                this::list)
+            .withQuery(
+                "limit: page size, 1 to " + Paging.MAX_PAGE,
+                "after: only ids above this one (the previous page's "
+                    + Paging.NEXT_AFTER_HEADER
+                    + " header)",
+                "state: only procedures in this state",
+                "type: only procedures of this type"),
+        Endpoint.get(
+                "/api/" + PATH + "/{id}",
+                "one procedure, with what it waits on (blockedOn, waitReason) while it waits; with waitFor=finished, answered"
+                    + " once it finished or the timeout passed (finished: false)",
+                this::getOrAwait)
+            .withQuery(
+                WAIT_FOR + ": " + FINISHED + " to wait until the procedure finished",
+                TIMEOUT
+                    + ": how long to wait (10s, 500ms; default and bounds in the reply's"
+                    + " error when out of range)"),
+        Endpoint.get(
+            "/api/" + PATH + "/{id}/" + WHY,
+            "the chain of waits from a procedure to its root cause (the leader's view), each link"
+                + " typed, stopping at a cycle",
+            req -> why(req, procId(req.segment(1)))),
+        Endpoint.post(
+            "/api/" + PATH + "/{id}/abort", "ask to abort a procedure → {aborted}", this::abort));
+  }
+
+  private Map<String, Object> abort(AdminRequest req) throws HttpError, InterruptedException {
+    long id = procId(req.segment(1));
+    req.target("procedure " + id);
+    get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
+    boolean aborted = ClusterCalls.await(node.abort(id));
+    metrics.operatorAction(ABORT, aborted ? NodeMetrics.DONE : NodeMetrics.REFUSED);
+    return Map.of("aborted", aborted);
+  }
+
+  private Object getOrAwait(AdminRequest req) throws HttpError, InterruptedException {
+    long id = procId(req.segment(1));
+    Optional<Duration> wait = waitOf(req.query());
+    return wait.isPresent() ? awaitFinished(id, wait.get()) : get(id);
   }
 
   private Map<String, Object> submit(AdminRequest req)
@@ -177,30 +256,147 @@ final class ProcedureRoutes implements AdminRoutes {
             + "'");
   }
 
-  private ProcedureView get(long id) throws HttpError, InterruptedException {
-    Optional<ProcedureInfo> info = ClusterCalls.await(node.getInfo(id));
-    return view(
-        info.orElseThrow(
-            () ->
-                new HttpError(
-                    HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id)));
+  /**
+   * The wait a {@code GET /api/procedures/ID} asks for: empty without {@code waitFor}; with {@code
+   * waitFor=finished}, its {@code timeout} (default {@link ConfigNodeWaits#PROCEDURE_WAIT_DEFAULT},
+   * at most {@link ConfigNodeWaits#PROCEDURE_WAIT_MAX}).
+   */
+  static Optional<Duration> waitOf(Map<String, String> query) throws HttpError {
+    String waitFor = query.get(WAIT_FOR);
+    String timeout = query.get(TIMEOUT);
+    if (waitFor == null) {
+      if (timeout != null) {
+        throw badRequest("'" + TIMEOUT + "' needs '" + WAIT_FOR + "=" + FINISHED + "'");
+      }
+      return Optional.empty();
+    }
+    if (!waitFor.equals(FINISHED)) {
+      throw badRequest("'" + WAIT_FOR + "' must be '" + FINISHED + "', got '" + waitFor + "'");
+    }
+    if (timeout == null) {
+      return Optional.of(ConfigNodeWaits.PROCEDURE_WAIT_DEFAULT);
+    }
+    Matcher m = DURATION.matcher(timeout);
+    Duration d = null;
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      d = "ms".equals(m.group(2)) ? Duration.ofMillis(n) : Duration.ofSeconds(n);
+    }
+    if (d == null || d.compareTo(ConfigNodeWaits.PROCEDURE_WAIT_MAX) > 0) {
+      throw badRequest(
+          "'"
+              + TIMEOUT
+              + "' must be a duration such as 10s or 500ms, at most "
+              + ConfigNodeWaits.PROCEDURE_WAIT_MAX.toSeconds()
+              + "s, got '"
+              + timeout
+              + "'");
+    }
+    return Optional.of(d);
   }
 
   /**
-   * The view, with the wait reason when this node's executor knows it, or the fault hold it waits
-   * at on this node.
+   * The procedure once it finished, or as it is when {@code timeout} has passed ({@code finished}
+   * false): the node waits without a thread (see {@link ProcedureNode#awaitFinished}), leader or
+   * follower alike. An unknown id is a 404, as for a plain GET.
+   */
+  private CompletableFuture<ProcedureView> awaitFinished(long id, Duration timeout)
+      throws HttpError {
+    if (waiting.incrementAndGet() > MAX_WAITING) {
+      waiting.decrementAndGet();
+      throw ClusterCalls.unavailable(
+          "this node already holds " + MAX_WAITING + " waiting requests; try again later");
+    }
+    CompletableFuture<Optional<ProcedureInfo>> wait;
+    try {
+      wait = node.awaitFinished(id, timeout);
+    } catch (RuntimeException e) {
+      waiting.decrementAndGet();
+      throw e;
+    }
+    return ClusterCalls.later(wait, timeout.plus(ConfigNodeWaits.ADMIN_CLUSTER_CALL))
+        .whenComplete((info, failure) -> waiting.decrementAndGet())
+        .thenApply(info -> view(info.orElseThrow(() -> new CompletionException(notFound(id)))));
+  }
+
+  private static HttpError notFound(long id) {
+    return new HttpError(
+        HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id);
+  }
+
+  private static HttpError badRequest(String message) {
+    return new HttpError(HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, message);
+  }
+
+  private ProcedureView get(long id) throws HttpError, InterruptedException {
+    Optional<ProcedureInfo> info = ClusterCalls.await(node.getInfo(id));
+    return view(info.orElseThrow(() -> notFound(id)));
+  }
+
+  /**
+   * The view, with what it waits on when this node's executor knows it (and the fault hold it waits
+   * at on this node as its wait reason), or {@code notLeader} when no executor runs.
    */
   private ProcedureView view(ProcedureInfo i) {
+    if (i.finished()) {
+      return ProcedureView.of(i, null, null);
+    }
     Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
+    if (executor.isEmpty()) {
+      return ProcedureView.of(i, null, noExecutor().orElse(null));
+    }
     String reason =
-        i.finished() || executor.isEmpty()
-            ? null
-            : holds
-                .heldAt(i.procId())
-                .map(FaultRoutes::describe)
-                .or(() -> executor.get().waitReason(i.procId()))
-                .orElse(null);
-    return ProcedureView.of(i, reason);
+        holds
+            .heldAt(i.procId())
+            .map(FaultRoutes::describe)
+            .or(() -> executor.get().waitReason(i.procId()))
+            .orElse(null);
+    return ProcedureView.of(i, reason, executor.get().blockedOn(i.procId()).orElse(null));
+  }
+
+  /**
+   * Why no executor runs procedures, when it runs nowhere: no leader, or this node leads and its
+   * executor is still recovering. Empty on a follower of a leader (the leader knows the waits).
+   */
+  private Optional<BlockedOn> noExecutor() {
+    String leaderId = node.leaderId().orElse(null);
+    if (leaderId == null) {
+      return Optional.of(new BlockedOn.NotLeader(node.nodeId(), null, "no leader now"));
+    }
+    if (leaderId.equals(node.nodeId())) {
+      return Optional.of(
+          new BlockedOn.NotLeader(
+              node.nodeId(),
+              leaderId,
+              "it leads term " + node.term() + " and its executor is still recovering"));
+    }
+    return Optional.empty();
+  }
+
+  /** The chain of waits of procedure {@code id}, from the leader's executor. */
+  private Object why(AdminRequest req, long id) throws HttpError, InterruptedException {
+    req.target("procedure " + id);
+    Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
+    if (executor.isPresent()) {
+      Optional<WaitChain> chain = executor.get().why(id);
+      if (chain.isPresent()) {
+        return WaitJson.chain(chain.get(), node.nodeId(), node.term());
+      }
+      ProcedureView known = get(id); // an unknown id is a 404
+      String what = "procedure " + id + " is not live in the executor of the leader";
+      WaitChain.Link only =
+          new WaitChain.Link(id, known.type(), known.state(), known.step(), null, what);
+      return WaitJson.chain(
+          new WaitChain(id, List.of(only), false, what), node.nodeId(), node.term());
+    }
+    Optional<BlockedOn> none = noExecutor();
+    if (none.isPresent()) {
+      String what = none.get().describe(System.currentTimeMillis());
+      WaitChain.Link only = new WaitChain.Link(id, null, null, null, none.get(), what);
+      return WaitJson.chain(
+          new WaitChain(id, List.of(only), false, what), node.nodeId(), node.term());
+    }
+    return leader.get(req, "/api/" + PATH + "/" + id + "/" + WHY, "why a procedure waits");
   }
 
   static long procId(String s) throws HttpError {

@@ -4,8 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.http.Json;
+import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.waits.ConfigNodeWaits;
-import dev.baton.procedure.util.Poll;
+import dev.baton.consensus.ProcedureClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -13,21 +14,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The ConfigNode benchmark: a local cluster of ConfigNode processes (no DataNodes), {@code workers}
- * concurrent clients each submitting Noop procedures of {@code steps} steps through the admin API
- * and waiting for each to finish before the next (a closed loop), {@code procedures} in all after a
- * warm-up. Measures procedures/s, the leader's store batches and log entries per second (from its
- * {@code /metrics}), and the submit-to-done latency of each procedure (its last store update on the
- * leader minus the client's submit time). A client learns that its procedure finished by polling
- * {@code GET /api/procedures/ID} with a backoff from {@link ConfigNodeWaits#BENCH_FIRST_POLL} to
- * {@link ConfigNodeWaits#BENCH_MAX_POLL}; those reads are part of the load.
+ * The ConfigNode benchmark: a local cluster of ConfigNode processes (no DataNodes, one JVM each, as
+ * deployed) and, in one run against the same processes:
+ *
+ * <ol>
+ *   <li>procedures: Noop procedures of {@code steps} steps submitted through the admin API, each
+ *       awaited with a long poll ({@code GET /api/procedures/ID?waitFor=finished}), {@code
+ *       procedures} in all after a warm-up; from {@code clients} closed-loop clients, or at a fixed
+ *       {@code rate} (open loop, latency from each procedure's scheduled start);
+ *   <li>the raw Raft baseline: empty entries committed through a Raft client of the same cluster
+ *       ({@link ProcedureClient#commitEmpty}), as many and with as many clients;
+ *   <li>reads: the same finished procedure read from the leader's and a follower's admin API in
+ *       turn.
+ * </ol>
+ *
+ * Figures: procedures/s, the leader's store batches and log entries per second (its {@code
+ * /metrics}), latencies (submit answer, submit to finished as the client sees it), the baseline's
+ * commits/s and latencies, read latencies, and the ratios between them ({@link BenchResult}).
  */
 public final class Bench implements AutoCloseable {
   /** Nonce group of the bench's submissions. */
@@ -41,12 +47,11 @@ public final class Bench implements AutoCloseable {
 
   static final int MAX_WARMUP = 500;
 
+  /** Reads of each kind (leader, follower), at most: one per measured procedure. */
+  static final int MAX_READS = 500;
+
   static final String STORE_BATCHES = "baton_applied_store_batches_total";
   static final String LOG_ENTRIES = "baton_applied_write_entries_total";
-
-  static final double PERCENT_50 = 0.50;
-  static final double PERCENT_99 = 0.99;
-  static final double PERCENT_999 = 0.999;
 
   /**
    * What to run.
@@ -54,20 +59,32 @@ public final class Bench implements AutoCloseable {
    * @param nodes ConfigNode processes
    * @param procedures procedures measured
    * @param steps steps of each Noop
-   * @param workers concurrent clients
+   * @param clients concurrent closed-loop clients (and the baseline's)
+   * @param rate procedures started per second (open loop); 0 for the closed loop
    * @param keepDir keep the temp dir (logs, data)
+   * @param tokens secured (tokens, HTTPS, Raft over mutual TLS)
    */
   public record Settings(
-      int nodes, int procedures, int steps, int workers, boolean keepDir, boolean tokens) {
-    /** Secured (tokens, Raft over mutual TLS), as every local cluster by default. */
-    public Settings(int nodes, int procedures, int steps, int workers, boolean keepDir) {
-      this(nodes, procedures, steps, workers, keepDir, true);
+      int nodes,
+      int procedures,
+      int steps,
+      int clients,
+      double rate,
+      boolean keepDir,
+      boolean tokens) {
+    /** Closed loop, secured, as every local cluster by default. */
+    public Settings(int nodes, int procedures, int steps, int clients, boolean keepDir) {
+      this(nodes, procedures, steps, clients, 0, keepDir, true);
     }
 
     public static final int DEFAULT_NODES = 3;
     public static final int DEFAULT_PROCEDURES = 2000;
     public static final int DEFAULT_STEPS = 3;
-    public static final int DEFAULT_WORKERS = 8;
+    public static final int DEFAULT_CLIENTS = 8;
+
+    public boolean openLoop() {
+      return rate > 0;
+    }
   }
 
   private final Settings settings;
@@ -96,110 +113,115 @@ public final class Bench implements AutoCloseable {
     cluster.startConfigNodes(settings.nodes());
     String leader = cluster.awaitLeader(Set.of(), -1);
     String leaderHttp = cluster.httpAddresses().get(leader);
-    // Clients list the leader first, as a well-configured client would: a follower answers reads
-    // too, but each one waits for a read index from the leader (tens of ms on a loaded machine).
+    // Clients list the leader first, as a well-configured client would; the read phase measures
+    // what a follower costs.
     List<String> leaderFirst = new ArrayList<>(List.of(leaderHttp));
     cluster.httpAddresses().values().stream()
         .filter(a -> !a.equals(leaderHttp))
         .forEach(leaderFirst::add);
     NodeApiClient api = cluster.client(leaderFirst);
     int warmup = Math.min(MAX_WARMUP, Math.max(1, settings.procedures() / WARMUP_DIVISOR));
-    out.printf("[bench] leader %s; warm-up with %d procedures%n", leader, warmup);
-    runProcedures(api, warmup);
+    Load load = new Load(settings.clients(), settings.rate());
 
-    out.printf("[bench] measuring %d procedures%n", settings.procedures());
-    Map<String, Double> before = api.metrics(leaderHttp);
-    long start = System.nanoTime();
-    List<Sample> samples = runProcedures(api, settings.procedures());
-    double wall = (System.nanoTime() - start) / 1e9;
-    Map<String, Double> after = api.metrics(leaderHttp);
-    if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
-      out.println("[bench] warning: the leader changed during the run; rates are partial");
-    }
-    long[] latencies = samples.stream().mapToLong(Sample::latencyMillis).sorted().toArray();
-    int failed = (int) samples.stream().filter(s -> !s.success()).count();
-    return new BenchResult(
-        settings,
-        wall,
-        samples.size() / wall,
-        delta(before, after, STORE_BATCHES) / wall,
-        delta(before, after, LOG_ENTRIES) / wall,
-        percentile(latencies, PERCENT_50),
-        percentile(latencies, PERCENT_99),
-        percentile(latencies, PERCENT_999),
-        failed);
-  }
+    try (ProcedureClient raft = cluster.raftClient(ConfigNodeProcedures.registry())) {
+      out.printf(
+          "[bench] leader %s; warm-up with %d procedures and empty commits%n", leader, warmup);
+      load.closedLoop(warmup, () -> oneProcedure(api));
+      load.closedLoop(warmup, () -> emptyCommit(raft));
 
-  /** One finished procedure. */
-  private record Sample(long latencyMillis, boolean success) {}
-
-  /** {@code count} procedures from the workers, each closed-loop; their samples. */
-  private List<Sample> runProcedures(NodeApiClient api, int count)
-      throws IOException, InterruptedException {
-    AtomicInteger next = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(settings.workers());
-    try {
-      List<Future<List<Sample>>> futures = new ArrayList<>();
-      for (int w = 0; w < settings.workers(); w++) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  List<Sample> mine = new ArrayList<>();
-                  while (next.getAndIncrement() < count) {
-                    mine.add(oneProcedure(api));
-                  }
-                  return mine;
-                }));
+      out.printf(
+          "[bench] measuring %d procedures (%s)%n",
+          settings.procedures(),
+          settings.openLoop()
+              ? "open loop, " + settings.rate() + "/s"
+              : settings.clients() + " closed-loop clients");
+      Map<String, Double> before = api.metrics(leaderHttp);
+      Load.Run procedures =
+          settings.openLoop()
+              ? load.openLoop(settings.procedures(), () -> oneProcedure(api))
+              : load.closedLoop(settings.procedures(), () -> oneProcedure(api));
+      Map<String, Double> after = api.metrics(leaderHttp);
+      if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
+        out.println("[bench] warning: the leader changed during the run; rates are partial");
       }
-      List<Sample> all = new ArrayList<>();
-      for (Future<List<Sample>> f : futures) {
-        try {
-          all.addAll(f.get());
-        } catch (ExecutionException e) {
-          throw new IOException("a bench client failed: " + e.getCause().getMessage(), e);
-        }
-      }
-      return all;
-    } finally {
-      pool.shutdownNow();
+
+      out.printf(
+          "[bench] raw Raft baseline: %d empty commits from %d clients%n",
+          settings.procedures(), settings.clients());
+      Load.Run raw = load.closedLoop(settings.procedures(), () -> emptyCommit(raft));
+
+      long readId = procedures.lastId();
+      int reads = Math.min(MAX_READS, settings.procedures());
+      out.printf("[bench] reads: procedure %d, %d from the leader and a follower%n", readId, reads);
+      Reads readTimes = reads(leader, readId, reads);
+
+      return new BenchResult(
+          settings,
+          procedures.wallSeconds(),
+          procedures.count() / procedures.wallSeconds(),
+          delta(before, after, STORE_BATCHES) / procedures.wallSeconds(),
+          delta(before, after, LOG_ENTRIES) / procedures.wallSeconds(),
+          procedures.latencies(),
+          procedures.submitLatencies(),
+          raw.count() / raw.wallSeconds(),
+          raw.latencies(),
+          readTimes.leader(),
+          readTimes.follower(),
+          procedures.failed());
     }
   }
 
-  private Sample oneProcedure(NodeApiClient api) throws IOException, InterruptedException {
+  /** One procedure: submit, then long poll until it finished. */
+  private Load.Sample oneProcedure(NodeApiClient api) throws IOException, InterruptedException {
     JsonNode args = Json.LENIENT.createObjectNode().put("steps", settings.steps());
     long nonce = nonces.incrementAndGet();
-    long submitted = System.currentTimeMillis();
+    long start = System.nanoTime();
     long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
-    JsonNode view =
-        Poll.backoff(ConfigNodeWaits.BENCH_FIRST_POLL, ConfigNodeWaits.BENCH_MAX_POLL)
-            .pauseFirst()
-            .within(ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE)
-            .onTimeout(
-                expiry ->
-                    new IOException(
-                        "procedure "
-                            + id
-                            + " not finished after "
-                            + ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE
-                            + ": "
-                            + expiry.lastValue()))
-            .until(() -> api.get("/api/procedures/" + id), v -> v.path("finished").asBoolean());
-    return new Sample(
-        Math.max(0, view.path("lastUpdate").asLong() - submitted),
-        "SUCCESS".equals(view.path("state").asText()));
+    long submitted = System.nanoTime();
+    JsonNode view = api.awaitFinished(id, ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE);
+    if (!view.path("finished").asBoolean()) {
+      throw new IOException(
+          "procedure "
+              + id
+              + " not finished after "
+              + ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE
+              + ": "
+              + view);
+    }
+    return new Load.Sample(id, submitted - start, "SUCCESS".equals(view.path("state").asText()));
+  }
+
+  private static Load.Sample emptyCommit(ProcedureClient raft) throws IOException {
+    raft.commitEmpty();
+    return new Load.Sample(0, 0, true);
+  }
+
+  /** Read latencies of the leader's and a follower's admin API. */
+  private record Reads(Percentiles leader, Percentiles follower) {}
+
+  /** {@code count} reads of {@code procId} from the leader and as many from a follower, in turn. */
+  private Reads reads(String leader, long procId, int count)
+      throws IOException, InterruptedException {
+    String follower =
+        cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElse(leader);
+    NodeApiClient leaderApi = cluster.client(cluster.http(leader));
+    NodeApiClient followerApi = cluster.client(cluster.http(follower));
+    String path = "/api/procedures/" + procId;
+    long[] fromLeader = new long[count];
+    long[] fromFollower = new long[count];
+    for (int i = 0; i < count; i++) {
+      long t0 = System.nanoTime();
+      leaderApi.get(path);
+      long t1 = System.nanoTime();
+      followerApi.get(path);
+      fromLeader[i] = t1 - t0;
+      fromFollower[i] = System.nanoTime() - t1;
+    }
+    return new Reads(Percentiles.ofNanos(fromLeader), Percentiles.ofNanos(fromFollower));
   }
 
   private static double delta(Map<String, Double> before, Map<String, Double> after, String name) {
     return after.getOrDefault(name, 0.0) - before.getOrDefault(name, 0.0);
-  }
-
-  /** Nearest-rank percentile of sorted values; 0 for none. */
-  static long percentile(long[] sorted, double p) {
-    if (sorted.length == 0) {
-      return 0;
-    }
-    int rank = (int) Math.ceil(p * sorted.length);
-    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
   }
 
   /** Kills the processes; deletes the directory unless kept. */

@@ -7,7 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What one {@link Bench} run measured, all in one run on one machine.
+ * What one {@link Bench} run measured, all in one run on one machine against the same processes, so
+ * that each figure is also a ratio to the raw Raft baseline.
  *
  * @param settings what ran
  * @param wallSeconds from the first submission to the last procedure done
@@ -16,10 +17,14 @@ import java.util.Map;
  *     its {@code baton_applied_store_batches_total})
  * @param logEntriesPerSecond Raft log entries carrying store batches per second (group commit:
  *     several batches per entry; {@code baton_applied_write_entries_total})
- * @param p50Millis median submit-to-done latency: from the client's submit call to the procedure's
- *     last store update on the leader (both clocks are this machine's)
- * @param p99Millis 99th percentile of that latency
- * @param p999Millis 99.9th percentile of that latency
+ * @param latency submit to finished as the client sees it: from the submit call (or, in the open
+ *     loop, from when the procedure was due) to the long poll's answer that it finished
+ * @param submitLatency from the submit call to its answer (the submission committed)
+ * @param rawCommitsPerSecond empty entries committed per second through a Raft client with as many
+ *     clients
+ * @param rawLatency one empty commit's latency through that client
+ * @param leaderRead {@code GET /api/procedures/ID} on the leader's admin API
+ * @param followerRead the same on a follower's
  * @param failed procedures that did not end in SUCCESS
  */
 public record BenchResult(
@@ -28,9 +33,12 @@ public record BenchResult(
     double proceduresPerSecond,
     double storeBatchesPerSecond,
     double logEntriesPerSecond,
-    long p50Millis,
-    long p99Millis,
-    long p999Millis,
+    Percentiles latency,
+    Percentiles submitLatency,
+    double rawCommitsPerSecond,
+    Percentiles rawLatency,
+    Percentiles leaderRead,
+    Percentiles followerRead,
     int failed) {
 
   /** A table for people. */
@@ -40,24 +48,58 @@ public record BenchResult(
     out.append(
         String.format(
             Locale.ROOT,
-            "cluster: %d ConfigNode processes; %d Noop procedures of %d steps from %d clients%n",
+            "cluster: %d ConfigNode processes; %d Noop procedures of %d steps, %s%n",
             settings.nodes(),
             settings.procedures(),
             settings.steps(),
-            settings.workers()));
-    row(out, "wall time (s)", String.format(Locale.ROOT, "%.2f", wallSeconds));
-    row(out, "procedures/s", String.format(Locale.ROOT, "%.1f", proceduresPerSecond));
-    row(out, "store batches/s", String.format(Locale.ROOT, "%.1f", storeBatchesPerSecond));
-    row(out, "log entries/s", String.format(Locale.ROOT, "%.1f", logEntriesPerSecond));
-    row(out, "latency p50 (ms)", Long.toString(p50Millis));
-    row(out, "latency p99 (ms)", Long.toString(p99Millis));
-    row(out, "latency p99.9 (ms)", Long.toString(p999Millis));
-    row(out, "not successful", Integer.toString(failed));
+            settings.openLoop()
+                ? String.format(Locale.ROOT, "open loop at %.1f/s", settings.rate())
+                : settings.clients() + " closed-loop clients"));
+    row(out, "wall time (s)", wallSeconds);
+    row(out, "procedures/s", proceduresPerSecond);
+    row(out, "store batches/s", storeBatchesPerSecond);
+    row(out, "log entries/s", logEntriesPerSecond);
+    percentiles(out, "latency", latency);
+    percentiles(out, "submit answer", submitLatency);
+    out.append(
+        String.format(
+            Locale.ROOT, "raw Raft baseline (empty commits, %d clients):%n", settings.clients()));
+    row(out, "commits/s", rawCommitsPerSecond);
+    percentiles(out, "commit", rawLatency);
+    out.append("reads (GET /api/procedures/ID, one client):\n");
+    row(out, "leader p50 (ms)", leaderRead.p50());
+    row(out, "follower p50 (ms)", followerRead.p50());
+    row(out, "follower p99 (ms)", followerRead.p99());
+    out.append("ratios:\n");
+    Map<String, Double> r = ratios();
+    row(out, "latency p50 / commit p50", r.get("latencyP50ToCommitP50"));
+    row(out, "procedures/s / commits/s", r.get("proceduresToCommits"));
+    row(out, "follower / leader read p50", r.get("followerToLeaderReadP50"));
+    out.append(String.format(Locale.ROOT, "  %-30s %12d%n", "not successful", failed));
     return out.toString();
   }
 
-  private static void row(StringBuilder out, String name, String value) {
-    out.append(String.format(Locale.ROOT, "  %-20s %12s%n", name, value));
+  /** Each figure as a ratio to its baseline. */
+  public Map<String, Double> ratios() {
+    Map<String, Double> m = new LinkedHashMap<>();
+    m.put("latencyP50ToCommitP50", ratio(latency.p50(), rawLatency.p50()));
+    m.put("proceduresToCommits", ratio(proceduresPerSecond, rawCommitsPerSecond));
+    m.put("followerToLeaderReadP50", ratio(followerRead.p50(), leaderRead.p50()));
+    return m;
+  }
+
+  private static double ratio(double a, double b) {
+    return b == 0 ? 0 : Math.round(a / b * 100) / 100.0;
+  }
+
+  private static void percentiles(StringBuilder out, String name, Percentiles p) {
+    row(out, name + " p50 (ms)", p.p50());
+    row(out, name + " p99 (ms)", p.p99());
+    row(out, name + " p99.9 (ms)", p.p999());
+  }
+
+  private static void row(StringBuilder out, String name, double value) {
+    out.append(String.format(Locale.ROOT, "  %-30s %12.1f%n", name, value));
   }
 
   /** One JSON object on one line, for scripts. */
@@ -67,12 +109,19 @@ public record BenchResult(
     m.put("nodes", settings.nodes());
     m.put("procedures", settings.procedures());
     m.put("steps", settings.steps());
-    m.put("workers", settings.workers());
+    m.put("clients", settings.clients());
+    m.put("rate", settings.rate());
     m.put("wallSeconds", round(wallSeconds));
     m.put("proceduresPerSecond", round(proceduresPerSecond));
     m.put("storeBatchesPerSecond", round(storeBatchesPerSecond));
     m.put("logEntriesPerSecond", round(logEntriesPerSecond));
-    m.put("latencyMillis", Map.of("p50", p50Millis, "p99", p99Millis, "p999", p999Millis));
+    m.put("latencyMillis", latency.json());
+    m.put("submitMillis", submitLatency.json());
+    m.put("rawCommitsPerSecond", round(rawCommitsPerSecond));
+    m.put("rawCommitMillis", rawLatency.json());
+    m.put("leaderReadMillis", leaderRead.json());
+    m.put("followerReadMillis", followerRead.json());
+    m.put("ratios", ratios());
     m.put("failed", failed);
     try {
       return Json.LENIENT.writeValueAsString(m);
@@ -81,7 +130,7 @@ public record BenchResult(
     }
   }
 
-  private static double round(double v) {
+  static double round(double v) {
     return Math.round(v * 10) / 10.0;
   }
 }

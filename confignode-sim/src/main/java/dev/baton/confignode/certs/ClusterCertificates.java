@@ -82,8 +82,33 @@ public final class ClusterCertificates {
     return file;
   }
 
+  /**
+   * Writes a certificate of the member {@code nodeId}, reached at {@code hosts}, into the layout
+   * under {@code dir} (see the class comment; the CA file there is {@link #writeCa}'s).
+   */
+  public CertificateFiles writeMember(Path dir, String nodeId, List<String> hosts)
+      throws IOException {
+    return write(member(nodeId, hosts), ClusterFiles.memberDir(dir, nodeId), dir.resolve(CA_FILE));
+  }
+
+  /**
+   * Writes a certificate of DataNode {@code id}, reached at {@code hosts}, as {@link #writeMember}.
+   */
+  public CertificateFiles writeDataNode(Path dir, String id, List<String> hosts)
+      throws IOException {
+    return write(dataNode(id, hosts), ClusterFiles.dataNodeDir(dir, id), dir.resolve(CA_FILE));
+  }
+
+  /** Writes a client certificate with {@code role} (its name too), as {@link #writeMember}. */
+  public CertificateFiles writeClient(Path dir, ClientRole role) throws IOException {
+    return write(
+        client(role.certificateName(), role),
+        ClusterFiles.clientDir(dir, role),
+        dir.resolve(CA_FILE));
+  }
+
   /** Writes {@code issued} to {@code dir/cert.pem} and {@code dir/key.pem}. */
-  static CertificateFiles write(IssuedCertificate issued, Path dir, Path caFile)
+  private static CertificateFiles write(IssuedCertificate issued, Path dir, Path caFile)
       throws IOException {
     Path cert = dir.resolve(CERT_FILE);
     Path key = dir.resolve(KEY_FILE);
@@ -116,16 +141,15 @@ public final class ClusterCertificates {
       throw new IllegalArgumentException("a number of DataNodes is 0 or more: " + dataNodes);
     }
     ClusterCertificates certs = create("baton-ca-" + dir.getFileName());
-    Path caFile = certs.writeCa(dir);
+    certs.writeCa(dir);
     for (String id : nodeIds) {
-      write(certs.member(id, memberHosts.apply(id)), ClusterFiles.memberDir(dir, id), caFile);
+      certs.writeMember(dir, id, memberHosts.apply(id));
     }
     for (int i = 1; i <= dataNodes; i++) {
-      String id = Integer.toString(i);
-      write(certs.dataNode(id, dataNodeHosts), ClusterFiles.dataNodeDir(dir, id), caFile);
+      certs.writeDataNode(dir, Integer.toString(i), dataNodeHosts);
     }
     for (ClientRole role : ClientRole.values()) {
-      write(certs.client(role.certificateName(), role), ClusterFiles.clientDir(dir, role), caFile);
+      certs.writeClient(dir, role);
     }
     return new ClusterFiles(dir);
   }

@@ -2,6 +2,7 @@ package dev.baton.confignode.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.cluster.ClusterProcedures;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.ProcessCluster;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -11,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The steady mixed workload of a chaos run, on its own thread: no-ops, short sleeps, databases
@@ -20,9 +19,7 @@ import org.slf4j.LoggerFactory;
  * nonce while no node can take it. What it chooses comes from the seed; when it runs depends on the
  * cluster.
  */
-final class ChaosWorkload implements Runnable {
-  private static final Logger LOG = LoggerFactory.getLogger(ChaosWorkload.class);
-
+final class ChaosWorkload extends PacedLoop {
   /** Pause between two submissions, at least and at most. */
   static final long MIN_PACE_MILLIS = 30;
 
@@ -41,49 +38,32 @@ final class ChaosWorkload implements Runnable {
   record Submission(long nonce, String type, JsonNode args) {}
 
   private final ProcessCluster cluster;
-  private final Random random;
   private final Map<Long, Submission> attempted = new LinkedHashMap<>();
   private final List<String> databases = new ArrayList<>();
   private final Set<Long> unacknowledged = new HashSet<>();
-  private volatile boolean stop;
   private long nextNonce;
   private int nextDatabase;
 
   ChaosWorkload(ProcessCluster cluster, long seed) {
+    super(new Random(seed ^ SEED_SALT), MIN_PACE_MILLIS, MAX_PACE_MILLIS, "workload submission");
     this.cluster = cluster;
-    this.random = new Random(seed ^ SEED_SALT);
-  }
-
-  void stop() {
-    stop = true;
   }
 
   @Override
-  public void run() {
-    while (!stop) {
-      try {
-        Submission s = next();
-        synchronized (this) {
-          attempted.put(s.nonce(), s);
-          unacknowledged.add(s.nonce());
-        }
-        cluster.procedures().submit(s.type(), s.args(), s.nonce());
-        synchronized (this) {
-          unacknowledged.remove(s.nonce());
-        }
-        Thread.sleep(MIN_PACE_MILLIS + random.nextInt((int) (MAX_PACE_MILLIS - MIN_PACE_MILLIS)));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (IOException e) {
-        LOG.info("chaos workload: a submission is not acknowledged yet: {}", e.getMessage());
-      } catch (RuntimeException e) {
-        LOG.warn("chaos workload: unexpected answer, going on: {}", e.toString());
-      }
+  void step() throws IOException, InterruptedException {
+    Submission s = next();
+    synchronized (this) {
+      attempted.put(s.nonce(), s);
+      unacknowledged.add(s.nonce());
+    }
+    cluster.procedures().submit(s.type(), s.args(), s.nonce());
+    synchronized (this) {
+      unacknowledged.remove(s.nonce());
     }
   }
 
   private Submission next() throws IOException, InterruptedException {
+    Random random = random();
     long nonce = ++nextNonce;
     int roll = random.nextInt(CUMULATIVE_WEIGHTS[CUMULATIVE_WEIGHTS.length - 1]);
     if (roll < CUMULATIVE_WEIGHTS[0]) {
@@ -102,7 +82,12 @@ final class ChaosWorkload implements Runnable {
       String name = databases.remove(random.nextInt(databases.size()));
       return new Submission(nonce, "DeleteDatabase", ClusterProcedures.args("name", name));
     }
-    JsonNode move = migration(cluster.api().get("/api/metadata"));
+    JsonNode move =
+        migration(
+            cluster
+                .procedures()
+                .history()
+                .readMetadata(HistoryRecorder.ANY_NODE, () -> cluster.api().get("/api/metadata")));
     return move == null
         ? new Submission(nonce, "Noop", null)
         : new Submission(nonce, "MigrateRegion", move);
@@ -110,6 +95,7 @@ final class ChaosWorkload implements Runnable {
 
   /** A random region moved from a random replica to a random DataNode that has none. */
   private JsonNode migration(JsonNode meta) {
+    Random random = random();
     List<Integer> dataNodes = new ArrayList<>();
     meta.get("dataNodes").forEach(d -> dataNodes.add(d.get("id").asInt()));
     JsonNode regions = meta.get("regions");

@@ -2,9 +2,13 @@ package dev.baton.confignode.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.cluster.ClusterHosts;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.history.History;
+import dev.baton.confignode.history.HistoryChecker;
+import dev.baton.confignode.history.HistoryViolation;
 import dev.baton.confignode.hosts.NetworkFault;
 import dev.baton.confignode.hosts.PartitionKind;
 import dev.baton.confignode.partition.PartitionTrial;
@@ -30,8 +34,10 @@ import java.util.concurrent.TimeoutException;
  * kills and restarts DataNodes, and (with {@link Settings#network}) puts network partitions in
  * place around the leader of the moment; then every fault is healed, a quiet period lets every
  * procedure finish, unacknowledged submissions are asked again with their nonces, and {@link
- * InvariantCheck} checks everything. Prints the seed first, a timeline as it goes, and the result;
- * the same seed replays the same schedule and workload choices.
+ * InvariantCheck} checks everything, and {@link HistoryChecker} the recorded client operations (the
+ * workload's submissions and reads, and periodic reads of random nodes, {@link ChaosReads}). Prints
+ * the seed first, a timeline as it goes, and the result; the same seed replays the same schedule
+ * and workload choices.
  */
 public final class ClusterChaosRun {
   /** A step may take this long (a signal, a leader lookup) before the schedule shifts. */
@@ -143,19 +149,24 @@ public final class ClusterChaosRun {
           "cluster up in %s, %s",
           cluster.dir(),
           cluster.secured()
-              ? "secured (HTTPS with tokens, Raft over mutual TLS)"
+              ? "secured (HTTPS with tokens, Raft over mutual TLS, DataNodes over mutual TLS)"
               : "insecure (plain HTTP without tokens, plain Raft)");
       ChaosWorkload workload = new ChaosWorkload(cluster, settings.seed());
       Thread worker = new Thread(workload, "chaos-workload");
+      ChaosReads reads = new ChaosReads(cluster, settings.seed());
+      Thread reader = new Thread(reads, "chaos-reads");
       LeaderWatch watch = new LeaderWatch(cluster);
       Thread watcher = new Thread(watch, "chaos-leader-watch");
       worker.start();
+      reader.start();
       watcher.start();
       try {
         inject(cluster, schedule);
       } finally {
         workload.stop();
+        reads.stop();
         worker.join(ConfigNodeWaits.CHAOS_WORKLOAD_STOP.toMillis());
+        reader.join(ConfigNodeWaits.CHAOS_WORKLOAD_STOP.toMillis());
         healAll(cluster);
         watch.stop();
         watcher.join();
@@ -173,6 +184,16 @@ public final class ClusterChaosRun {
       }
       InvariantCheck.Result result =
           InvariantCheck.check(cluster.api(), dataNodes, cluster.procedures().acknowledged(), true);
+      History history =
+          cluster
+              .procedures()
+              .history()
+              .history(HistoryRecorder.finalState(cluster.api(), dataNodes));
+      List<HistoryViolation> broken = HistoryChecker.check(history);
+      out.println(HistoryChecker.summary(history, broken));
+      for (HistoryViolation v : broken) {
+        result = result.withViolation("history: " + v);
+      }
       out.printf(
           Locale.ROOT,
           "longest whole-cluster outage: %d ms killed (bound %d ms), %d ms until a leader ran%n",

@@ -6,16 +6,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code confignode-sim bench [--nodes N] [--procedures N] [--steps K] [--workers W] [--keep-dir]}:
- * starts a local cluster of ConfigNode processes, runs {@link Bench}, prints a table and a JSON
- * line, and removes its processes and directory. Exit 0 if every procedure succeeded.
+ * {@code confignode-sim bench [--nodes N] [--procedures N] [--steps K] [--clients W] [--rate R]
+ * [--keep-dir]}: starts a local cluster of ConfigNode processes, runs {@link Bench} (procedures,
+ * the raw Raft baseline, reads), prints a table and a JSON line, and removes its processes and
+ * directory. Exit 0 if every procedure succeeded.
  */
 @Command(
     name = "bench",
     description = {
-      "Measures procedure throughput and latency on a local cluster.",
+      "Measures throughput and latency on a local cluster.",
       "Starts ConfigNode processes, has W clients each submit Noop procedures of K steps and wait"
-          + " for them, N in all, and prints a table and a JSON line."
+          + " for them (or starts R per second with --rate), N in all; then commits N empty Raft"
+          + " entries from W clients (the raw baseline) and reads a procedure from the leader and"
+          + " a follower. Prints a table and a JSON line, with each figure's ratio to its"
+          + " baseline."
     },
     exitCodeList = {
       "0:every procedure succeeded",
@@ -29,7 +33,8 @@ final class BenchCommand extends CliCommand {
   static final int MAX_NODES = 7;
   static final int MAX_PROCEDURES = 1_000_000;
   static final int MAX_STEPS = 1_000;
-  static final int MAX_WORKERS = 256;
+  static final int MAX_CLIENTS = 256;
+  static final int MAX_RATE = 100_000;
 
   @Bounds(min = MIN_NODES, max = MAX_NODES)
   @Option(names = "--nodes", paramLabel = "N", description = "ConfigNode processes")
@@ -43,9 +48,20 @@ final class BenchCommand extends CliCommand {
   @Option(names = "--steps", paramLabel = "K", description = "steps of each Noop")
   int steps = Bench.Settings.DEFAULT_STEPS;
 
-  @Bounds(min = 1, max = MAX_WORKERS)
-  @Option(names = "--workers", paramLabel = "W", description = "concurrent clients")
-  int workers = Bench.Settings.DEFAULT_WORKERS;
+  @Bounds(min = 1, max = MAX_CLIENTS)
+  @Option(
+      names = {"--clients", "--workers"},
+      paramLabel = "W",
+      description = "concurrent closed-loop clients (and of the raw baseline)")
+  int clients = Bench.Settings.DEFAULT_CLIENTS;
+
+  @Bounds(min = 0, max = MAX_RATE)
+  @Option(
+      names = "--rate",
+      paramLabel = "R",
+      description =
+          "procedures started per second whatever their answers (open loop); 0: closed loop")
+  int rate;
 
   @Option(
       names = "--keep-dir",
@@ -65,7 +81,7 @@ final class BenchCommand extends CliCommand {
   @Override
   public Integer call() {
     Bench.Settings settings =
-        new Bench.Settings(nodes, procedures, steps, workers, keepDir, !noTokens);
+        new Bench.Settings(nodes, procedures, steps, clients, rate, keepDir, !noTokens);
     return LocalJob.run(
         spec.name(),
         () -> new Bench(settings, out()),

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "certs",
     description = {
-      "Makes throwaway certificates and API tokens for drills and tests.",
+      "Makes throwaway certificates and tokens for tests.",
       "Writes DIR/ca.pem, DIR/nodes/ID/{cert,key}.pem, DIR/datanodes/N/..., DIR/clients/ROLE/...,"
           + " DIR/tokens (for node --tokens) and DIR/token-ROLE (for --token-file). Production"
           + " brings its own PKI."

@@ -55,6 +55,11 @@ import picocli.CommandLine.Spec;
       ListCommand.class,
       AbortCommand.class,
       ResumeCommand.class,
+      WhyCommand.class,
+      LocksCommand.class,
+      AddConfigNodeCommand.class,
+      RemoveConfigNodeCommand.class,
+      ReplaceConfigNodeCommand.class,
       CertsCommand.class,
       CompletionCommand.class
     })

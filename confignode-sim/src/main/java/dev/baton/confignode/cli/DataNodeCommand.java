@@ -1,6 +1,7 @@
 package dev.baton.confignode.cli;
 
 import dev.baton.confignode.datanode.DataNodeConfig;
+import dev.baton.confignode.datanode.DataNodeGuard;
 import dev.baton.confignode.datanode.DataNodeServer;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -10,14 +11,17 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * {@code confignode-sim datanode --id ID --port PORT --data-dir DIR}: runs a simulated DataNode
- * until the process is stopped (SIGTERM / Ctrl-C). Once listening it prints one line, {@code
- * datanode ID listening on HOST:PORT data-dir DIR}, so a launcher that passed port 0 can read the
- * port.
+ * {@code confignode-sim datanode --id ID --port PORT --data-dir DIR [--bind HOST] [--tls-cert PEM
+ * --tls-key PEM --tls-ca PEM] [--insecure] [--faults]}: runs a simulated DataNode until the process
+ * is stopped (SIGTERM / Ctrl-C); with the TLS flags it serves HTTPS only, to callers with a
+ * certificate of the CA ({@link DataNodeGuard} says who may call what). Once listening it prints
+ * one line, {@code datanode ID listening on HOST:PORT data-dir DIR}, so a launcher that passed port
+ * 0 can read the port.
  */
 @Command(
     name = DataNodeCommand.NAME,
@@ -55,8 +59,20 @@ final class DataNodeCommand extends CliCommand {
   @Option(
       names = "--bind",
       paramLabel = "HOST",
-      description = "address the DataNode listens on (0.0.0.0: every interface)")
+      description =
+          "address the DataNode listens on (0.0.0.0: every interface); a non-loopback address"
+              + " needs --tls-* or --insecure")
   String bind = DataNodeConfig.DEFAULT_BIND;
+
+  @Mixin TlsFlags tls;
+
+  @Option(
+      names = "--faults",
+      arity = "0",
+      description =
+          "enable the fault routes (/faults...: fail, delay or stall commands; with TLS for an"
+              + " admin client's certificate only); for drills and tests only")
+  boolean faults;
 
   @Option(
       names = "--data-dir",
@@ -85,8 +101,19 @@ final class DataNodeCommand extends CliCommand {
     return serve(config, out(), err(), stop, stopped);
   }
 
+  /**
+   * The DataNode's configuration from the flags: the TLS files go together, and a non-loopback bind
+   * needs TLS or {@code --insecure}.
+   */
   DataNodeConfig config() {
-    return DataNodeConfig.of(id, dataDir).withPort(port).withBindHost(bind);
+    DataNodeGuard guard;
+    try {
+      guard = new DataNodeGuard(tls.settings(), tls.insecure, faults);
+      guard.checkBind(id, bind);
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
+    }
+    return DataNodeConfig.of(id, dataDir).withPort(port).withBindHost(bind).withGuard(guard);
   }
 
   /**

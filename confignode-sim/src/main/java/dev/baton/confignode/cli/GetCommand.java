@@ -1,12 +1,10 @@
 package dev.baton.confignode.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.confignode.client.NodeApiClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -23,7 +21,7 @@ import picocli.CommandLine.Parameters;
       ClientCommand.EXIT_USAGE_LINE,
       ClientCommand.EXIT_NO_NODE_LINE
     })
-final class GetCommand extends ClientCommand {
+final class GetCommand extends ViewCommand {
   @Parameters(
       index = "0",
       paramLabel = "ID",
@@ -31,19 +29,14 @@ final class GetCommand extends ClientCommand {
       description = "the procedure's id")
   Long id;
 
-  @Mixin FormatOption format;
-
-  @Mixin ClusterOptions cluster;
-
   @Override
-  ClusterOptions cluster() {
-    return cluster;
+  String path() {
+    return path(id);
   }
 
   @Override
-  int run(NodeApiClient api) throws IOException, InterruptedException {
-    print(out(), api.get(path(id)), format.table());
-    return 0;
+  void printTable(PrintStream out, JsonNode view) throws IOException {
+    print(out, view, true);
   }
 
   static String path(long procId) {

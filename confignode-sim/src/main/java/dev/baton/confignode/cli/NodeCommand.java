@@ -3,6 +3,7 @@ package dev.baton.confignode.cli;
 import dev.baton.confignode.admin.AdminApiSettings;
 import dev.baton.confignode.auth.TokenFile;
 import dev.baton.confignode.faults.StateHolds;
+import dev.baton.confignode.http.AllowedHosts;
 import dev.baton.confignode.http.HttpLimits;
 import dev.baton.confignode.http.TlsIdentity;
 import dev.baton.confignode.node.ConfigNodeServer;
@@ -14,8 +15,6 @@ import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.consensus.tls.TlsSettings;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
@@ -42,12 +42,13 @@ import picocli.CommandLine.TypeConversionException;
       "Once serving it prints 'node ID http HOST:PORT' (https with --http-cert), so a launcher"
           + " that passed --http-port 0 can read the port."
     },
-    exitCodeList = {"0:stopped", "1:could not start", "2:bad flags"})
+    exitCodeList = {
+      "0:stopped, or removed from the cluster (it says so)",
+      "1:could not start",
+      "2:bad flags"
+    })
 final class NodeCommand extends CliCommand {
   static final int EXIT_START_FAILED = 1;
-
-  /** The files of {@code --tls-cert}, {@code --tls-key} and {@code --tls-ca}. */
-  private static final int TLS_FILES = 3;
 
   /** Smallest log segment allowed: a few entries must fit. */
   static final int MIN_LOG_SEGMENT_BYTES = 16 * 1024;
@@ -144,28 +145,14 @@ final class NodeCommand extends CliCommand {
               + " entry); a non-loopback address needs --tls-* or --insecure")
   String bind;
 
-  @Option(
-      names = "--tls-cert",
-      paramLabel = "PEM",
-      description = "this node's certificate chain (PEM) naming its id, for mutual TLS in Raft")
-  Path tlsCert;
+  @Mixin TlsFlags tls;
 
   @Option(
-      names = "--tls-key",
-      paramLabel = "PEM",
-      description = "the private key of --tls-cert (PEM, PKCS#8)")
-  Path tlsKey;
-
-  @Option(
-      names = "--tls-ca",
-      paramLabel = "PEM",
-      description = "the CA certificate every member's and client's certificate must come from")
-  Path tlsCa;
-
-  @Option(
-      names = "--insecure",
-      description = "allow a non-loopback Raft bind without TLS (a WARN is logged at start)")
-  boolean insecure;
+      names = "--join",
+      description =
+          "join a running cluster as a new member: start with an empty Raft group and wait to be"
+              + " added (add-confignode); --peers lists the current members and this node")
+  boolean join;
 
   @Bounds(min = 0, max = Long.MAX_VALUE)
   @Option(
@@ -189,6 +176,15 @@ final class NodeCommand extends CliCommand {
       paramLabel = "MS",
       description = "the longest one Sleep may ask for (default: ${DEFAULT-VALUE})")
   long maxSleepMillis = ProcedureLimits.DEFAULTS.maxSleepMillis();
+
+  @Option(
+      names = "--break-deadlocks",
+      arity = "1",
+      paramLabel = "true|false",
+      description =
+          "fail the youngest procedure of a wait-for cycle (a deadlock) with a failure naming the"
+              + " cycle; false: only log, count and list it (default: ${DEFAULT-VALUE})")
+  boolean breakDeadlocks = ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS;
 
   @Option(
       names = "--datanodes",
@@ -287,6 +283,14 @@ final class NodeCommand extends CliCommand {
                 + ":"
                 + server.httpPort());
     out().flush();
+    server
+        .removed()
+        .thenAccept(
+            reason -> {
+              out().println("node " + config.nodeId() + " stops: " + reason);
+              out().flush();
+              stopped.countDown();
+            });
     try {
       stopped.await();
     } catch (InterruptedException e) {
@@ -318,7 +322,8 @@ final class NodeCommand extends CliCommand {
         holds(),
         new ProcedureLimits(maxLiveProcedures, maxNoopSteps, maxSleepMillis),
         api(),
-        raftAccess());
+        raftAccess(),
+        breakDeadlocks);
   }
 
   /**
@@ -326,20 +331,14 @@ final class NodeCommand extends CliCommand {
    * needs TLS or {@code --insecure}.
    */
   private RaftAccess raftAccess() {
-    int given = (tlsCert == null ? 0 : 1) + (tlsKey == null ? 0 : 1) + (tlsCa == null ? 0 : 1);
-    if (given != 0 && given != TLS_FILES) {
-      throw usageError("--tls-cert, --tls-key and --tls-ca go together: give all three, or none");
-    }
-    Optional<TlsSettings> tls = Optional.empty();
-    if (given == TLS_FILES) {
-      try {
-        tls = Optional.of(TlsSettings.fromPem(tlsCert, tlsKey, tlsCa));
-      } catch (IOException | RuntimeException e) {
-        throw usageError("--tls-cert/--tls-key/--tls-ca: " + e.getMessage());
-      }
+    Optional<TlsSettings> settings;
+    try {
+      settings = tls.settings();
+    } catch (IllegalArgumentException e) {
+      throw usageError(e.getMessage());
     }
     String host = bind != null ? bind : peers.byId().get(id).getHostString();
-    if (tls.isEmpty() && !insecure && !isLoopback(host)) {
+    if (settings.isEmpty() && !tls.insecure && !AllowedHosts.isLoopback(host)) {
       throw usageError(
           "the Raft port would listen on "
               + host
@@ -347,17 +346,9 @@ final class NodeCommand extends CliCommand {
               + " unauthenticated peers");
     }
     try {
-      return new RaftAccess(clusterId, Optional.ofNullable(bind), tls, insecure);
+      return new RaftAccess(clusterId, Optional.ofNullable(bind), settings, tls.insecure, join);
     } catch (IllegalArgumentException e) {
       throw usageError(e.getMessage());
-    }
-  }
-
-  private static boolean isLoopback(String host) {
-    try {
-      return InetAddress.getByName(host).isLoopbackAddress();
-    } catch (UnknownHostException e) {
-      return false;
     }
   }
 

@@ -4,12 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.Json;
-import dev.baton.confignode.waits.ConfigNodeWaits;
-import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.security.SecureRandom;
-import java.time.Duration;
-import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
@@ -100,30 +96,7 @@ final class SubmitCommand extends ClientCommand {
     if (waitSeconds == null) {
       return 0;
     }
-    try {
-      JsonNode view =
-          Poll.every(ConfigNodeWaits.SUBMIT_WAIT_POLL)
-              .within(Duration.ofSeconds(waitSeconds))
-              .awaiting("procedure " + id + " finished")
-              .until(() -> api.get(GetCommand.path(id)), v -> v.path("finished").asBoolean());
-      GetCommand.print(out(), view, format.table());
-      return "SUCCESS".equals(view.path("state").asText()) ? 0 : EXIT_NOT_SUCCESS;
-    } catch (TimeoutException e) {
-      JsonNode last = api.get(GetCommand.path(id));
-      err()
-          .println(
-              spec.name()
-                  + ": procedure "
-                  + id
-                  + " has not finished after "
-                  + waitSeconds
-                  + " s (state "
-                  + last.path("state").asText()
-                  + ", step "
-                  + last.path("step").asText("-")
-                  + ")");
-      return EXIT_WAIT_TIMEOUT;
-    }
+    return ProcedureWait.await(api, id, waitSeconds, format.table(), spec.name(), out(), err());
   }
 
   /**

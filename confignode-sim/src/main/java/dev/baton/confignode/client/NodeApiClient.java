@@ -198,6 +198,31 @@ public final class NodeApiClient {
     return anyNode("POST", "/api/procedures", body).get("procId").asLong();
   }
 
+  /**
+   * The procedure once it finished, or as it is after {@code timeout} ({@code finished} false):
+   * long polls {@code GET /api/procedures/ID?waitFor=finished} on any node, each at most {@link
+   * ConfigNodeWaits#PROCEDURE_WAIT_MAX}, asked again (after a pause) while no node can serve it.
+   */
+  public JsonNode awaitFinished(long procId, Duration timeout)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+      Duration poll =
+          left.compareTo(ConfigNodeWaits.PROCEDURE_WAIT_MAX) > 0
+              ? ConfigNodeWaits.PROCEDURE_WAIT_MAX
+              : left;
+      String path =
+          "/api/procedures/" + procId + "?waitFor=finished&timeout=" + poll.toMillis() + "ms";
+      JsonNode view =
+          retrying(
+              () -> anyNode("GET", path, null, poll.plus(ConfigNodeWaits.API_REQUEST_TIMEOUT)));
+      if (view.path("finished").asBoolean() || System.nanoTime() >= deadline) {
+        return view;
+      }
+    }
+  }
+
   public JsonNode post(String path, JsonNode body) throws IOException, InterruptedException {
     return anyNode("POST", path, body);
   }
@@ -208,10 +233,15 @@ public final class NodeApiClient {
 
   private JsonNode anyNode(String method, String path, JsonNode body)
       throws IOException, InterruptedException {
+    return anyNode(method, path, body, ConfigNodeWaits.API_REQUEST_TIMEOUT);
+  }
+
+  private JsonNode anyNode(String method, String path, JsonNode body, Duration timeout)
+      throws IOException, InterruptedException {
     ApiException last = null;
     for (String node : nodes) {
       try {
-        return call(node, method, path, body);
+        return call(node, method, path, body, timeout);
       } catch (ApiException e) {
         if (!e.retryable()) {
           throw e;
@@ -270,9 +300,13 @@ public final class NodeApiClient {
 
   public JsonNode call(String node, String method, String path, JsonNode body)
       throws IOException, InterruptedException {
+    return call(node, method, path, body, ConfigNodeWaits.API_REQUEST_TIMEOUT);
+  }
+
+  private JsonNode call(String node, String method, String path, JsonNode body, Duration timeout)
+      throws IOException, InterruptedException {
     HttpRequest.Builder req =
-        HttpRequest.newBuilder(URI.create(scheme + "://" + node + path))
-            .timeout(ConfigNodeWaits.API_REQUEST_TIMEOUT);
+        HttpRequest.newBuilder(URI.create(scheme + "://" + node + path)).timeout(timeout);
     authorization.ifPresent(a -> req.header("Authorization", a));
     if (method.equals("POST") || body != null) {
       // every POST declares JSON, an empty one too: the node refuses any other (415)

@@ -16,7 +16,8 @@ import java.util.function.Supplier;
 /**
  * Procedures of a {@link ProcessCluster}: submissions with nonces of {@link #NONCE_GROUP}, retried
  * with the same nonce while no node can take them, the acknowledged ones remembered for the
- * invariant check; reads of and waits on procedures. Thread-safe.
+ * invariant check; reads of and waits on procedures. Every submission and read of a procedure is
+ * recorded in {@link #history()} for the history checker. Thread-safe.
  */
 public final class ClusterProcedures {
   /** Nonce group of this harness's submissions. */
@@ -25,6 +26,7 @@ public final class ClusterProcedures {
   private final Supplier<NodeApiClient> api;
   private final AtomicLong nonces = new AtomicLong();
   private final Map<Long, Long> acked = new LinkedHashMap<>();
+  private final HistoryRecorder history = new HistoryRecorder();
 
   ClusterProcedures(Supplier<NodeApiClient> api) {
     this.api = api;
@@ -41,7 +43,7 @@ public final class ClusterProcedures {
   /** Submits with a given nonce of {@link #NONCE_GROUP}, retried while no node can take it. */
   public long submit(String type, JsonNode args, long nonce)
       throws IOException, InterruptedException {
-    return submit(type, args, nonce, api.get());
+    return submitThrough(type, args, nonce, api);
   }
 
   /**
@@ -50,11 +52,23 @@ public final class ClusterProcedures {
    */
   public long submit(String type, JsonNode args, long nonce, NodeApiClient via)
       throws IOException, InterruptedException {
+    return submitThrough(type, args, nonce, () -> via);
+  }
+
+  private long submitThrough(String type, JsonNode args, long nonce, Supplier<NodeApiClient> via)
+      throws IOException, InterruptedException {
     long id =
-        Poll.every(ConfigNodeWaits.CLUSTER_POLL)
-            .within(ConfigNodeWaits.SUBMIT_PATIENCE)
-            .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
-            .retry(() -> via.submit(type, args, NONCE_GROUP, nonce));
+        history.submit(
+            HistoryRecorder.ANY_NODE,
+            nonce,
+            type,
+            args,
+            () ->
+                Poll.every(ConfigNodeWaits.CLUSTER_POLL)
+                    .within(ConfigNodeWaits.SUBMIT_PATIENCE)
+                    .notYetIf(
+                        NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
+                    .retry(() -> via.get().submit(type, args, NONCE_GROUP, nonce)));
     synchronized (this) {
       acked.put(nonce, id);
     }
@@ -74,9 +88,15 @@ public final class ClusterProcedures {
     return Map.copyOf(acked);
   }
 
+  /** The recorder of this harness's submissions and reads. */
+  public HistoryRecorder history() {
+    return history;
+  }
+
   /** {@code GET /api/procedures/{id}}. */
   public JsonNode get(long procId) throws IOException, InterruptedException {
-    return api.get().get("/api/procedures/" + procId);
+    return history.readProcedure(
+        HistoryRecorder.ANY_NODE, procId, () -> api.get().get("/api/procedures/" + procId));
   }
 
   /** Waits until {@code check} holds for the procedure's view; returns that view. */
@@ -90,10 +110,18 @@ public final class ClusterProcedures {
             });
   }
 
-  /** Waits until the procedure is terminal; returns its view. */
+  /**
+   * Waits until the procedure is terminal (long polls, {@link NodeApiClient#awaitFinished});
+   * returns its view.
+   */
   public JsonNode awaitFinished(long procId, Duration timeout)
       throws IOException, InterruptedException {
-    return await(procId, p -> p.get("finished").asBoolean(), timeout, "finished");
+    JsonNode view = api.get().awaitFinished(procId, timeout);
+    if (!view.path("finished").asBoolean()) {
+      throw new IOException(
+          "procedure " + procId + " has not finished within " + timeout + ": " + view);
+    }
+    return view;
   }
 
   /** Waits until every procedure the cluster knows is terminal. */

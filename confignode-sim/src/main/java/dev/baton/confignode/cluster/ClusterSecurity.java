@@ -5,22 +5,29 @@ import dev.baton.confignode.certs.CertificateFiles;
 import dev.baton.confignode.certs.ClusterCertificates;
 import dev.baton.confignode.certs.ClusterFiles;
 import dev.baton.confignode.client.NodeApiClient;
+import dev.baton.confignode.datanode.DataNodeConnector;
 import dev.baton.confignode.http.TlsIdentity;
+import dev.baton.consensus.tls.ClientRole;
+import dev.baton.consensus.tls.TlsSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * How a local cluster's ConfigNodes are secured, as a production cluster would be: they require
- * tokens ({@link ClusterTokens}; the cluster's clients send the admin's), serve their admin API
- * over HTTPS and talk Raft over mutual TLS, with certificates of a throwaway CA ({@link
- * ClusterCertificates}) made when the ConfigNodes start. Or not at all, to compare.
+ * How a local cluster is secured, as a production cluster would be, with certificates of one
+ * throwaway CA ({@link ClusterCertificates}) made when the cluster is created: its ConfigNodes
+ * require tokens ({@link ClusterTokens}; the cluster's clients send the admin's), serve their admin
+ * API over HTTPS and talk Raft over mutual TLS; its DataNodes serve HTTPS to certificates of the CA
+ * only, accept commands from the ConfigNodes' member certificates only, and the cluster's own
+ * clients of them (state reads, fault control) present the admin client certificate. Or not at all,
+ * to compare.
  */
 final class ClusterSecurity {
-  /** The directory, in the cluster's, of the ConfigNodes' certificates. */
+  /** The directory, in the cluster's, of the certificates. */
   static final String CERTIFICATES_DIR = "certs";
 
   /**
@@ -32,21 +39,48 @@ final class ClusterSecurity {
   /** The tokens of a secured cluster; null for one that is not. */
   private final ClusterTokens tokens;
 
-  private ClusterFiles certificates;
+  /** The CA of a secured cluster; null for one that is not. */
+  private final ClusterCertificates ca;
+
+  /** Where the certificates are written; null for a cluster that is not secured. */
+  private final ClusterFiles files;
+
+  /** How the cluster's clients reach its DataNodes. */
+  private final DataNodeConnector dataNodeClients;
+
   private TlsIdentity https;
 
-  private ClusterSecurity(ClusterTokens tokens) {
+  private ClusterSecurity(
+      ClusterTokens tokens,
+      ClusterCertificates ca,
+      ClusterFiles files,
+      DataNodeConnector dataNodeClients) {
     this.tokens = tokens;
+    this.ca = ca;
+    this.files = files;
+    this.dataNodeClients = dataNodeClients;
   }
 
-  /** A secured cluster's, its token file written into {@code dir}. */
+  /**
+   * A secured cluster's: its token file, a new CA and the admin client's certificate written into
+   * {@code dir}.
+   */
   static ClusterSecurity secured(Path dir) throws IOException {
-    return new ClusterSecurity(ClusterTokens.write(dir));
+    ClusterTokens tokens = ClusterTokens.write(dir);
+    Path certs = Files.createDirectories(dir.resolve(CERTIFICATES_DIR));
+    ClusterCertificates ca = ClusterCertificates.create("baton-ca-" + dir.getFileName());
+    ca.writeCa(certs);
+    CertificateFiles admin = ca.writeClient(certs, ClientRole.ADMIN);
+    return new ClusterSecurity(
+        tokens, ca, new ClusterFiles(certs), DataNodeConnector.mutualTls(admin.tlsSettings()));
   }
 
-  /** Nothing: anyone on loopback may call the ConfigNodes, which talk Raft in plain text. */
+  /**
+   * Nothing: anyone on loopback may call the ConfigNodes and DataNodes, which talk Raft and HTTP in
+   * plain text.
+   */
   static ClusterSecurity none() {
-    return new ClusterSecurity(null);
+    return new ClusterSecurity(null, null, null, DataNodeConnector.plain());
   }
 
   boolean on() {
@@ -55,24 +89,30 @@ final class ClusterSecurity {
 
   /**
    * Makes the certificates of the ConfigNodes {@code hostsById} names, each naming the hosts it
-   * maps the node to, and of the admin API, naming all of them, under {@code dir}.
+   * maps the node to, and of the admin API, naming all of them.
    */
-  void issueCertificates(Path dir, Map<String, List<String>> hostsById) throws IOException {
+  void issueCertificates(Map<String, List<String>> hostsById) throws IOException {
     if (!on()) {
       return;
     }
     List<String> names = new ArrayList<>(hostsById.keySet());
     names.add(HTTPS_CERTIFICATE);
     List<String> everyHost = hostsById.values().stream().flatMap(List::stream).distinct().toList();
-    certificates =
-        ClusterCertificates.write(
-            Files.createDirectories(dir.resolve(CERTIFICATES_DIR)),
-            names,
-            id -> hostsById.getOrDefault(id, everyHost),
-            0,
-            List.of());
-    CertificateFiles api = certificates.member(HTTPS_CERTIFICATE);
+    for (String name : names) {
+      ca.writeMember(files.dir(), name, hostsById.getOrDefault(name, everyHost));
+    }
+    CertificateFiles api = files.member(HTTPS_CERTIFICATE);
     https = TlsIdentity.fromPem(api.cert(), api.key());
+  }
+
+  /**
+   * Makes the certificate of one more ConfigNode {@code id}, added to the running cluster, naming
+   * {@code hosts}.
+   */
+  void issueCertificate(String id, List<String> hosts) throws IOException {
+    if (on()) {
+      ca.writeMember(files.dir(), id, hosts);
+    }
   }
 
   /** The flags of the ConfigNode {@code id}'s command that secure it. */
@@ -81,18 +121,53 @@ final class ClusterSecurity {
       return List.of();
     }
     List<String> flags = new ArrayList<>(List.of("--tokens", tokens.file().toString()));
-    if (certificates != null) {
-      CertificateFiles mine = certificates.member(id);
-      CertificateFiles api = certificates.member(HTTPS_CERTIFICATE);
+    if (https != null) {
+      CertificateFiles api = files.member(HTTPS_CERTIFICATE);
+      flags.addAll(tlsFlags(files.member(id)));
       flags.addAll(
-          List.of(
-              "--tls-cert", mine.cert().toString(),
-              "--tls-key", mine.key().toString(),
-              "--tls-ca", mine.ca().toString(),
-              "--http-cert", api.cert().toString(),
-              "--http-key", api.key().toString()));
+          List.of("--http-cert", api.cert().toString(), "--http-key", api.key().toString()));
     }
     return flags;
+  }
+
+  /** The TLS settings of a Raft client with the operator's certificate; empty when not secured. */
+  Optional<TlsSettings> raftClientTls() throws IOException {
+    if (!on()) {
+      return Optional.empty();
+    }
+    CertificateFiles operator = files.client(ClientRole.OPERATOR);
+    if (!Files.exists(operator.cert())) {
+      ca.writeClient(files.dir(), ClientRole.OPERATOR);
+    }
+    return Optional.of(operator.tlsSettings());
+  }
+
+  /**
+   * The flags of DataNode {@code id}'s command that secure it; its certificate, naming {@code
+   * hosts}, is made at its first start.
+   */
+  List<String> dataNodeFlags(int id, List<String> hosts) throws IOException {
+    if (!on()) {
+      return List.of();
+    }
+    String name = Integer.toString(id);
+    CertificateFiles mine = files.dataNode(name);
+    if (!Files.exists(mine.cert())) {
+      ca.writeDataNode(files.dir(), name, hosts);
+    }
+    return tlsFlags(mine);
+  }
+
+  private static List<String> tlsFlags(CertificateFiles mine) {
+    return List.of(
+        "--tls-cert", mine.cert().toString(),
+        "--tls-key", mine.key().toString(),
+        "--tls-ca", mine.ca().toString());
+  }
+
+  /** How the cluster's clients (tests, drill, chaos) reach its DataNodes. */
+  DataNodeConnector dataNodeClients() {
+    return dataNodeClients;
   }
 
   /** {@code client} trusting the admin API's certificate and sending the admin's token. */

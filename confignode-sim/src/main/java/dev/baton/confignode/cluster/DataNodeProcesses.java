@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * The DataNode processes of a {@link ProcessCluster}: ids 1..M, DataNode N on host {@code dnN} of
  * the cluster's {@link HostPlacement}, on a port chosen at its first start and kept across
  * restarts, its data in {@code <dir>/dn<id>}, its output in {@code
- * <dir>/datanode-<id>-<launch>.log}. Thread-safe.
+ * <dir>/datanode-<id>-<launch>.log}, with fault routes on and, in a secured cluster, TLS ({@link
+ * ClusterSecurity}). Thread-safe.
  */
 final class DataNodeProcesses {
   private static final Logger LOG = LoggerFactory.getLogger(DataNodeProcesses.class);
@@ -23,15 +24,20 @@ final class DataNodeProcesses {
   /** A DataNode's host is this followed by its id. */
   static final String HOST_PREFIX = "dn";
 
+  /** The flag that turns a DataNode's fault routes on: drills and tests inject faults. */
+  static final String FAULTS_FLAG = "--faults";
+
   private final Path dir;
   private final HostPlacement placement;
+  private final ClusterSecurity security;
   private final Map<Integer, String> addresses = new LinkedHashMap<>();
   private final Map<Integer, ChildJvm> processes = new LinkedHashMap<>();
   private int launches;
 
-  DataNodeProcesses(Path dir, HostPlacement placement) {
+  DataNodeProcesses(Path dir, HostPlacement placement, ClusterSecurity security) {
     this.dir = dir;
     this.placement = placement;
+    this.security = security;
   }
 
   /** Starts {@code n} more DataNodes, all at once, and waits until each answers. */
@@ -71,6 +77,11 @@ final class DataNodeProcesses {
     return address;
   }
 
+  /** A client of DataNode {@code id}, secured as the cluster is. */
+  DataNodeClient client(int id) {
+    return security.dataNodeClients().client(address(id));
+  }
+
   /** SIGKILL one DataNode. */
   void kill(int id) throws InterruptedException {
     ChildJvm p = process(id);
@@ -103,19 +114,19 @@ final class DataNodeProcesses {
     synchronized (this) {
       name = "datanode-" + id + "-" + launches++;
     }
-    ChildJvm p =
-        ChildJvm.start(
-            name,
-            dir,
-            placement.launcher(HOST_PREFIX + id),
-            ChildJvm.dataNodeArgs(id, address, dir.resolve(HOST_PREFIX + id)));
+    String host = placement.host(HOST_PREFIX + id);
+    List<String> args =
+        new ArrayList<>(ChildJvm.dataNodeArgs(id, address, dir.resolve(HOST_PREFIX + id)));
+    args.add(FAULTS_FLAG);
+    args.addAll(security.dataNodeFlags(id, placement.certificateHosts(host)));
+    ChildJvm p = ChildJvm.start(name, dir, placement.launcher(HOST_PREFIX + id), args);
     synchronized (this) {
       processes.put(id, p);
     }
   }
 
   private void awaitAnswering(int id) throws IOException, InterruptedException {
-    DataNodeClient client = new DataNodeClient(address(id));
+    DataNodeClient client = client(id);
     ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "DataNode " + id + " up")
         .untilTrue(() -> client.state() != null);
   }

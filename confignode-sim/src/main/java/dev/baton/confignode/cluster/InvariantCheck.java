@@ -6,11 +6,12 @@ import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeState;
 import dev.baton.confignode.datanode.LedgerEntry;
 import dev.baton.confignode.datanode.RegionReplica;
+import dev.baton.confignode.history.LedgerRules;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -168,29 +169,18 @@ public final class InvariantCheck {
         placed.computeIfAbsent(dn.asInt(), k -> new HashMap<>()).put(r.get("id").asInt(), r);
       }
     }
-    Map<Long, List<LedgerEntry>> byProc = new HashMap<>();
     long duplicates = 0;
     long stale = 0;
     long superseded = 0;
+    Map<Integer, List<LedgerEntry>> ledgers = new LinkedHashMap<>();
     for (DataNodeState s : dataNodes) {
       checkRegions(s, placed.getOrDefault(s.id(), Map.of()), violations);
-      long highest = 0;
-      for (LedgerEntry e : s.ledger()) {
-        if (e.term() < highest) {
-          violations.add(
-              String.format(
-                  "DataNode %d accepted %s (procedure %d, step %s) of term %d after term %d",
-                  s.id(), e.command(), e.procId(), e.step(), e.term(), highest));
-        }
-        highest = Math.max(highest, e.term());
-        byProc.computeIfAbsent(e.procId(), k -> new ArrayList<>()).add(e);
-      }
-      checkSendOrder(s, violations);
+      ledgers.put(s.id(), s.ledger());
       duplicates += s.counts().duplicates();
       stale += s.counts().staleRejected();
       superseded += s.counts().superseded();
     }
-    byProc.forEach((procId, entries) -> checkTermsOf(procId, entries, violations));
+    LedgerRules.check(ledgers).forEach(v -> violations.add(v.text()));
     return new Result(List.copyOf(violations), outcomes, all.size(), duplicates, stale, superseded);
   }
 
@@ -224,48 +214,6 @@ public final class InvariantCheck {
                 + " on DataNode "
                 + s.id()
                 + ", which does not host it");
-      }
-    }
-  }
-
-  /** The ledger lists commands in the order applied; per procedure their (term, seq) must grow. */
-  private static void checkSendOrder(DataNodeState s, List<String> violations) {
-    Map<Long, LedgerEntry> last = new HashMap<>();
-    for (LedgerEntry e : s.ledger()) {
-      LedgerEntry before = last.get(e.procId());
-      if (before != null
-          && (e.term() < before.term() || (e.term() == before.term() && e.seq() < before.seq()))) {
-        violations.add(
-            String.format(
-                "DataNode %d applied %s of procedure %d (term %d, seq %d) after %s (term %d, seq"
-                    + " %d), which the procedure sent later",
-                s.id(),
-                e.step(),
-                e.procId(),
-                e.term(),
-                e.seq(),
-                before.step(),
-                before.term(),
-                before.seq()));
-      } else {
-        last.put(e.procId(), e);
-      }
-    }
-  }
-
-  private static void checkTermsOf(long procId, List<LedgerEntry> entries, List<String> out) {
-    entries.sort(Comparator.comparingLong(LedgerEntry::time));
-    LedgerEntry newest = null; // the first accepted command of the highest term so far
-    for (LedgerEntry e : entries) {
-      // commands applied in the same millisecond on two DataNodes have no order to check
-      if (newest != null && e.term() < newest.term() && e.time() > newest.time()) {
-        out.add(
-            String.format(
-                "procedure %d: step %s of term %d was accepted after step %s of term %d",
-                procId, e.step(), e.term(), newest.step(), newest.term()));
-      }
-      if (newest == null || e.term() > newest.term()) {
-        newest = e;
       }
     }
   }

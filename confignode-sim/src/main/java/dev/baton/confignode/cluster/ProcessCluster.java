@@ -5,8 +5,12 @@ import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.hosts.NetnsHosts;
 import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.consensus.ProcedureClient;
+import dev.baton.consensus.tls.TlsSettings;
+import dev.baton.procedure.ProcedureRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,9 +32,10 @@ import org.slf4j.LoggerFactory;
  * failover drills, chaos, the {@code drill} and the {@code bench}, its ConfigNodes requiring tokens
  * by default ({@link ClusterTokens}; {@link #client} sends the admin's): start (all at once with
  * {@link #start}, or in stages from {@link #create}), crash (SIGKILL), freeze (SIGSTOP), thaw and
- * restart single nodes or all of them; find the leader; submit procedures with nonces and wait for
- * them ({@link #procedures()}). Thread-safe. {@link #close} kills every child and deletes the dir
- * (unless kept).
+ * restart single nodes or all of them, wipe a node's data, start a new node that joins the running
+ * cluster ({@link #startJoiningNode}, for membership changes); find the leader; submit procedures
+ * with nonces and wait for them ({@link #procedures()}). Thread-safe. {@link #close} kills every
+ * child and deletes the dir (unless kept).
  */
 public final class ProcessCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
@@ -41,7 +46,9 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public static final Duration CLUSTER_WAIT = ConfigNodeWaits.CLUSTER_WAIT;
 
+  /** Every process listens on loopback. */
   private final Path dir;
+
   private final boolean keepDir;
   private final List<String> nodeFlags;
 
@@ -49,10 +56,18 @@ public final class ProcessCluster implements AutoCloseable {
   private final HostPlacement placement;
 
   private final Map<String, String> httpOf = new LinkedHashMap<>();
+
+  /** Each ConfigNode's {@code --peers}: the first ones share one, an added one has its own. */
+  private final Map<String, String> peersOf = new LinkedHashMap<>();
+
+  /** Each ConfigNode's Raft address, host:port. */
+  private final Map<String, String> raftOf = new LinkedHashMap<>();
+
   private final Map<String, ChildJvm> nodes = new LinkedHashMap<>();
   private final DataNodeProcesses dataNodes;
   private final ClusterProcedures procedures = new ClusterProcedures(this::api);
   private String peersArg;
+  private final Map<String, InetSocketAddress> raftPeers = new LinkedHashMap<>();
   private NodeApiClient anyNodeClient;
   private List<String> apiTargets = List.of();
   private NodeApiClient api;
@@ -69,7 +84,7 @@ public final class ProcessCluster implements AutoCloseable {
     this.nodeFlags = List.copyOf(nodeFlags);
     this.security = security;
     this.placement = placement;
-    this.dataNodes = new DataNodeProcesses(dir, placement);
+    this.dataNodes = new DataNodeProcesses(dir, placement, security);
   }
 
   /**
@@ -118,8 +133,9 @@ public final class ProcessCluster implements AutoCloseable {
   /**
    * A cluster with nothing started yet, in a new temp dir named {@code prefix...}; {@code
    * nodeFlags} are added to every node command. It is secured ({@link ClusterSecurity}): its
-   * ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over mutual TLS.
-   * Start it with {@link #startDataNodes} and {@link #startConfigNodes}.
+   * ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over mutual TLS, and
+   * its DataNodes serve HTTPS with client certificates. Start it with {@link #startDataNodes} and
+   * {@link #startConfigNodes}.
    */
   public static ProcessCluster create(String prefix, boolean keepDir, List<String> nodeFlags)
       throws IOException {
@@ -127,9 +143,9 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   /**
-   * As {@link #create(String, boolean, List)}; without {@code secured} the ConfigNodes serve anyone
-   * on loopback and talk Raft in plain text (as nodes started without {@code --tokens} and the TLS
-   * flags), to compare.
+   * As {@link #create(String, boolean, List)}; without {@code secured} the ConfigNodes and
+   * DataNodes serve anyone on loopback and talk Raft and HTTP in plain text (as nodes started
+   * without {@code --tokens} and the TLS flags), to compare.
    */
   public static ProcessCluster create(
       String prefix, boolean keepDir, List<String> nodeFlags, boolean secured) throws IOException {
@@ -191,7 +207,8 @@ public final class ProcessCluster implements AutoCloseable {
 
   /**
    * Whether the ConfigNodes require tokens, serve their admin API over HTTPS and talk Raft over
-   * mutual TLS.
+   * mutual TLS, and the DataNodes serve HTTPS to certificates of the cluster's CA only, commands to
+   * the ConfigNodes' only.
    */
   public boolean secured() {
     return security.on();
@@ -213,18 +230,16 @@ public final class ProcessCluster implements AutoCloseable {
     if (peersArg != null) {
       throw new IllegalStateException("the ConfigNodes of " + dir + " are already started");
     }
-    StringBuilder peers = new StringBuilder();
-    Map<String, List<String>> certificateHosts = new LinkedHashMap<>();
     for (int i = 1; i <= n; i++) {
-      String id = "cn" + i;
-      String host = placement.host(id);
-      peers.append(peers.length() == 0 ? "" : ",").append(id).append('=').append(host);
-      peers.append(':').append(placement.port(HostPlacement.Service.RAFT));
-      httpOf.put(id, host + ":" + placement.port(HostPlacement.Service.ADMIN_API));
-      certificateHosts.put(id, placement.certificateHosts(host));
+      placeNode("cn" + i);
     }
-    peersArg = peers.toString();
-    security.issueCertificates(dir, certificateHosts);
+    peersArg = peersFlag(raftOf);
+    raftOf.keySet().forEach(id -> peersOf.put(id, peersArg));
+    Map<String, List<String>> certificateHosts = new LinkedHashMap<>();
+    for (String id : raftOf.keySet()) {
+      certificateHosts.put(id, placement.certificateHosts(placement.host(id)));
+    }
+    security.issueCertificates(certificateHosts);
     anyNodeClient = client(List.copyOf(httpOf.values()));
     for (String id : httpOf.keySet()) {
       startNode(id, true);
@@ -238,7 +253,7 @@ public final class ProcessCluster implements AutoCloseable {
   private void startNode(String id, boolean registerDataNodes, List<String> extraFlags)
       throws IOException {
     List<String> args =
-        new ArrayList<>(ChildJvm.nodeArgs(id, peersArg, dir.resolve(id), httpOf.get(id)));
+        new ArrayList<>(ChildJvm.nodeArgs(id, peersOf.get(id), dir.resolve(id), httpOf.get(id)));
     args.add("--http-bind");
     args.add(placement.host(id));
     args.addAll(nodeFlags);
@@ -252,6 +267,60 @@ public final class ProcessCluster implements AutoCloseable {
     synchronized (this) {
       nodes.put(id, p);
     }
+  }
+
+  /** Gives ConfigNode {@code id} its host's Raft and admin API addresses. */
+  private synchronized void placeNode(String id) throws IOException {
+    String host = placement.host(id);
+    int raftPort = placement.port(HostPlacement.Service.RAFT);
+    raftOf.put(id, host + ":" + raftPort);
+    raftPeers.put(id, new InetSocketAddress(host, raftPort));
+    httpOf.put(id, host + ":" + placement.port(HostPlacement.Service.ADMIN_API));
+  }
+
+  private static String peersFlag(Map<String, String> raft) {
+    StringBuilder peers = new StringBuilder();
+    raft.forEach((id, a) -> peers.append(peers.length() == 0 ? "" : ",").append(id + "=" + a));
+    return peers.toString();
+  }
+
+  /**
+   * Starts a new ConfigNode {@code id} that joins the running cluster ({@code node --join}, its
+   * {@code --peers} every ConfigNode known so far and itself), with a certificate of the cluster's
+   * CA when secured; does not wait for it, nor add it to the group (an {@code AddConfigNode} does).
+   *
+   * @return its Raft address, host:port, for the {@code AddConfigNode}
+   */
+  public String startJoiningNode(String id) throws IOException {
+    synchronized (this) {
+      if (httpOf.containsKey(id)) {
+        throw new IllegalArgumentException("the cluster has a ConfigNode " + id + " already");
+      }
+      placeNode(id);
+      peersOf.put(id, peersFlag(raftOf));
+    }
+    security.issueCertificate(id, placement.certificateHosts(placement.host(id)));
+    startNode(id, false, List.of("--join"));
+    return raftOf.get(id);
+  }
+
+  /** The Raft address (host:port) of a ConfigNode. */
+  public String raftAddress(String nodeId) {
+    return require(raftOf.get(nodeId), nodeId);
+  }
+
+  /** Deletes a ConfigNode's data directory: its disk died (kill it first). */
+  public void wipeDataDir(String nodeId) throws IOException {
+    if (isServing(nodeId) || isPaused(nodeId)) {
+      throw new IllegalStateException(nodeId + " still runs; kill it first");
+    }
+    deleteTree(dir.resolve(nodeId));
+  }
+
+  /** Whether the node's last process exited (killed, or stopped by itself). */
+  public synchronized boolean hasExited(String nodeId) {
+    ChildJvm p = nodes.get(nodeId);
+    return p != null && !p.isAlive();
   }
 
   public Path dir() {
@@ -280,9 +349,12 @@ public final class ProcessCluster implements AutoCloseable {
     return dataNodes.addresses();
   }
 
-  /** A client of DataNode {@code id} (1-based). */
+  /**
+   * A client of DataNode {@code id} (1-based); of a secured cluster, over HTTPS with the admin
+   * client's certificate (it reads state and controls faults; commands need a ConfigNode's).
+   */
   public DataNodeClient dataNode(int id) {
-    return new DataNodeClient(dataNodes.address(id));
+    return dataNodes.client(id);
   }
 
   /** Whether the node's process runs and is not paused. */
@@ -318,6 +390,30 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public NodeApiClient client(List<String> addresses) {
     return security.secure(new NodeApiClient(addresses));
+  }
+
+  /**
+   * A Raft client of the ConfigNodes (not their admin API), for what needs Raft itself: a
+   * benchmark's baseline. Of a secured cluster, with the operator's client certificate. Close it.
+   */
+  public ProcedureClient raftClient(ProcedureRegistry registry) throws IOException {
+    if (raftPeers.isEmpty()) {
+      throw new IllegalStateException("the ConfigNodes of " + dir + " are not started");
+    }
+    ProcedureClient.Builder b = ProcedureClient.builder().peers(raftPeers).registry(registry);
+    Optional<TlsSettings> tls = security.raftClientTls();
+    if (tls.isPresent()) {
+      b.tls(tls.get());
+    }
+    return b.connect();
+  }
+
+  /**
+   * A client of one node's admin API, as {@link #client(List)}, that asks once: a failed read is
+   * not retried (for reads whose outcome a history records).
+   */
+  public NodeApiClient directClient(String nodeId) {
+    return security.secure(new NodeApiClient(List.of(http(nodeId)), Duration.ZERO));
   }
 
   /** A client of one admin API address, as {@link #client(List)}. */
@@ -511,12 +607,21 @@ public final class ProcessCluster implements AutoCloseable {
       LOG.info("kept {}", dir);
       return;
     }
-    try (Stream<Path> files = Files.walk(dir)) {
+    try {
+      deleteTree(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + dir, e);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
       for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not delete " + dir, e);
     }
   }
 

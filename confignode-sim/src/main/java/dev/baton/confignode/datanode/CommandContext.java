@@ -16,11 +16,20 @@ package dev.baton.confignode.datanode;
  *     DataNodeErrors#SUPERSEDED}): a command the ConfigNode gave up on cannot land after the undo
  *     that followed it. 0 for a sender that does not number its commands (only the term orders them
  *     then).
+ * @param observer told when the command is sent and how it ended ({@link CommandObserver#NONE}:
+ *     nobody); not part of the command
  */
-public record CommandContext(long term, long procId, String step, long seq) {
+public record CommandContext(
+    long term, long procId, String step, long seq, CommandObserver observer) {
   public CommandContext {
     Checks.context(term, procId, step);
     Checks.nonNegative("seq", seq);
+    java.util.Objects.requireNonNull(observer, "observer");
+  }
+
+  /** A context nobody observes. */
+  public CommandContext(long term, long procId, String step, long seq) {
+    this(term, procId, step, seq, CommandObserver.NONE);
   }
 
   /** A context without a sequence number (seq 0). */

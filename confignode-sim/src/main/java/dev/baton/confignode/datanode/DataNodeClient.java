@@ -16,10 +16,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Talks to one simulated DataNode over HTTP: typed commands, its state, fault control. Every method
- * answers or throws a {@link DataNodeException} within the request timeout; none retries (retrying
- * is the caller's policy: see {@link DataNodeException#retryable()}). Thread-safe; many clients may
- * share one {@link HttpClient} ({@link #newHttpClient()}).
+ * Talks to one simulated DataNode over HTTP or HTTPS: typed commands, its state, fault control.
+ * Every method answers or throws a {@link DataNodeException} within the request timeout; none
+ * retries (retrying is the caller's policy: see {@link DataNodeException#retryable()}).
+ * Thread-safe; the clients a {@link DataNodeConnector} makes share its HTTP client.
  */
 public final class DataNodeClient {
   /** Longest excerpt of an unexpected answer put in an exception message. */
@@ -27,32 +27,48 @@ public final class DataNodeClient {
 
   private static final String CONTENT_TYPE = "application/json";
 
+  /** The scheme of a DataNode without TLS. */
+  static final String PLAIN_SCHEME = "http";
+
   private final HttpClient http;
   private final String address;
   private final URI base;
   private final Duration requestTimeout;
 
-  /** A client of the DataNode at {@code host:port}, with its own HTTP client. */
+  /**
+   * A client of the DataNode at {@code host:port} over plain HTTP, with its own HTTP client (see
+   * {@link DataNodeConnector} for HTTPS and for sharing one).
+   */
   public DataNodeClient(String address) {
-    this(newHttpClient(), address, ConfigNodeWaits.DATANODE_REQUEST_TIMEOUT);
+    this(newHttpClient(), PLAIN_SCHEME, address, ConfigNodeWaits.DATANODE_REQUEST_TIMEOUT);
   }
 
-  public DataNodeClient(HttpClient http, String address, Duration requestTimeout) {
+  /**
+   * @param scheme {@code http}, or {@code https} when {@code http} is set up for the DataNode's TLS
+   */
+  DataNodeClient(HttpClient http, String scheme, String address, Duration requestTimeout) {
     this.http = http;
     this.address = address;
-    this.base = baseUri(address);
+    this.base = baseUri(scheme, address);
     if (requestTimeout.isNegative() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("request timeout must be positive: " + requestTimeout);
     }
     this.requestTimeout = requestTimeout;
   }
 
-  /** An HTTP client suited to DataNodes (HTTP/1.1, connect timeout), to share among clients. */
+  /**
+   * An HTTP client suited to DataNodes (HTTP/1.1, connect timeout), to share among clients, for
+   * plain HTTP.
+   */
   public static HttpClient newHttpClient() {
+    return builder().build();
+  }
+
+  /** The settings of {@link #newHttpClient()}, to add TLS to. */
+  static HttpClient.Builder builder() {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(ConfigNodeWaits.DATANODE_CONNECT_TIMEOUT)
-        .build();
+        .connectTimeout(ConfigNodeWaits.DATANODE_CONNECT_TIMEOUT);
   }
 
   /** host:port of the DataNode. */
@@ -61,7 +77,7 @@ public final class DataNodeClient {
   }
 
   public DataNodeReply ping(CommandContext ctx) throws DataNodeException, InterruptedException {
-    return command(new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step(), ctx.seq()));
+    return command(ctx, new DataNodeRequest.Ping(ctx.term(), ctx.procId(), ctx.step(), ctx.seq()));
   }
 
   /** Creates a follower replica. */
@@ -75,6 +91,7 @@ public final class DataNodeClient {
       CommandContext ctx, int regionId, String database, RegionKind kind, RegionRole role)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.CreateRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, database, kind, role, ctx.seq()));
   }
@@ -82,6 +99,7 @@ public final class DataNodeClient {
   public DataNodeReply deleteRegion(CommandContext ctx, int regionId)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.DeleteRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, ctx.seq()));
   }
@@ -89,6 +107,7 @@ public final class DataNodeClient {
   public DataNodeReply setRegionRole(CommandContext ctx, int regionId, RegionRole role)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.SetRegionRole(
             ctx.term(), ctx.procId(), ctx.step(), regionId, role, ctx.seq()));
   }
@@ -96,6 +115,7 @@ public final class DataNodeClient {
   public DataNodeReply syncRegion(CommandContext ctx, int regionId, long dataVersion)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.SyncRegion(
             ctx.term(), ctx.procId(), ctx.step(), regionId, dataVersion, ctx.seq()));
   }
@@ -103,6 +123,7 @@ public final class DataNodeClient {
   public DataNodeReply invalidateCache(CommandContext ctx, String database)
       throws DataNodeException, InterruptedException {
     return command(
+        ctx,
         new DataNodeRequest.InvalidateCache(
             ctx.term(), ctx.procId(), ctx.step(), database, ctx.seq()));
   }
@@ -149,9 +170,20 @@ public final class DataNodeClient {
     return post(DataNodeServer.FAULTS_RESET_PATH, null, FaultState.class);
   }
 
-  private DataNodeReply command(DataNodeRequest request)
+  /** Sends a command; its context's observer is told when it starts and how it ended. */
+  private DataNodeReply command(CommandContext ctx, DataNodeRequest request)
       throws DataNodeException, InterruptedException {
-    return post(CommandType.of(request).path(), request, DataNodeReply.class);
+    CommandType type = CommandType.of(request);
+    ctx.observer().started(address, type.commandName() + " " + ctx.step());
+    DataNodeReply reply;
+    try {
+      reply = post(type.path(), request, DataNodeReply.class);
+    } catch (DataNodeException e) {
+      ctx.observer().failed(e.getMessage());
+      throw e;
+    }
+    ctx.observer().answered();
+    return reply;
   }
 
   private <T> T post(String path, Object body, Class<T> answer)
@@ -227,7 +259,7 @@ public final class DataNodeClient {
     return text.length() <= EXCERPT_CHARS ? text : text.substring(0, EXCERPT_CHARS) + "...";
   }
 
-  private static URI baseUri(String address) {
+  private static URI baseUri(String scheme, String address) {
     int colon = address.lastIndexOf(':');
     if (colon <= 0 || colon == address.length() - 1) {
       throw new IllegalArgumentException(
@@ -246,6 +278,6 @@ public final class DataNodeClient {
               + address
               + "'");
     }
-    return URI.create("http://" + address);
+    return URI.create(scheme + "://" + address);
   }
 }

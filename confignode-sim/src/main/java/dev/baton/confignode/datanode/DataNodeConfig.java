@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param historyCapacity entries kept in each of the rejected, duplicate and invalidation logs
  * @param snapshotEvery journal lines after which the state is snapshotted and the journal emptied
  * @param limits the HTTP server's limits
+ * @param guard TLS, who may call what, and whether the fault routes exist
  */
 public record DataNodeConfig(
     int id,
@@ -25,7 +26,8 @@ public record DataNodeConfig(
     int ledgerCapacity,
     int historyCapacity,
     int snapshotEvery,
-    HttpLimits limits) {
+    HttpLimits limits,
+    DataNodeGuard guard) {
 
   public static final String DEFAULT_BIND = "127.0.0.1";
 
@@ -43,6 +45,7 @@ public record DataNodeConfig(
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(bindHost, "bindHost");
     Objects.requireNonNull(limits, "limits");
+    Objects.requireNonNull(guard, "guard");
     if (port < 0 || port > MAX_PORT) {
       throw new IllegalArgumentException("port must be in 0.." + MAX_PORT + ", got " + port);
     }
@@ -51,7 +54,10 @@ public record DataNodeConfig(
     positive("snapshotEvery", snapshotEvery);
   }
 
-  /** DataNode {@code id} on {@code dataDir}, on a free port, with default capacities. */
+  /**
+   * DataNode {@code id} on {@code dataDir}, on a free loopback port, with default capacities, plain
+   * HTTP and no fault routes ({@link DataNodeGuard#PLAIN}).
+   */
   public static DataNodeConfig of(int id, Path dataDir) {
     return new DataNodeConfig(
         id,
@@ -61,39 +67,46 @@ public record DataNodeConfig(
         DEFAULT_LEDGER_CAPACITY,
         DEFAULT_HISTORY_CAPACITY,
         DEFAULT_SNAPSHOT_EVERY,
-        HttpLimits.DATANODE);
+        HttpLimits.DATANODE,
+        DataNodeGuard.PLAIN);
   }
 
-  public DataNodeConfig withPort(int newPort) {
+  public DataNodeConfig withPort(int port) {
     return new DataNodeConfig(
-        id, dataDir, bindHost, newPort, ledgerCapacity, historyCapacity, snapshotEvery, limits);
+        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, snapshotEvery, limits, guard);
   }
 
   /** Listening on {@code host} instead. */
   public DataNodeConfig withBindHost(String host) {
     return new DataNodeConfig(
-        id, dataDir, host, port, ledgerCapacity, historyCapacity, snapshotEvery, limits);
+        id, dataDir, host, port, ledgerCapacity, historyCapacity, snapshotEvery, limits, guard);
   }
 
-  /** With the HTTP server's limits {@code newLimits}. */
-  public DataNodeConfig withLimits(HttpLimits newLimits) {
+  /** With the HTTP server's limits {@code limits}. */
+  public DataNodeConfig withLimits(HttpLimits limits) {
     return new DataNodeConfig(
-        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, snapshotEvery, newLimits);
+        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, snapshotEvery, limits, guard);
   }
 
   public DataNodeConfig withLedgerCapacity(int entries) {
     return new DataNodeConfig(
-        id, dataDir, bindHost, port, entries, historyCapacity, snapshotEvery, limits);
+        id, dataDir, bindHost, port, entries, historyCapacity, snapshotEvery, limits, guard);
   }
 
   public DataNodeConfig withHistoryCapacity(int entries) {
     return new DataNodeConfig(
-        id, dataDir, bindHost, port, ledgerCapacity, entries, snapshotEvery, limits);
+        id, dataDir, bindHost, port, ledgerCapacity, entries, snapshotEvery, limits, guard);
   }
 
   public DataNodeConfig withSnapshotEvery(int lines) {
     return new DataNodeConfig(
-        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, lines, limits);
+        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, lines, limits, guard);
+  }
+
+  /** With {@code guard} (TLS, who may call what, fault routes). */
+  public DataNodeConfig withGuard(DataNodeGuard guard) {
+    return new DataNodeConfig(
+        id, dataDir, bindHost, port, ledgerCapacity, historyCapacity, snapshotEvery, limits, guard);
   }
 
   private static void positive(String name, int value) {

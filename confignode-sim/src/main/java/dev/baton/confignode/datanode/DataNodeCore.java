@@ -87,14 +87,17 @@ final class DataNodeCore {
     return highestTerm;
   }
 
-  /** Decides what {@code request}, arriving at {@code now} (epoch ms), changes and answers. */
-  Decision decide(DataNodeRequest request, long now) {
+  /**
+   * Decides what {@code request}, arriving at {@code now} (epoch ms) from the ConfigNode {@code
+   * caller} (null when unknown), changes and answers.
+   */
+  Decision decide(DataNodeRequest request, String caller, long now) {
     CommandType type = CommandType.of(request);
     long term = request.term();
     if (term < highestTerm) {
       RejectedCommand r =
           new RejectedCommand(
-              request.procId(), request.step(), term, highestTerm, type.commandName(), now);
+              request.procId(), request.step(), term, highestTerm, type.commandName(), now, caller);
       return new Decision(
           List.of(new Change.StaleRejected(r)),
           HttpURLConnection.HTTP_CONFLICT,
@@ -172,7 +175,8 @@ final class DataNodeCore {
             type.commandName(),
             args,
             reply,
-            now);
+            now,
+            caller);
     changes.add(new Change.Applied(entry, outcome.effect));
     return new Decision(changes, HttpURLConnection.HTTP_OK, reply);
   }

@@ -32,6 +32,12 @@ public final class DataNodeErrors {
   /** 503: the DataNode could not persist its state and refuses commands until restarted. */
   public static final String STORAGE_FAILED = "storage_failed";
 
+  /**
+   * 403: the caller's certificate does not allow this route (a command from a certificate that
+   * names no ConfigNode, fault control from one that names no admin); nothing was applied.
+   */
+  public static final String FORBIDDEN = HttpErrors.FORBIDDEN;
+
   /** 400: the body is not JSON. */
   public static final String MALFORMED_JSON = HttpErrors.MALFORMED_JSON;
 

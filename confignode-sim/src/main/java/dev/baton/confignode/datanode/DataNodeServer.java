@@ -7,6 +7,9 @@ import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.HttpReply;
 import dev.baton.confignode.http.JettyHttpServer;
 import dev.baton.confignode.http.JsonExchange;
+import dev.baton.confignode.http.TlsIdentity;
+import dev.baton.consensus.tls.PeerIdentity;
+import dev.baton.consensus.tls.TlsSettings;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
@@ -20,10 +23,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A simulated DataNode: a durable region table driven by ConfigNode commands over HTTP (on
- * 127.0.0.1 unless bound elsewhere), with term fencing, an idempotency ledger and fault injection.
- * Runs in its own process ({@code confignode-sim datanode}) or in-process for tests: {@link
- * #start()}, {@link #port()}, {@link #close()}; a new server on the same data directory recovers
- * everything.
+ * 127.0.0.1 unless bound elsewhere) or HTTPS with client certificates, with term fencing, an
+ * idempotency ledger and fault injection (with {@link DataNodeGuard#faults()}). Who may call which
+ * route is {@link DataNodeGuard}'s to say and {@link CallerCheck}'s to check, before a request is
+ * read; the ConfigNode that sent a command is recorded with it. Runs in its own process ({@code
+ * confignode-sim datanode}) or in-process for tests: {@link #start()}, {@link #port()}, {@link
+ * #close()}; a new server on the same data directory recovers everything.
  *
  * <p>Commands are applied one at a time: decided by {@link DataNodeCore}, persisted (fsynced)
  * through {@link DataNodeJournal}, applied, then answered. Reads of {@code /state} and fault
@@ -49,14 +54,17 @@ public final class DataNodeServer implements AutoCloseable {
   private static final String POST = "POST";
 
   private interface Handler {
-    Object handle(HttpCall call) throws HttpError, IOException, InterruptedException;
+    /** Answers {@code call} from {@code caller} (null over plain HTTP). */
+    Object handle(HttpCall call, PeerIdentity caller)
+        throws HttpError, IOException, InterruptedException;
   }
 
-  private record Route(String method, Handler handler) {}
+  private record Route(String method, CallerCheck.Need need, Handler handler) {}
 
   private final DataNodeConfig config;
   private final LongSupplier clock;
   private final FaultInjector faults = new FaultInjector();
+  private final CallerCheck callers;
   private final Map<String, Route> routes = new LinkedHashMap<>();
   private final Object commandLock = new Object();
 
@@ -73,13 +81,26 @@ public final class DataNodeServer implements AutoCloseable {
   DataNodeServer(DataNodeConfig config, LongSupplier clock) {
     this.config = config;
     this.clock = clock;
+    this.callers = new CallerCheck(config.id(), config.guard().tls().isPresent());
     for (CommandType type : CommandType.values()) {
-      routes.put(type.path(), new Route(POST, call -> command(type, call)));
+      routes.put(
+          type.path(),
+          new Route(
+              POST, CallerCheck.Need.CONFIGNODE, (call, caller) -> command(type, call, caller)));
     }
-    routes.put(STATE_PATH, new Route(GET, call -> state()));
-    routes.put(FAULTS_PATH, new Route(POST, this::configureFaults));
-    routes.put(FAULTS_RELEASE_PATH, new Route(POST, call -> controlFaults(call, false)));
-    routes.put(FAULTS_RESET_PATH, new Route(POST, call -> controlFaults(call, true)));
+    routes.put(
+        STATE_PATH, new Route(GET, CallerCheck.Need.ANY_IDENTITY, (call, caller) -> state()));
+    if (config.guard().faults()) {
+      routes.put(
+          FAULTS_PATH,
+          new Route(POST, CallerCheck.Need.ADMIN, (call, caller) -> configureFaults(call)));
+      routes.put(
+          FAULTS_RELEASE_PATH,
+          new Route(POST, CallerCheck.Need.ADMIN, (call, caller) -> controlFaults(call, false)));
+      routes.put(
+          FAULTS_RESET_PATH,
+          new Route(POST, CallerCheck.Need.ADMIN, (call, caller) -> controlFaults(call, true)));
+    }
   }
 
   /** Recovers the data directory and starts answering; returns this. */
@@ -87,29 +108,48 @@ public final class DataNodeServer implements AutoCloseable {
     if (http != null) {
       throw new IllegalStateException("DataNode " + config.id() + " is already started");
     }
+    DataNodeGuard guard = config.guard();
+    guard.checkBind(config.id(), config.bindHost());
+    JettyHttpServer.Builder server =
+        JettyHttpServer.builder("datanode-" + config.id(), this::dispatch)
+            .bind(config.bindHost(), config.port())
+            .limits(config.limits())
+            .unlimitedPath(STATE_PATH)
+            .unlimitedPath(FAULTS_PATH)
+            .unlimitedPath(FAULTS_PATH + "/*");
+    if (guard.tls().isPresent()) {
+      TlsSettings tls = guard.tls().get();
+      server
+          .tls(Optional.of(TlsIdentity.of(tls.chain(), tls.privateKey())))
+          .requireClientCertificates(tls.trustedCertificates());
+    }
     journal = DataNodeJournal.open(config);
     core = journal.recovered();
     try {
-      http =
-          JettyHttpServer.builder("datanode-" + config.id(), this::dispatch)
-              .bind(config.bindHost(), config.port())
-              .limits(config.limits())
-              .unlimitedPath(STATE_PATH)
-              .unlimitedPath(FAULTS_PATH)
-              .unlimitedPath(FAULTS_PATH + "/*")
-              .start();
+      http = server.start();
     } catch (IOException e) {
       journal.close();
       throw new IOException("DataNode " + config.id() + ": " + e.getMessage(), e);
     }
     LOG.info(
-        "DataNode {} listening on {}:{}, data dir {}, term {}, {} regions",
+        "DataNode {} listening on {}://{}:{}{}, fault routes {}, data dir {}, term {}, {} regions",
         config.id(),
+        http.scheme(),
         config.bindHost(),
         port(),
+        guard.tls().isPresent() ? " (client certificates of its CA required)" : "",
+        guard.faults() ? "on" : "off",
         config.dataDir(),
         core.highestTerm(),
         core.view(faults.state()).regions().size());
+    if (guard.exposesPlainHttp(config.bindHost())) {
+      LOG.warn(
+          "DataNode {} serves plain HTTP on {} (--insecure): any host that reaches it can send"
+              + " commands with any term and fence out every ConfigNode leader. Give it"
+              + " --tls-cert, --tls-key and --tls-ca",
+          config.id(),
+          config.bindHost());
+    }
     return this;
   }
 
@@ -176,6 +216,16 @@ public final class DataNodeServer implements AutoCloseable {
     try {
       String path = call.path();
       Route route = routes.get(path);
+      if (route == null
+          && !config.guard().faults()
+          && (path.equals(FAULTS_PATH) || path.startsWith(FAULTS_PATH + "/"))) {
+        throw new HttpError(
+            HttpURLConnection.HTTP_NOT_FOUND,
+            DataNodeErrors.NOT_FOUND,
+            "DataNode "
+                + config.id()
+                + " runs without fault routes; start it with --faults (drills and tests only)");
+      }
       if (route == null) {
         throw new HttpError(
             HttpURLConnection.HTTP_NOT_FOUND,
@@ -189,10 +239,11 @@ public final class DataNodeServer implements AutoCloseable {
             DataNodeErrors.METHOD_NOT_ALLOWED,
             path + " takes " + route.method() + ", not " + call.method());
       }
+      PeerIdentity caller = callers.admit(call, route.need());
       if (route.method().equals(POST)) {
         JsonExchange.requireJson(call);
       }
-      Object body = route.handler().handle(call);
+      Object body = route.handler().handle(call, caller);
       if (body instanceof Answer answer) {
         return HttpReply.json(answer.status(), answer.body());
       }
@@ -223,7 +274,7 @@ public final class DataNodeServer implements AutoCloseable {
   /** A handler's answer with a status other than 200. */
   private record Answer(int status, Object body) {}
 
-  private Object command(CommandType type, HttpCall call)
+  private Object command(CommandType type, HttpCall call, PeerIdentity caller)
       throws HttpError, IOException, InterruptedException {
     DataNodeRequest request = JsonExchange.parse(call.body(MAX_BODY_BYTES), type.requestClass());
     Optional<ErrorReply> fault = faults.beforeCommand(request.step());
@@ -241,7 +292,8 @@ public final class DataNodeServer implements AutoCloseable {
       if (storageFailed) {
         return new Answer(HttpURLConnection.HTTP_UNAVAILABLE, storageFailedReply());
       }
-      DataNodeCore.Decision decision = core.decide(request, clock.getAsLong());
+      String callerId = caller == null ? null : caller.name();
+      DataNodeCore.Decision decision = core.decide(request, callerId, clock.getAsLong());
       List<JournalLine> lines = new ArrayList<>(decision.changes().size());
       long seq = core.seq();
       for (Change change : decision.changes()) {
@@ -260,7 +312,7 @@ public final class DataNodeServer implements AutoCloseable {
         return new Answer(HttpURLConnection.HTTP_UNAVAILABLE, storageFailedReply());
       }
       lines.forEach(core::apply);
-      log(type, request, decision);
+      log(type, request, callerId, decision);
       if (journal.snapshotDue()) {
         snapshot();
       }
@@ -282,30 +334,37 @@ public final class DataNodeServer implements AutoCloseable {
     }
   }
 
-  private void log(CommandType type, DataNodeRequest request, DataNodeCore.Decision decision) {
+  private void log(
+      CommandType type, DataNodeRequest request, String caller, DataNodeCore.Decision decision) {
     for (Change change : decision.changes()) {
       if (change instanceof Change.TermRaised raised) {
         LOG.info("DataNode {} now at term {}", config.id(), raised.term());
       } else if (change instanceof Change.StaleRejected stale) {
         LOG.info(
-            "DataNode {} refused {} of procedure {} step {}: stale term {} < {}",
+            "DataNode {} refused {} of procedure {} step {} from {}: stale term {} < {}",
             config.id(),
             type.commandName(),
             request.procId(),
             request.step(),
+            callerName(caller),
             stale.rejected().term(),
             stale.rejected().highestTerm());
       }
     }
     LOG.debug(
-        "DataNode {}: {} of procedure {} step {} term {} -> {} {}",
+        "DataNode {}: {} of procedure {} step {} term {} from {} -> {} {}",
         config.id(),
         type.commandName(),
         request.procId(),
         request.step(),
         request.term(),
+        callerName(caller),
         decision.status(),
         decision.body());
+  }
+
+  private static String callerName(String caller) {
+    return caller == null ? "an unnamed caller (plain HTTP)" : "ConfigNode " + caller;
   }
 
   private ErrorReply storageFailedReply() {

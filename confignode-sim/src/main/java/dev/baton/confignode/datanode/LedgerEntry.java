@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  *     with the same key must carry equal arguments
  * @param reply the answer given, returned again to a duplicate
  * @param time when it was applied, epoch milliseconds
+ * @param caller the node id of the ConfigNode that sent it, as its certificate names it; null over
+ *     plain HTTP, where callers are not known
  */
 public record LedgerEntry(
     long procId,
@@ -19,4 +21,5 @@ public record LedgerEntry(
     String command,
     JsonNode args,
     DataNodeReply reply,
-    long time) {}
+    long time,
+    String caller) {}

@@ -1,13 +1,27 @@
 /**
- * The simulated DataNode: the side of the cluster that ConfigNode procedures act on.
+ * The simulated DataNode: the side of the cluster that ConfigNode procedures act on. Uses {@code
+ * http} and {@code waits} of this module, and procedure-consensus' {@code tls} (certificates and
+ * the identities they name).
  *
  * <p>{@link dev.baton.confignode.datanode.DataNodeServer} serves the HTTP API below on 127.0.0.1
- * (JSON bodies, at most {@link dev.baton.confignode.datanode.DataNodeServer#MAX_BODY_BYTES});
- * {@link dev.baton.confignode.datanode.DataNodeClient} calls it with typed methods.
+ * unless bound elsewhere (JSON bodies, at most {@link
+ * dev.baton.confignode.datanode.DataNodeServer#MAX_BODY_BYTES}); {@link
+ * dev.baton.confignode.datanode.DataNodeClient} calls it with typed methods, made by a {@link
+ * dev.baton.confignode.datanode.DataNodeConnector} (plain HTTP, or HTTPS presenting a certificate).
+ *
+ * <p>With TLS ({@link dev.baton.confignode.datanode.DataNodeGuard}) it serves HTTPS only and every
+ * client must present a certificate of the cluster's CA: commands need a ConfigNode's (member)
+ * certificate, whose node id is recorded with each applied command and stale refusal ({@code
+ * caller}); {@code GET /state} any identity of the CA; the fault routes an admin client's. Anything
+ * else is a 403 {@code forbidden} that changes nothing and is logged with the caller. Without TLS
+ * anyone who reaches it may call everything, so only a loopback bind is allowed (or {@code
+ * --insecure}). The fault routes exist only when the DataNode is started with them ({@code
+ * --faults}); without, every {@code /faults} path is a 404 saying so.
  *
  * <table>
  *   <caption>DataNode HTTP API</caption>
  *   <tr><th>method and path</th><th>body</th><th>answer</th></tr>
+ *   <tr><th colspan="3">commands (with TLS: a ConfigNode's certificate)</th></tr>
  *   <tr><td>POST /ping</td><td>{term, procId, step}</td><td>DataNodeReply</td></tr>
  *   <tr><td>POST /regions/create</td>
  *       <td>{term, procId, step, regionId, database, kind: SCHEMA|DATA, role?: LEADER|FOLLOWER}</td>
@@ -21,7 +35,9 @@
  *       <td>DataNodeReply, dataVersion = max(current, given); 409 region_not_found</td></tr>
  *   <tr><td>POST /cache/invalidate</td><td>{term, procId, step, database}</td>
  *       <td>DataNodeReply; appended to the invalidation log</td></tr>
+ *   <tr><th colspan="3">reads (with TLS: any certificate of the CA naming an identity)</th></tr>
  *   <tr><td>GET /state</td><td></td><td>DataNodeState</td></tr>
+ *   <tr><th colspan="3">fault control (only with --faults; with TLS: an admin client)</th></tr>
  *   <tr><td>POST /faults</td><td>{failNext?, latencyMs?, stall?, stallStep?}</td><td>FaultState</td></tr>
  *   <tr><td>POST /faults/release</td><td></td><td>FaultState</td></tr>
  *   <tr><td>POST /faults/reset</td><td></td><td>FaultState</td></tr>

@@ -5,8 +5,12 @@ import static dev.baton.confignode.drill.DrillWorkload.args;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ClusterHosts;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.history.History;
+import dev.baton.confignode.history.HistoryChecker;
+import dev.baton.confignode.history.HistoryViolation;
 import dev.baton.confignode.hosts.NetnsHosts;
 import dev.baton.confignode.hosts.NetworkFault;
 import dev.baton.confignode.hosts.PartitionKind;
@@ -17,6 +21,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -24,9 +29,9 @@ import java.util.Set;
  * The drill: a local cluster of ConfigNode and DataNode processes, a mixed workload, a SIGKILL of
  * the leader in the middle (or, with {@link Settings#partition}, the leader cut off from the other
  * ConfigNodes until a new leader runs and the old one stepped down), and a check of the invariants
- * from the procedures' final states, the metadata and the DataNodes' ledgers ({@link DrillChecks}).
- * Prints progress and a report ({@link DrillReport}); {@link #run} returns true only if every
- * invariant holds.
+ * from the procedures' final states, the metadata and the DataNodes' ledgers ({@link DrillChecks}),
+ * and of the workload's recorded submissions and reads ({@link HistoryChecker}). Prints progress
+ * and a report ({@link DrillReport}); {@link #run} returns true only if every invariant holds.
  */
 public final class Drill implements AutoCloseable {
   /** Sleep procedures in flight during the kill: live procedures parked in WAITING_TIMEOUT. */
@@ -135,8 +140,8 @@ public final class Drill implements AutoCloseable {
         "phase 2: %d migrations, deletions, new databases, sleepers, with %d ms added per DataNode"
             + " command so the kill lands mid-step; the leader dies meanwhile",
         migrations.size(), PHASE2_LATENCY.toMillis());
-    for (String addr : cluster.dataNodeAddresses()) {
-      new DataNodeClient(addr).addLatency(PHASE2_LATENCY);
+    for (DataNodeClient dataNode : dataNodes()) {
+      dataNode.addLatency(PHASE2_LATENCY);
     }
     int phaseStart = workload.size();
     for (int i = 0; i < SLEEPERS; i++) {
@@ -169,8 +174,8 @@ public final class Drill implements AutoCloseable {
       killLeader(leader, phaseStart);
     }
     workload.awaitAllFinished();
-    for (String addr : cluster.dataNodeAddresses()) {
-      new DataNodeClient(addr).resetFaults();
+    for (DataNodeClient dataNode : dataNodes()) {
+      dataNode.resetFaults();
     }
 
     report.progress("phase 3: remove DataNode 1 (its regions migrate as child procedures)");
@@ -178,8 +183,19 @@ public final class Drill implements AutoCloseable {
     workload.awaitAllFinished();
     report.wallMillis = System.currentTimeMillis() - workloadStart;
 
-    List<String> violations = new DrillChecks(api, cluster.dataNodeAddresses(), report).run();
+    List<String> violations =
+        new ArrayList<>(
+            new DrillChecks(
+                    api,
+                    dataNodes(),
+                    cluster.secured() ? Set.copyOf(cluster.nodeIds()) : Set.of(),
+                    report)
+                .run());
+    History history = workload.history().history(HistoryRecorder.finalState(api, dataNodes()));
+    List<HistoryViolation> broken = HistoryChecker.check(history);
+    broken.forEach(v -> violations.add("history: " + v));
     report.print(settings, dir);
+    out.println(HistoryChecker.summary(history, broken));
     if (violations.isEmpty()) {
       out.println("RESULT: every invariant holds");
       return true;
@@ -187,6 +203,11 @@ public final class Drill implements AutoCloseable {
     out.println("RESULT: " + violations.size() + " invariant violations:");
     violations.forEach(v -> out.println("  - " + v));
     return false;
+  }
+
+  /** Clients of the cluster's DataNodes, secured as the cluster is. */
+  private List<DataNodeClient> dataNodes() {
+    return cluster.dataNodeIds().stream().map(cluster::dataNode).toList();
   }
 
   private void awaitQuarterOfPhase2(int phaseStart) throws IOException, InterruptedException {

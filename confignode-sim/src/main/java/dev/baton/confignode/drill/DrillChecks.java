@@ -14,22 +14,31 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The drill's invariants, checked from the procedures' final states, the metadata and the
  * DataNodes' ledgers: every procedure terminal; DataNode region tables equal the metadata; no
  * command accepted with a term lower than one seen before (fencing); no step's command re-run more
- * than once in one leader term. Fills the report's outcome and ledger figures on the way.
+ * than once in one leader term; in a secured cluster, every applied command names the ConfigNode
+ * that sent it. Fills the report's outcome and ledger figures on the way.
  */
 final class DrillChecks {
   private final NodeApiClient api;
-  private final List<String> dataNodes;
+  private final List<DataNodeClient> dataNodes;
+  private final Set<String> senders;
   private final DrillReport report;
   private final List<String> violations = new ArrayList<>();
 
-  DrillChecks(NodeApiClient api, List<String> dataNodes, DrillReport report) {
+  /**
+   * @param senders the ConfigNode ids every applied command must name as its sender (a secured
+   *     cluster's DataNodes know who called); empty when they cannot know (plain HTTP)
+   */
+  DrillChecks(
+      NodeApiClient api, List<DataNodeClient> dataNodes, Set<String> senders, DrillReport report) {
     this.api = api;
     this.dataNodes = dataNodes;
+    this.senders = Set.copyOf(senders);
     this.report = report;
   }
 
@@ -54,11 +63,17 @@ final class DrillChecks {
       }
     }
     long firstNewStep = Long.MAX_VALUE;
-    for (String addr : dataNodes) {
-      DataNodeState s = new DataNodeClient(addr).state();
+    for (DataNodeClient dataNode : dataNodes) {
+      DataNodeState s = dataNode.state();
       checkRegions(s, expected.getOrDefault(s.id(), Map.of()));
       firstNewStep = Math.min(firstNewStep, checkFencing(s));
       checkDuplicates(s);
+      if (!senders.isEmpty()) {
+        violations.addAll(unknownSenders(s.id(), s.ledger(), senders));
+      }
+      s.ledger().stream()
+          .filter(e -> e.caller() != null)
+          .forEach(e -> report.senders.merge(e.caller(), 1, Integer::sum));
       report.duplicates += s.counts().duplicates();
       report.staleRejected += s.counts().staleRejected();
       report.superseded += s.counts().superseded();
@@ -115,6 +130,29 @@ final class DrillChecks {
       }
     }
     return firstNewStep;
+  }
+
+  /** The ledger entries of one DataNode that name no sender, or one not in {@code senders}. */
+  static List<String> unknownSenders(int dataNode, List<LedgerEntry> ledger, Set<String> senders) {
+    List<String> found = new ArrayList<>();
+    for (LedgerEntry e : ledger) {
+      if (e.caller() == null || !senders.contains(e.caller())) {
+        found.add(
+            "DataNode "
+                + dataNode
+                + " applied "
+                + e.command()
+                + " of procedure "
+                + e.procId()
+                + " step "
+                + e.step()
+                + " from "
+                + (e.caller() == null ? "an unnamed sender" : e.caller())
+                + ", not one of the ConfigNodes "
+                + new TreeSet<>(senders));
+      }
+    }
+    return found;
   }
 
   /**

@@ -39,7 +39,7 @@ final class DrillReport {
 
   /**
    * Whether the cluster was secured: tokens (the workload ran as the admin principal), HTTPS, Raft
-   * over mutual TLS.
+   * over mutual TLS, DataNodes over mutual TLS.
    */
   boolean secured;
 
@@ -48,6 +48,9 @@ final class DrillReport {
 
   /** Root procedures by "type state". */
   final Map<String, Integer> outcomes = new TreeMap<>();
+
+  /** DataNode commands in the ledgers by the ConfigNode that sent them (secured clusters only). */
+  final Map<String, Integer> senders = new TreeMap<>();
 
   private final PrintStream out;
 
@@ -98,7 +101,12 @@ final class DrillReport {
     out.println(
         secured
             ? "raft: mutual TLS (certificates naming each member, of a throwaway CA)"
-            : "raft: plain text");
+            : "raft: plain text (loopback)");
+    out.println(
+        secured
+            ? "DataNodes: HTTPS with client certificates of the CA; commands from ConfigNode"
+                + " certificates only, each recorded with its sender"
+            : "DataNodes: HTTP (loopback, anyone on this host may send commands)");
     out.println("timeline (ms after the " + faultName() + " of the leader):");
     out.printf(
         Locale.ROOT,
@@ -126,6 +134,9 @@ final class DrillReport {
     outcomes.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %d%n", k, v));
     out.printf(
         Locale.ROOT, "re-executed DataNode commands (answered from the ledger): %d%n", duplicates);
+    if (!senders.isEmpty()) {
+      out.println("DataNode commands in the ledgers by sender: " + senders);
+    }
     out.printf(Locale.ROOT, "stale-term commands rejected by DataNodes: %d%n", staleRejected);
     out.printf(Locale.ROOT, "overtaken commands refused by DataNodes: %d%n", superseded);
     out.printf(

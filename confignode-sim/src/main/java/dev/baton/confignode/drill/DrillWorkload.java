@@ -3,10 +3,12 @@ package dev.baton.confignode.drill;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.client.NodeApiClient;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -16,7 +18,8 @@ import java.util.Set;
 
 /**
  * The drill's submissions through the admin API: each with its own nonce (a submission retried
- * after a failover is one procedure), and the waits for them to finish.
+ * after a failover is one procedure), and the waits for them to finish. The submissions and the
+ * reads of the procedure list are recorded in {@link #history()}.
  */
 final class DrillWorkload {
   /** Nonce group of the drill's submissions. */
@@ -25,12 +28,18 @@ final class DrillWorkload {
   private final NodeApiClient api;
   private final DrillReport report;
   private final Map<String, Long> submitted = new LinkedHashMap<>();
+  private final HistoryRecorder history = new HistoryRecorder();
   private long nonce;
   private long shownFinished = -1;
 
   DrillWorkload(NodeApiClient api, DrillReport report) {
     this.api = api;
     this.report = report;
+  }
+
+  /** The recorded submissions and reads. */
+  HistoryRecorder history() {
+    return history;
   }
 
   /** Procedures submitted so far. */
@@ -41,17 +50,24 @@ final class DrillWorkload {
   void submit(String what, String type, JsonNode args) throws IOException, InterruptedException {
     long n = ++nonce;
     long id =
-        Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
-            .within(ConfigNodeWaits.CLUSTER_WAIT)
-            .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
-            .retry(() -> api.submit(type, args, NONCE_GROUP, n));
+        history.submit(
+            HistoryRecorder.ANY_NODE,
+            n,
+            type,
+            args,
+            () ->
+                Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
+                    .within(ConfigNodeWaits.CLUSTER_WAIT)
+                    .notYetIf(
+                        NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
+                    .retry(() -> api.submit(type, args, NONCE_GROUP, n)));
     submitted.put(what, id);
   }
 
   /** Root procedures that finished. */
   long finishedCount() throws IOException, InterruptedException {
     long n = 0;
-    for (JsonNode p : api.listProcedures("")) {
+    for (JsonNode p : listProcedures()) {
       if (p.get("finished").asBoolean() && p.get("parentProcId").asLong() < 0) {
         n++;
       }
@@ -60,11 +76,19 @@ final class DrillWorkload {
   }
 
   /**
-   * Waits until every procedure (children included) is terminal, printing progress; a failed read
-   * of the list means "not yet".
+   * Waits until every procedure (children included) is terminal, printing progress: long polls each
+   * submitted procedure until it finished ({@link NodeApiClient#awaitFinished}), then reads the
+   * list until every procedure in it is terminal (a failed read means "not yet").
    */
   void awaitAllFinished() throws IOException, InterruptedException {
     shownFinished = -1;
+    long deadline = System.nanoTime() + ConfigNodeWaits.DRILL_FINISH_WAIT.toNanos();
+    for (long id : submitted.values()) {
+      Duration left = Duration.ofNanos(deadline - System.nanoTime());
+      if (left.isNegative() || !api.awaitFinished(id, left).path("finished").asBoolean()) {
+        break; // the list poll below reports what is still running
+      }
+    }
     Poll.every(ConfigNodeWaits.DRILL_LIST_POLL)
         .within(ConfigNodeWaits.DRILL_FINISH_WAIT)
         .notYetOn(NodeApiClient.ApiException.class)
@@ -78,7 +102,7 @@ final class DrillWorkload {
 
   /** Whether every procedure is terminal; prints the count of finished ones when it changed. */
   private boolean allFinished() throws IOException, InterruptedException {
-    JsonNode all = api.listProcedures("");
+    JsonNode all = listProcedures();
     long done = 0;
     for (JsonNode p : all) {
       if (p.get("finished").asBoolean()) {
@@ -90,6 +114,10 @@ final class DrillWorkload {
       shownFinished = done;
     }
     return done == all.size() && all.size() >= submitted.size();
+  }
+
+  private JsonNode listProcedures() throws IOException, InterruptedException {
+    return history.readList(HistoryRecorder.ANY_NODE, () -> api.listProcedures(""));
   }
 
   /**

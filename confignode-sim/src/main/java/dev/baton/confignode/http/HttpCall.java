@@ -1,6 +1,8 @@
 package dev.baton.confignode.http;
 
 import java.io.IOException;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -30,6 +32,12 @@ public interface HttpCall {
    * answer and fails with 413 ({@link HttpErrors#PAYLOAD_TOO_LARGE}).
    */
   byte[] body(int maxBytes) throws IOException, HttpError;
+
+  /**
+   * The certificate chain the client presented over TLS, its own certificate first, already checked
+   * against the CA the server trusts; empty over plain HTTP or when none was asked for.
+   */
+  List<X509Certificate> peerCertificates();
 
   /** Sets a header of the answer (replacing one of the same name). */
   void setResponseHeader(String name, String value);

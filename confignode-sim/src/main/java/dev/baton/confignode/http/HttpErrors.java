@@ -23,6 +23,9 @@ public final class HttpErrors {
   /** 403: the Host header names no name this server answers to. */
   public static final String WRONG_HOST = "wrong_host";
 
+  /** 403: the caller is known but may not do this. */
+  public static final String FORBIDDEN = "forbidden";
+
   /** 500: a bug, reported without a stack trace. */
   public static final String INTERNAL = "internal";
 

@@ -2,7 +2,10 @@ package dev.baton.confignode.http;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.Optional;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 
@@ -62,6 +65,16 @@ final class JettyCall implements HttpCall {
           "request body exceeds the limit of " + maxBytes + " bytes");
     }
     return body;
+  }
+
+  @Override
+  public List<X509Certificate> peerCertificates() {
+    if (request.getAttribute(EndPoint.SslSessionData.ATTRIBUTE)
+        instanceof EndPoint.SslSessionData tls) {
+      X509Certificate[] chain = tls.peerCertificates();
+      return chain == null ? List.of() : List.of(chain);
+    }
+    return List.of();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.baton.confignode.http;
 
 import java.io.IOException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +23,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * a request-header deadline ({@link HeaderDeadline}), a cap on the request line and headers, and a
  * cap on requests handled at once, beyond which requests wait briefly and then get 503 rather than
  * hang (Jetty's {@code QoSHandler}). Errors the server decides itself are JSON ({@link
- * JsonErrorHandler}). With a {@link TlsIdentity} it speaks HTTPS only.
+ * JsonErrorHandler}). With a {@link TlsIdentity} it speaks HTTPS only, and may require every client
+ * to present a certificate of a given CA (mutual TLS).
  *
  * <p>The handler chain is {@code QoSHandler -> the service}; a later console adds its static files
  * and event streams as handlers beside the service (a stream excluded from the request cap, as the
@@ -76,7 +78,9 @@ public final class JettyHttpServer implements AutoCloseable {
     private int port;
     private HttpLimits limits = HttpLimits.ADMIN;
     private Optional<TlsIdentity> tls = Optional.empty();
+    private List<X509Certificate> clientCa = List.of();
     private final List<String> unlimited = new ArrayList<>();
+    private final List<String> unlimitedParameters = new ArrayList<>();
 
     private Builder(String name, HttpService service) {
       this.name = name;
@@ -102,11 +106,33 @@ public final class JettyHttpServer implements AutoCloseable {
     }
 
     /**
+     * With {@link #tls}: every client must present a certificate that {@code ca} signed (mutual
+     * TLS), or the handshake fails; the handler sees it as {@link HttpCall#peerCertificates()}.
+     */
+    public Builder requireClientCertificates(List<X509Certificate> ca) {
+      if (ca.isEmpty()) {
+        throw new IllegalArgumentException("client certificates need a CA to check them against");
+      }
+      this.clientCa = List.copyOf(ca);
+      return this;
+    }
+
+    /**
      * Requests to paths of this Jetty path spec (e.g. {@code /faults/*}) skip the cap on requests
      * at once: control paths that must answer while the handlers are all busy.
      */
     public Builder unlimitedPath(String pathSpec) {
       unlimited.add(pathSpec);
+      return this;
+    }
+
+    /**
+     * Requests whose query names {@code parameter} (e.g. {@code waitFor} of a long poll) skip the
+     * cap on requests at once: they wait for an event without a thread, so the service bounds how
+     * many may wait ({@link HttpService#serveAsync}), not the handler slots.
+     */
+    public Builder unlimitedWithParameter(String parameter) {
+      unlimitedParameters.add(parameter);
       return this;
     }
 
@@ -129,12 +155,19 @@ public final class JettyHttpServer implements AutoCloseable {
       http.setSendXPoweredBy(false);
       HttpConnectionFactory plain = new HttpConnectionFactory(http);
       ServerConnector connector;
+      if (tls.isEmpty() && !clientCa.isEmpty()) {
+        throw new IllegalStateException("client certificates need TLS: give the server its own");
+      }
       if (tls.isPresent()) {
         http.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
         SslContextFactory.Server ssl = new SslContextFactory.Server();
         ssl.setKeyStore(tls.get().keyStore());
         ssl.setKeyStorePassword(tls.get().password());
         ssl.setKeyManagerPassword(tls.get().password());
+        if (!clientCa.isEmpty()) {
+          ssl.setTrustStore(TlsIdentity.trustStore(clientCa));
+          ssl.setNeedClientAuth(true);
+        }
         connector =
             new ServerConnector(
                 server,
@@ -161,6 +194,9 @@ public final class JettyHttpServer implements AutoCloseable {
       qos.setMaxSuspendedRequestCount(limits.maxWaitingRequests());
       qos.setMaxSuspend(limits.maxWait());
       unlimited.forEach(qos::excludePath);
+      for (String parameter : unlimitedParameters) {
+        qos.exclude(request -> hasParameter(request.getHttpURI().getQuery(), parameter));
+      }
       server.setHandler(qos);
       server.setErrorHandler(new JsonErrorHandler());
       try {
@@ -176,6 +212,20 @@ public final class JettyHttpServer implements AutoCloseable {
       }
       return new JettyHttpServer(server, connector, tls.isPresent());
     }
+  }
+
+  /** Whether a raw query ({@code a=1&b}, or null) names {@code parameter}. */
+  static boolean hasParameter(String rawQuery, String parameter) {
+    if (rawQuery == null) {
+      return false;
+    }
+    for (String pair : rawQuery.split("&")) {
+      int eq = pair.indexOf('=');
+      if ((eq < 0 ? pair : pair.substring(0, eq)).equals(parameter)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The port listened on (the chosen one when asked for 0), also once closed. */

@@ -20,6 +20,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -28,7 +30,8 @@ import javax.net.ssl.TrustManagerFactory;
  * first) and its PKCS#8 private key ({@code -----BEGIN PRIVATE KEY-----}, RSA, EC or Ed25519), held
  * in an in-memory KeyStore under a random password. Also the trust of this chain's last certificate
  * (its root, or the certificate itself when self-signed), for the clients of a cluster whose nodes
- * share a certificate authority.
+ * share a certificate authority; or, for mutual TLS, a context that presents this identity and
+ * trusts a given CA ({@link #mutualContext}).
  */
 public final class TlsIdentity {
   /** The alias of the key in the KeyStore. */
@@ -75,6 +78,22 @@ public final class TlsIdentity {
               + chain.get(0).getPublicKey().getAlgorithm()
               + " key");
     }
+    try {
+      return of(chain, key);
+    } catch (IllegalArgumentException e) {
+      throw new IOException(
+          "cannot hold the key of " + privateKey + " with " + certificateChain + ": " + e, e);
+    }
+  }
+
+  /**
+   * An identity of a certificate chain (its own certificate first) and that certificate's private
+   * key, held in memory.
+   */
+  public static TlsIdentity of(List<X509Certificate> chain, PrivateKey key) {
+    if (chain.isEmpty()) {
+      throw new IllegalArgumentException("a TLS identity needs a certificate");
+    }
     byte[] random = new byte[PASSWORD_BYTES];
     new SecureRandom().nextBytes(random);
     String password = HexFormat.of().formatHex(random);
@@ -82,10 +101,10 @@ public final class TlsIdentity {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
       store.setKeyEntry(ALIAS, key, password.toCharArray(), chain.toArray(new Certificate[0]));
-      return new TlsIdentity(store, password, chain);
-    } catch (GeneralSecurityException e) {
-      throw new IOException(
-          "cannot hold the key of " + privateKey + " with " + certificateChain + ": " + e, e);
+      return new TlsIdentity(store, password, List.copyOf(chain));
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalArgumentException(
+          "cannot hold the key of " + chain.get(0).getSubjectX500Principal() + ": " + e, e);
     }
   }
 
@@ -106,18 +125,48 @@ public final class TlsIdentity {
 
   /** A client context that trusts this chain's last certificate (and so every node it signed). */
   public SSLContext trustContext() {
+    return context(null, trustStore(List.of(chain.get(chain.size() - 1))));
+  }
+
+  /**
+   * A context for mutual TLS: it presents this identity (as a client, when a server asks for a
+   * certificate) and trusts the certificates {@code ca} signed.
+   */
+  public SSLContext mutualContext(List<X509Certificate> ca) {
+    try {
+      KeyManagerFactory kmf =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(keyStore, password.toCharArray());
+      return context(kmf.getKeyManagers(), trustStore(ca));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot present the certificate " + chain.get(0), e);
+    }
+  }
+
+  /** A KeyStore holding {@code certificates} as trusted entries, for a trust manager. */
+  public static KeyStore trustStore(List<X509Certificate> certificates) {
     try {
       KeyStore trust = KeyStore.getInstance("PKCS12");
       trust.load(null, null);
-      trust.setCertificateEntry("root", chain.get(chain.size() - 1));
+      for (int i = 0; i < certificates.size(); i++) {
+        trust.setCertificateEntry("ca-" + i, certificates.get(i));
+      }
+      return trust;
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalArgumentException("cannot trust the certificates " + certificates, e);
+    }
+  }
+
+  private static SSLContext context(KeyManager[] keys, KeyStore trust) {
+    try {
       TrustManagerFactory tmf =
           TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
       SSLContext context = SSLContext.getInstance("TLS");
-      context.init(null, tmf.getTrustManagers(), null);
+      context.init(keys, tmf.getTrustManagers(), null);
       return context;
-    } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalStateException("cannot build a trust context for " + chain.get(0), e);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("cannot build a TLS context", e);
     }
   }
 

@@ -16,15 +16,19 @@ import java.util.Optional;
 import java.util.SortedMap;
 
 /**
- * The ConfigNode's metadata (databases, regions, DataNodes) as JSON entries of the replicated
- * metadata map: {@code db/<name>}, {@code region/<id>}, {@code datanode/<id>}. Changed only by
- * procedure steps, through {@link #write} with the step's leader context; besides, each leader
- * publishes its admin API address under {@link #LEADER_ADMIN}.
+ * The ConfigNode's metadata (databases, regions, DataNodes, ConfigNodes added or removed) as JSON
+ * entries of the replicated metadata map: {@code db/<name>}, {@code region/<id>}, {@code
+ * datanode/<id>}, {@code confignode/<id>}. Changed only by procedure steps, through {@link #write}
+ * with the step's leader context; besides, each leader publishes its admin API address under {@link
+ * #LEADER_ADMIN}.
  */
 public final class ClusterMetadata {
   public static final String DATABASES = "db/";
   public static final String REGIONS = "region/";
   public static final String DATANODES = "datanode/";
+
+  /** ConfigNodes added or removed by membership procedures ({@link ConfigNode}). */
+  public static final String CONFIGNODES = "confignode/";
 
   /**
    * Where the leader of the latest term serves its admin API ({@link LeaderAdmin}), so that
@@ -58,6 +62,21 @@ public final class ClusterMetadata {
     }
   }
 
+  /**
+   * A ConfigNode a membership procedure added or removed. A removed one stays, as REMOVED: its id
+   * is never used again, since a node that lost its storage under it could vote twice in a term.
+   * The members the cluster started with are not recorded until a change touches them; the Raft
+   * group's configuration is the authority on who is a member now.
+   *
+   * @param address its Raft address, host:port
+   */
+  public record ConfigNode(String id, String address, Status status) {
+    public enum Status {
+      ACTIVE,
+      REMOVED
+    }
+  }
+
   /** The admin API address the leader of {@code term} published. */
   public record LeaderAdmin(String nodeId, long term, String address) {}
 
@@ -73,6 +92,14 @@ public final class ClusterMetadata {
 
     public Optional<DataNode> dataNode(int id) {
       return get(DATANODES + id, DataNode.class);
+    }
+
+    public Optional<ConfigNode> configNode(String id) {
+      return get(CONFIGNODES + id, ConfigNode.class);
+    }
+
+    public List<ConfigNode> configNodes() {
+      return all(CONFIGNODES, ConfigNode.class);
     }
 
     public Optional<LeaderAdmin> leaderAdmin() {
@@ -138,6 +165,10 @@ public final class ClusterMetadata {
 
   public static String key(DataNode d) {
     return DATANODES + d.id();
+  }
+
+  public static String key(ConfigNode c) {
+    return CONFIGNODES + c.id();
   }
 
   static <T> T parse(byte[] bytes, Class<T> type) {

@@ -5,9 +5,10 @@ import dev.baton.confignode.admin.AdminServer;
 import dev.baton.confignode.admin.FaultRoutes;
 import dev.baton.confignode.admin.FlowRoutes;
 import dev.baton.confignode.auth.AuditLog;
-import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.datanode.DataNodeConnector;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.meta.ClusterMetadata;
+import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.AddDataNode;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
@@ -16,18 +17,19 @@ import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
 import dev.baton.procedure.NonceKey;
+import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FlowRuntime;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -56,6 +58,9 @@ public final class ConfigNodeServer implements AutoCloseable {
    * @param limits what one request may ask of the cluster
    * @param api how the admin API is reached and guarded (bind address, TLS, tokens, audit log)
    * @param raftAccess how the Raft peer is reached and secured (cluster id, bind address, TLS)
+   * @param breakDeadlocks whether this node's executor breaks a wait-for cycle of procedures by
+   *     failing the youngest that waits for a lock (else it only reports it); see {@link
+   *     ProcedureExecutor.Builder#breakDeadlocks}
    */
   public record Config(
       String nodeId,
@@ -68,7 +73,11 @@ public final class ConfigNodeServer implements AutoCloseable {
       List<StateHolds.Hold> holdsAtStart,
       ProcedureLimits limits,
       AdminApiSettings api,
-      RaftAccess raftAccess) {
+      RaftAccess raftAccess,
+      boolean breakDeadlocks) {
+    /** Deadlocks are broken unless a node is told otherwise (why: {@link ProcedureExecutor}). */
+    public static final boolean DEFAULT_BREAK_DEADLOCKS = true;
+
     public Config {
       holdsAtStart = List.copyOf(holdsAtStart);
       if (!faults && !holdsAtStart.isEmpty()) {
@@ -97,7 +106,8 @@ public final class ConfigNodeServer implements AutoCloseable {
           holdsAtStart,
           ProcedureLimits.DEFAULTS,
           AdminApiSettings.LOOPBACK,
-          RaftAccess.LOOPBACK);
+          RaftAccess.LOOPBACK,
+          DEFAULT_BREAK_DEADLOCKS);
     }
 
     /** A node without the fault routes. */
@@ -120,7 +130,9 @@ public final class ConfigNodeServer implements AutoCloseable {
   private AdminServer api;
   private AuditLog audit;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
+  private final NodeMetrics metrics;
   private Thread registrar;
+  private final CompletableFuture<String> removed = new CompletableFuture<>();
 
   public ConfigNodeServer(Config config) {
     this.config = config;
@@ -133,12 +145,20 @@ public final class ConfigNodeServer implements AutoCloseable {
     }
     AtomicReference<ClusterMetadata> meta = new AtomicReference<>();
     ProcedureRegistry registry = ConfigNodeProcedures.registry();
+    this.metrics = new NodeMetrics(registry.types());
     this.flowRuntime = FlowRoutes.runtime(registry);
     AtomicReference<LeaderAdminPublisher> publish = new AtomicReference<>();
+    AtomicReference<ProcedureNode<ConfigNodeEnv>> self = new AtomicReference<>();
     // one counter for every term this process leads: commands stay ordered even across envs
     AtomicLong commandSeq = new AtomicLong();
-    // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load)
-    HttpClient dataNodeHttp = DataNodeClient.newHttpClient();
+    // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load);
+    // with TLS in Raft, DataNodes are called over HTTPS with this node's member certificate
+    DataNodeConnector dataNodes =
+        config
+            .raftAccess()
+            .tls()
+            .map(DataNodeConnector::mutualTls)
+            .orElseGet(DataNodeConnector::plain);
     ProcedureNode.Builder<ConfigNodeEnv> builder =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
@@ -148,11 +168,17 @@ public final class ConfigNodeServer implements AutoCloseable {
             .environment(
                 leader -> {
                   publish.get().becameLeader(leader);
-                  return new ConfigNodeEnv(leader, meta.get(), holds, commandSeq, dataNodeHttp);
+                  return new ConfigNodeEnv(
+                      leader, meta.get(), holds, commandSeq, dataNodes, self.get().membership());
                 })
             .raft(config.raft())
-            .maxLiveProcedures(config.limits().maxLiveProcedures());
+            .maxLiveProcedures(config.limits().maxLiveProcedures())
+            .onRemoved(removed::complete)
+            .executor(
+                b -> b.metrics(metrics.executorMetrics()).breakDeadlocks(config.breakDeadlocks()));
     this.node = config.raftAccess().applyTo(builder).build();
+    self.set(node);
+    metrics.watch(node);
     this.metadata = new ClusterMetadata(node.metadata());
     flowRuntime.bind(node::executor);
     meta.set(metadata);
@@ -169,12 +195,13 @@ public final class ConfigNodeServer implements AutoCloseable {
       node.start();
       audit = AuditLog.open(config.api().auditLogIn(config.dataDir()), config.nodeId());
       api =
-          new AdminServer(node, metadata, holds, config.limits(), config.api(), audit)
+          new AdminServer(node, metadata, holds, config.limits(), config.api(), audit, metrics)
               .addRoutes(
                   new FlowRoutes(
                       new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
                       flowRuntime,
-                      ConfigNodeWaits.ADMIN_CLUSTER_CALL))
+                      ConfigNodeWaits.ADMIN_CLUSTER_CALL,
+                      metrics))
               .addRoutes(new FaultRoutes(node, holds));
       api.start(config.httpPort());
       publisher.serving(config.api().advertisedHost() + ":" + api.port());
@@ -211,6 +238,11 @@ public final class ConfigNodeServer implements AutoCloseable {
     return api.scheme();
   }
 
+  /** The admin API this node serves (started by {@link #start}). */
+  public AdminServer adminServer() {
+    return api;
+  }
+
   /** The file of this node's audit log. */
   public Path auditLog() {
     return config.api().auditLogIn(config.dataDir());
@@ -218,6 +250,14 @@ public final class ConfigNodeServer implements AutoCloseable {
 
   public ProcedureNode<ConfigNodeEnv> node() {
     return node;
+  }
+
+  /**
+   * Completes, with the reason, when this node finds it was removed from the cluster's Raft group:
+   * it can take no further part, and its process should stop ({@code node} does, exit 0).
+   */
+  public CompletableFuture<String> removed() {
+    return removed;
   }
 
   /** This node's fault holds (disabled unless started with {@code faults}). */

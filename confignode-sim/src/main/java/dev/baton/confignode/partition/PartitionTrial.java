@@ -2,6 +2,7 @@ package dev.baton.confignode.partition;
 
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.cluster.ClusterProcedures;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeException;
 import dev.baton.confignode.datanode.LedgerEntry;
@@ -31,10 +32,10 @@ import java.util.function.Consumer;
  * for a new leader and for the old one to step down and stop its executor ({@link StepDownWatch});
  * a submission and a linearizable read sent straight to each node of the minority, which must
  * answer with an error within the request timeout (plus {@link #ANSWER_SLACK}) and never with a
- * stale answer; the partition held for {@link Settings#hold}; then healed (also when anything
- * failed), the time until every ConfigNode has applied what any had applied at the heal measured
- * (the load still running), and the minority's submissions resolved with their nonces. The caller
- * checks the invariants.
+ * stale answer (both recorded in the cluster's history for the history checker); the partition held
+ * for {@link Settings#hold}; then healed (also when anything failed), the time until every
+ * ConfigNode has applied what any had applied at the heal measured (the load still running), and
+ * the minority's submissions resolved with their nonces. The caller checks the invariants.
  */
 public final class PartitionTrial {
   /** How long a partition lasts by default, from the cut. */
@@ -192,6 +193,7 @@ public final class PartitionTrial {
       List<String> minority, long ackedProcId, Map<Long, String> nonces)
       throws IOException, InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(minority.size() * 2);
+    HistoryRecorder history = cluster.procedures().history();
     try {
       List<Future<MinorityAnswer>> asked = new ArrayList<>();
       for (String node : minority) {
@@ -206,11 +208,17 @@ public final class PartitionTrial {
                         node,
                         "submit",
                         () ->
-                            direct.submit(
+                            history.submit(
+                                node,
+                                nonce,
                                 MINORITY_TYPE,
                                 ClusterProcedures.args("name", name),
-                                ClusterProcedures.NONCE_GROUP,
-                                nonce),
+                                () ->
+                                    direct.submit(
+                                        MINORITY_TYPE,
+                                        ClusterProcedures.args("name", name),
+                                        ClusterProcedures.NONCE_GROUP,
+                                        nonce)),
                         false)));
         asked.add(
             pool.submit(
@@ -219,8 +227,15 @@ public final class PartitionTrial {
                         node,
                         "read of procedure " + ackedProcId,
                         () ->
-                            direct.call(
-                                cluster.http(node), "GET", "/api/procedures/" + ackedProcId, null),
+                            history.readProcedure(
+                                node,
+                                ackedProcId,
+                                () ->
+                                    direct.call(
+                                        cluster.http(node),
+                                        "GET",
+                                        "/api/procedures/" + ackedProcId,
+                                        null)),
                         true)));
       }
       List<MinorityAnswer> out = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.baton.confignode.procedures;
 
+import dev.baton.procedure.CallReporter;
 import dev.baton.procedure.EnumStateMachineProcedure;
 import dev.baton.procedure.LockState;
 import dev.baton.procedure.scheduler.LockRequest;
@@ -32,6 +33,11 @@ public abstract class ConfigNodeProcedure<S extends Enum<S>>
   @Override
   protected void beforeState(ConfigNodeEnv env, S state) throws InterruptedException {
     env.holds().awaitRelease(this, state.name());
+  }
+
+  /** Where the environment reports this procedure's DataNode calls. */
+  final CallReporter calls() {
+    return externalCalls();
   }
 
   /** The locks this procedure needs, or null for none. */

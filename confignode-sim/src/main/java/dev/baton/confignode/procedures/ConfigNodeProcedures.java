@@ -6,6 +6,7 @@ import dev.baton.procedure.ProcedureRegistry;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -36,7 +37,17 @@ public final class ConfigNodeProcedures {
           new Type<>("RemoveDataNode", RemoveDataNode.class, RemoveDataNode::new),
           new Type<>("MigrateRegion", MigrateRegion.class, MigrateRegion::new),
           new Type<>("Noop", Noop.class, Noop::new),
-          new Type<>("Sleep", Sleep.class, Sleep::new));
+          new Type<>("Sleep", Sleep.class, Sleep::new),
+          new Type<>("AddConfigNode", AddConfigNode.class, AddConfigNode::new),
+          new Type<>("RemoveConfigNode", RemoveConfigNode.class, RemoveConfigNode::new),
+          new Type<>("ReplaceConfigNode", ReplaceConfigNode.class, ReplaceConfigNode::new));
+
+  /**
+   * The membership changes: submitted only through the admin API's membership routes (role admin),
+   * never as an ordinary procedure.
+   */
+  public static final Set<String> MEMBERSHIP_TYPES =
+      Set.of("AddConfigNode", "RemoveConfigNode", "ReplaceConfigNode");
 
   private ConfigNodeProcedures() {}
 
@@ -121,6 +132,12 @@ public final class ConfigNodeProcedures {
             limits.checkSleepMillis(sleep.millis);
             yield sleep;
           }
+          case "AddConfigNode", "RemoveConfigNode", "ReplaceConfigNode" ->
+              throw new IllegalArgumentException(
+                  type
+                      + " changes the ConfigNode membership: submit it through POST"
+                      + " /api/membership/... (role admin), e.g. the command "
+                      + type.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT));
           default ->
               throw new IllegalArgumentException(
                   "unknown procedure type '" + type + "'; known: " + registry().types());

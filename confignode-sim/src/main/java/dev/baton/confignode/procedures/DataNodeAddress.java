@@ -37,12 +37,17 @@ public final class DataNodeAddress {
    * @throws IllegalArgumentException naming what is wrong and what is allowed
    */
   public static String check(String address) {
+    return check(address, "DataNode");
+  }
+
+  /** As {@link #check(String)}, for the address of {@code what} (a DataNode, a ConfigNode). */
+  public static String check(String address, String what) {
     if (address == null) {
-      throw new IllegalArgumentException("a DataNode address is required (HOST:PORT)");
+      throw new IllegalArgumentException("a " + what + " address is required (HOST:PORT)");
     }
     int colon = address.lastIndexOf(':');
     if (colon <= 0) {
-      throw invalid(address, "it has no ':PORT'");
+      throw invalid(what, address, "it has no ':PORT'");
     }
     String host = address.substring(0, colon);
     String port = address.substring(colon + 1);
@@ -52,19 +57,20 @@ public final class DataNodeAddress {
             : host.length() <= MAX_HOST_LENGTH
                 && (IPV4.matcher(host).matches() || HOST_NAME.matcher(host).matches());
     if (!validHost) {
-      throw invalid(address, "'" + host + "' is not a host name or an IP address");
+      throw invalid(what, address, "'" + host + "' is not a host name or an IP address");
     }
     if (!PORT.matcher(port).matches()
         || Integer.parseInt(port) < 1
         || Integer.parseInt(port) > MAX_PORT) {
-      throw invalid(address, "the port must be 1-" + MAX_PORT);
+      throw invalid(what, address, "the port must be 1-" + MAX_PORT);
     }
     return address;
   }
 
-  private static IllegalArgumentException invalid(String address, String why) {
+  private static IllegalArgumentException invalid(String what, String address, String why) {
     return new IllegalArgumentException(
-        "DataNode address '"
+        what
+            + " address '"
             + address
             + "' is not HOST:PORT ("
             + why

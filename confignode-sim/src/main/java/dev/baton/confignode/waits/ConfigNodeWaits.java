@@ -40,6 +40,18 @@ public final class ConfigNodeWaits {
    */
   public static final Duration ADMIN_CLUSTER_CALL = Duration.ofSeconds(15);
 
+  /**
+   * How long {@code GET /api/procedures/ID?waitFor=finished} waits without a {@code timeout}
+   * parameter.
+   */
+  public static final Duration PROCEDURE_WAIT_DEFAULT = Duration.ofSeconds(10);
+
+  /**
+   * The longest {@code timeout} of {@code GET /api/procedures/ID?waitFor=finished}: below the admin
+   * API's idle timeout, which would cut a connection that waits longer without a byte.
+   */
+  public static final Duration PROCEDURE_WAIT_MAX = Duration.ofSeconds(20);
+
   // Clients (packages client and datanode).
 
   /**
@@ -63,6 +75,23 @@ public final class ConfigNodeWaits {
   /** How long a DataNode client waits for an answer, unless built with another timeout. */
   public static final Duration DATANODE_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
+  // ConfigNode membership procedures (AddConfigNode, RemoveConfigNode, ReplaceConfigNode).
+
+  /**
+   * How long one membership step waits for the group's configuration change, the new member's
+   * catch-up (a snapshot of every live procedure) included.
+   */
+  public static final Duration MEMBERSHIP_CHANGE_WAIT = Duration.ofMinutes(10);
+
+  /** How long a membership step waits for a leadership transfer (the target's election). */
+  public static final Duration LEADERSHIP_TRANSFER_WAIT = Duration.ofSeconds(15);
+
+  /**
+   * How long a membership change waits for the membership lock another change holds before it is
+   * refused: changes run one at a time, and a second one fails at once with who holds the lock.
+   */
+  public static final Duration MEMBERSHIP_LOCK_WAIT = Duration.ofSeconds(1);
+
   // The process cluster (package cluster).
 
   /** How long a cluster may take to start, elect and recover; generous for a loaded machine. */
@@ -82,9 +111,6 @@ public final class ConfigNodeWaits {
 
   // The drill (package drill).
 
-  /** How often {@code submit --wait} asks whether the procedure finished. */
-  public static final Duration SUBMIT_WAIT_POLL = Duration.ofMillis(200);
-
   /** How long the drill's whole workload may take to reach terminal states. */
   public static final Duration DRILL_FINISH_WAIT = Duration.ofMinutes(5);
 
@@ -95,14 +121,6 @@ public final class ConfigNodeWaits {
   public static final Duration DRILL_LIST_POLL = Duration.ofMillis(100);
 
   // The bench (package bench).
-
-  /**
-   * The first and the largest pause of a bench client polling for its procedure to finish (it
-   * pauses before the first poll too, since no procedure finishes at once).
-   */
-  public static final Duration BENCH_FIRST_POLL = Duration.ofMillis(2);
-
-  public static final Duration BENCH_MAX_POLL = Duration.ofMillis(16);
 
   /** How long one bench procedure may take before the bench gives up. */
   public static final Duration BENCH_PROCEDURE_PATIENCE = Duration.ofSeconds(60);

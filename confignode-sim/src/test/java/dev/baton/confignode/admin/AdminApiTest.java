@@ -10,17 +10,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.node.ConfigNodeServer;
+import dev.baton.confignode.testing.PromText;
 import dev.baton.confignode.testing.RawHttp;
 import dev.baton.confignode.testing.SimCluster;
 import java.net.HttpURLConnection;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,8 +35,6 @@ class AdminApiTest {
 
   private static final long NONCE_GROUP = 31;
   private static final AtomicLong NONCES = new AtomicLong();
-
-  private static final Pattern SAMPLE = Pattern.compile("([a-z_]+) (-?\\d+)");
 
   @TempDir static Path dir;
 
@@ -253,41 +248,19 @@ class AdminApiTest {
       throws Exception {
     RawHttp.Reply r = http(node).get("/metrics");
     assertEquals(HttpURLConnection.HTTP_OK, r.status(), r.body());
-    assertEquals("text/plain; version=0.0.4", r.contentType());
-    Map<String, Long> samples = new HashMap<>();
-    String help = null;
-    String type = null;
-    for (String line : r.body().split("\n")) {
-      if (line.startsWith("# HELP ")) {
-        help = line.split(" ")[2];
-        assertTrue(line.split(" ", 4)[3].length() > 0, line);
-      } else if (line.startsWith("# TYPE ")) {
-        type = line.split(" ")[2];
-        assertEquals(help, type, "TYPE follows HELP of the same metric");
-        assertEquals(
-            type.endsWith("_total") ? "counter" : "gauge",
-            line.split(" ")[3],
-            "counters end in _total, gauges do not: " + line);
-      } else {
-        Matcher m = SAMPLE.matcher(line);
-        assertTrue(m.matches(), () -> "not a sample line: '" + line + "'");
-        assertEquals(type, m.group(1), "sample follows its TYPE");
-        samples.put(m.group(1), Long.parseLong(m.group(2)));
-      }
-    }
+    assertEquals("text/plain; version=0.0.4; charset=utf-8", r.contentType());
+    PromText t = PromText.parse(r.body());
     boolean isLeader = node == leader;
-    assertEquals(isLeader ? 1L : 0L, samples.get("baton_leader"), r.body());
-    assertEquals(isLeader ? 1L : 0L, samples.get("baton_executor_running"), r.body());
-    assertEquals(leader.node().term(), samples.get("baton_term"), r.body());
-    assertEquals(0L, samples.get("baton_rejected_stale_writes_total"), r.body());
-    assertTrue(samples.get("baton_live_procedures") >= 0, r.body());
-    assertTrue(samples.get("baton_applied_store_batches_total") > 0, r.body());
-    assertTrue(samples.get("baton_applied_write_entries_total") > 0, r.body());
+    assertEquals(isLeader ? 1.0 : 0.0, t.get("baton_raft_leader"), r.body());
+    assertEquals(isLeader ? 1.0 : 0.0, t.get("baton_executor_running"), r.body());
+    assertEquals(leader.node().term(), (long) t.get("baton_raft_term"), r.body());
+    assertEquals(0.0, t.get("baton_rejected_stale_writes_total"), r.body());
+    assertEquals(isLeader, t.value("baton_procedures_live", "state", "runnable").isPresent());
+    assertTrue(t.get("baton_applied_store_batches_total") > 0, r.body());
+    assertTrue(t.get("baton_applied_write_entries_total") > 0, r.body());
     // the submission came in a store entry of the running leader, or alone
     assertTrue(
-        samples.get("baton_carried_submissions_total")
-                + samples.get("baton_applied_submit_entries_total")
-            > 0,
+        t.get("baton_carried_submissions_total") + t.get("baton_applied_submit_entries_total") > 0,
         r.body());
   }
 }

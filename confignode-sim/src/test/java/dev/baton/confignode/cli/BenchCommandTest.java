@@ -20,9 +20,10 @@ class BenchCommandTest {
           """
           no procedures  | bench --procedures 0      | flag --procedures must be an integer in 1..1000000
           steps a word   | bench --steps many        | flag --steps must be an integer in 1..1000
-          no workers     | bench --workers 0         | flag --workers must be an integer in 1..256
+          no clients     | bench --clients 0         | flag --clients must be an integer in 1..256
+          negative rate  | bench --rate -5           | flag --rate must be an integer in 0..100000
           too many nodes | bench --nodes 8           | flag --nodes must be an integer in 1..7
-          unknown flag   | bench --rate 5            | unknown flag '--rate'
+          unknown flag   | bench --speed 5           | unknown flag '--speed'
           """)
   void usageErrorsExit2BeforeStartingAnything(String name, String line, String want) {
     CliRun r = CliRun.main(line.split(" "));

@@ -31,11 +31,17 @@ class ConfigNodeCliTest {
           "list",
           "abort",
           "resume",
+          "why",
+          "locks",
+          "add-confignode",
+          "remove-confignode",
+          "replace-confignode",
           "certs",
           "completion");
 
+  /** The client commands: from submit to replace-confignode. */
   private static final List<String> CLIENT_COMMANDS =
-      List.of("submit", "get", "list", "abort", "resume");
+      COMMANDS.subList(COMMANDS.indexOf("submit"), COMMANDS.indexOf("replace-confignode") + 1);
 
   @Test
   void theCommandsAreThoseOfTheJar() {

@@ -2,12 +2,17 @@ package dev.baton.confignode.cli;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.confignode.certs.CertificateFiles;
+import dev.baton.confignode.certs.ClusterCertificates;
 import dev.baton.confignode.datanode.CommandContext;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeConfig;
+import dev.baton.confignode.datanode.DataNodeGuard;
 import dev.baton.confignode.datanode.DataNodeServer;
+import dev.baton.consensus.tls.PeerIdentity;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import picocli.CommandLine.ParameterException;
 
 /** The {@code datanode} command: flags, help, and a run in-process. */
 @Timeout(60)
@@ -72,6 +78,47 @@ class DataNodeCommandTest {
     assertEquals(7, config.id());
     assertEquals(0, config.port());
     assertEquals(dir, config.dataDir());
+  }
+
+  @Test
+  void tlsFaultsAndANonLoopbackBindReachTheConfiguration() throws Exception {
+    String[] base = {"--id", "1", "--port", "0", "--data-dir", dir.toString()};
+    DataNodeConfig defaults = DataNodeCommand.parse(base);
+    assertEquals(DataNodeGuard.PLAIN, defaults.guard());
+
+    ClusterCertificates ca = ClusterCertificates.create("datanode-command-test");
+    ca.writeCa(dir);
+    CertificateFiles mine = ca.writeDataNode(dir, "1", ClusterCertificates.LOOPBACK_HOSTS);
+    String[] tls = {
+      "--tls-cert", mine.cert().toString(),
+      "--tls-key", mine.key().toString(),
+      "--tls-ca", mine.ca().toString()
+    };
+    DataNodeConfig secured =
+        DataNodeCommand.parse(
+            NodeCommandTest.concat(
+                NodeCommandTest.concat(base, tls), "--bind", "0.0.0.0", "--faults"));
+    assertTrue(secured.guard().tls().isPresent());
+    assertEquals(PeerIdentity.dataNode("1"), secured.guard().tls().get().identity());
+    assertTrue(secured.guard().faults());
+
+    ParameterException partial =
+        assertThrows(
+            ParameterException.class,
+            () ->
+                DataNodeCommand.parse(
+                    NodeCommandTest.concat(base, "--tls-cert", mine.cert().toString())));
+    assertTrue(partial.getMessage().contains("go together"), partial.getMessage());
+
+    ParameterException exposed =
+        assertThrows(
+            ParameterException.class,
+            () -> DataNodeCommand.parse(NodeCommandTest.concat(base, "--bind", "0.0.0.0")));
+    assertTrue(exposed.getMessage().contains("--insecure"), exposed.getMessage());
+    assertTrue(
+        DataNodeCommand.parse(NodeCommandTest.concat(base, "--bind", "0.0.0.0", "--insecure"))
+            .guard()
+            .allowInsecure());
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.baton.confignode.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.confignode.certs.CertificateFiles;
@@ -70,6 +71,7 @@ class NodeCommandTest {
           election max < min  | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --election-timeout-ms 600,300   | flag --election-timeout-ms needs 0 < MIN < MAX, got MIN 600 and MAX 300
           request timeout 0   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --request-timeout-ms 0          | flag --request-timeout-ms must be an integer in 1..2147483647, got '0'
           request timeout s   | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --request-timeout-ms 10s        | flag --request-timeout-ms must be an integer in 1..2147483647, got '10s'
+          deadlocks maybe     | node --id a --peers a=127.0.0.1:5000 --data-dir /tmp/x --http-port 0 --break-deadlocks maybe        | flag --break-deadlocks must be true or false, got 'maybe'
           """)
   void nodeUsageErrorsExitWith2AndSayWhatIsWrong(String name, String line, String expected) {
     CliRun r = CliRun.main(line.split(" "));
@@ -119,7 +121,8 @@ class NodeCommandTest {
         held.holdsAtStart());
   }
 
-  private static String[] concat(String[] a, String... b) {
+  /** {@code a} followed by {@code b}. */
+  static String[] concat(String[] a, String... b) {
     String[] out = Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
     return out;
@@ -230,6 +233,8 @@ class NodeCommandTest {
     ConfigNodeServer.Config defaults = NodeCommand.parse(base);
     assertEquals(RaftAccess.LOOPBACK, defaults.raftAccess());
     assertEquals(ProcedureLimits.DEFAULTS, defaults.limits());
+    assertTrue(defaults.breakDeadlocks(), "deadlocks are broken by default");
+    assertFalse(NodeCommand.parse(concat(base, "--break-deadlocks", "false")).breakDeadlocks());
 
     ClusterFiles certs =
         ClusterCertificates.write(

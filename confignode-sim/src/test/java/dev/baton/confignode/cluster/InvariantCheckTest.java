@@ -58,7 +58,7 @@ class InvariantCheckTest {
   }
 
   private static LedgerEntry entry(long procId, String step, long term, long seq, long time) {
-    return new LedgerEntry(procId, step, term, seq, "create", null, null, time);
+    return new LedgerEntry(procId, step, term, seq, "create", null, null, time, "cn1");
   }
 
   private static DataNodeState dataNode(

@@ -32,7 +32,10 @@ class DataNodeBadInputTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    server =
+        new DataNodeServer(
+                DataNodeConfig.of(1, dir).withGuard(DataNodeGuard.PLAIN.withFaults(true)))
+            .start();
   }
 
   @AfterAll
@@ -140,6 +143,8 @@ class DataNodeBadInputTest {
     String message = assertError(post("/regions/explode", "{}"), 404, DataNodeErrors.NOT_FOUND);
     assertTrue(message.contains("/regions/create"), message);
     assertError(send("GET", "/", null), 404, DataNodeErrors.NOT_FOUND);
+    String fault = assertError(post("/faults/explode", "{}"), 404, DataNodeErrors.NOT_FOUND);
+    assertTrue(fault.contains("/faults/reset"), "the fault routes are on here: " + fault);
   }
 
   @Test

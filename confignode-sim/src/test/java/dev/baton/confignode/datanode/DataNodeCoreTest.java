@@ -24,12 +24,13 @@ class DataNodeCoreTest {
   private static final int ID = 3;
   private static final long NOW = 1_000;
   private static final String DB = "root.sg1";
+  private static final String CALLER = "cn1";
 
   private final DataNodeCore core = new DataNodeCore(ID, 100, 100);
 
   /** Decides and applies like the server does, minus the disk. */
   private DataNodeCore.Decision run(DataNodeRequest request) {
-    DataNodeCore.Decision decision = core.decide(request, NOW);
+    DataNodeCore.Decision decision = core.decide(request, CALLER, NOW);
     long seq = core.seq();
     for (Change change : decision.changes()) {
       core.apply(new JournalLine(++seq, change));
@@ -55,7 +56,8 @@ class DataNodeCoreTest {
     DataNodeState s = state();
     assertTrue(s.region(11).isEmpty(), "a stale command must not apply");
     assertEquals(5, s.highestTerm());
-    assertEquals(List.of(new RejectedCommand(2, "A#1", 4, 5, "create_region", NOW)), s.rejected());
+    assertEquals(
+        List.of(new RejectedCommand(2, "A#1", 4, 5, "create_region", NOW, CALLER)), s.rejected());
     assertEquals(1, s.counts().staleRejected());
     assertEquals(1, s.ledger().size());
   }
@@ -203,7 +205,7 @@ class DataNodeCoreTest {
     DataNodeCore small = new DataNodeCore(ID, 2, 2);
     long seq = 0;
     for (int i = 0; i < 5; i++) {
-      for (Change c : small.decide(new InvalidateCache(1, i, "S", DB), NOW).changes()) {
+      for (Change c : small.decide(new InvalidateCache(1, i, "S", DB), CALLER, NOW).changes()) {
         small.apply(new JournalLine(++seq, c));
       }
     }
@@ -231,7 +233,8 @@ class DataNodeCoreTest {
     assertEquals(1, state().superseded().size());
     // the restored order still refuses what came before procedure 5's newest command
     DataNodeCore.Decision again =
-        restored.decide(new CreateRegion(3, 5, "E2", 12, DB, RegionKind.DATA, null, 7L), NOW);
+        restored.decide(
+            new CreateRegion(3, 5, "E2", 12, DB, RegionKind.DATA, null, 7L), CALLER, NOW);
     assertEquals(DataNodeErrors.SUPERSEDED, ((ErrorReply) again.body()).error());
   }
 

@@ -41,9 +41,14 @@ class DataNodeFaultsTest {
   private DataNodeClient client;
   private final ExecutorService pool = Executors.newCachedThreadPool();
 
+  /** DataNode 1 on {@code dir} with its fault routes on. */
+  private DataNodeConfig withFaults() {
+    return DataNodeConfig.of(1, dir).withGuard(DataNodeGuard.PLAIN.withFaults(true));
+  }
+
   @BeforeEach
   void start() throws Exception {
-    server = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    server = new DataNodeServer(withFaults()).start();
     client = new DataNodeClient(server.address());
   }
 
@@ -167,8 +172,7 @@ class DataNodeFaultsTest {
 
   @Test
   void answerLostToATimeoutIsRecoveredByARetryFromTheLedger() throws Exception {
-    DataNodeClient impatient =
-        new DataNodeClient(DataNodeClient.newHttpClient(), server.address(), IMPATIENT);
+    DataNodeClient impatient = DataNodeConnector.plain().client(server.address(), IMPATIENT);
     client.stall();
     CompletableFuture<DataNodeReply> pending = createInBackground(12, impatient);
 
@@ -201,7 +205,7 @@ class DataNodeFaultsTest {
     DataNodeException e = (DataNodeException) failed.getCause();
     assertTrue(e.retryable(), e.getMessage());
 
-    DataNodeServer restarted = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    DataNodeServer restarted = new DataNodeServer(withFaults()).start();
     try {
       DataNodeState state = new DataNodeClient(restarted.address()).state();
       assertTrue(state.region(13).isEmpty(), "a command refused at shutdown must not apply");
@@ -229,8 +233,7 @@ class DataNodeFaultsTest {
   /** ADD_PEER sent with a short timeout while the DataNode stalls that step; it times out. */
   private void addPeerTimesOutWhileStalled() throws Exception {
     client.stallStep("ADD_PEER");
-    DataNodeClient impatient =
-        new DataNodeClient(DataNodeClient.newHttpClient(), server.address(), IMPATIENT);
+    DataNodeClient impatient = DataNodeConnector.plain().client(server.address(), IMPATIENT);
     CompletableFuture<DataNodeReply> pending =
         createInBackground(ordered("ADD_PEER", 1), REGION, impatient);
     ExecutionException timedOut =
@@ -266,7 +269,7 @@ class DataNodeFaultsTest {
   void theOrderSurvivesARestartAndOtherProceduresAreNotAffected() throws Exception {
     client.deleteRegion(ordered("UNDO_ADD_PEER", 2), REGION);
     server.close();
-    server = new DataNodeServer(DataNodeConfig.of(1, dir)).start();
+    server = new DataNodeServer(withFaults()).start();
     client = new DataNodeClient(server.address());
 
     DataNodeException e =

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DataNodeJournalTest {
   private static final int ID = 4;
   private static final long NOW = 5_000;
+  private static final String CALLER = "cn2";
 
   @TempDir Path dir;
 
@@ -44,7 +45,7 @@ class DataNodeJournalTest {
     DataNodeCore core = journal.recovered();
     List<JournalLine> lines = new ArrayList<>();
     long seq = core.seq();
-    for (Change c : core.decide(request, NOW).changes()) {
+    for (Change c : core.decide(request, CALLER, NOW).changes()) {
       lines.add(new JournalLine(++seq, c));
     }
     journal.append(lines);
@@ -74,6 +75,10 @@ class DataNodeJournalTest {
       assertEquals(before, j.recovered().durable());
       assertEquals(3, j.recovered().highestTerm());
       assertEquals(1, j.recovered().durable().rejected().size());
+      assertEquals(CALLER, j.recovered().durable().rejected().get(0).caller());
+      assertTrue(
+          j.recovered().durable().ledger().stream().allMatch(e -> CALLER.equals(e.caller())),
+          "each applied command keeps the ConfigNode that sent it");
     }
   }
 

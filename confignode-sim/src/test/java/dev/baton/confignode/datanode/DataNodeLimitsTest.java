@@ -63,6 +63,7 @@ class DataNodeLimitsTest {
     server =
         new DataNodeServer(
                 DataNodeConfig.of(1, dir)
+                    .withGuard(DataNodeGuard.PLAIN.withFaults(true))
                     .withLimits(HttpLimits.DATANODE.withRequests(SLOTS, WAITING, MAX_WAIT)))
             .start();
     DataNodeClient client = new DataNodeClient(server.address());

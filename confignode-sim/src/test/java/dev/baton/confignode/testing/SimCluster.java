@@ -11,6 +11,7 @@ import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.datanode.DataNodeConfig;
+import dev.baton.confignode.datanode.DataNodeGuard;
 import dev.baton.confignode.datanode.DataNodeServer;
 import dev.baton.confignode.datanode.DataNodeState;
 import dev.baton.confignode.datanode.LedgerEntry;
@@ -160,7 +161,8 @@ public final class SimCluster implements AutoCloseable {
                     List.of(),
                     limits,
                     api,
-                    RaftAccess.LOOPBACK));
+                    RaftAccess.LOOPBACK,
+                    ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS));
         server.start();
         c.nodes.put(id, server);
       }
@@ -179,7 +181,9 @@ public final class SimCluster implements AutoCloseable {
   /** Starts an in-process DataNode with this id in its own directory; not registered. */
   public DataNodeServer startDataNode(int id) throws IOException {
     DataNodeServer dn =
-        new DataNodeServer(DataNodeConfig.of(id, dir.resolve("dn" + id + "-" + dataNodes.size())))
+        new DataNodeServer(
+                DataNodeConfig.of(id, dir.resolve("dn" + id + "-" + dataNodes.size()))
+                    .withGuard(DataNodeGuard.PLAIN.withFaults(true)))
             .start();
     dataNodes.put(id, dn);
     return dn;

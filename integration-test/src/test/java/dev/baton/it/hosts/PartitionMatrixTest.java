@@ -7,9 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.confignode.cluster.ClusterHosts;
 import dev.baton.confignode.cluster.ClusterProcedures;
+import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.datanode.DataNodeClient;
+import dev.baton.confignode.history.History;
+import dev.baton.confignode.history.HistoryChecker;
+import dev.baton.confignode.history.HistoryViolation;
 import dev.baton.confignode.hosts.NetnsHosts;
 import dev.baton.confignode.hosts.PartitionKind;
 import dev.baton.confignode.partition.MinorityAnswer;
@@ -37,7 +41,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * acknowledged with an error within the request timeout, never with a stale answer; the majority
  * keeps acknowledging; after healing every node catches up; and every invariant holds (every
  * acknowledged submission terminal, one procedure per nonce, DataNodes equal to the metadata, no
- * DataNode accepting an old term after a new one). Prints a table of the measurements.
+ * DataNode accepting an old term after a new one), as do the history checker's rules over every
+ * submission and read the test made. Prints a table of the measurements.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -140,6 +145,13 @@ class PartitionMatrixTest {
             + kind.flagValue()
             + ": stale-term commands refused by DataNodes so far "
             + r.staleRejected());
+    History history =
+        cluster
+            .procedures()
+            .history()
+            .history(HistoryRecorder.finalState(cluster.api(), dataNodes()));
+    List<HistoryViolation> broken = HistoryChecker.check(history);
+    assertTrue(broken.isEmpty(), () -> kind + ": " + HistoryChecker.summary(history, broken));
     long after =
         cluster
             .procedures()

@@ -99,7 +99,7 @@ final class FailoverPhase {
           kill,
           path,
           elected.get(k),
-          recovery.readyAtMillis() - t0Wall,
+          recovery.startedAtMillis() - t0Wall,
           running.get(k),
           firstStep.get(k),
           recovery.procedures(),

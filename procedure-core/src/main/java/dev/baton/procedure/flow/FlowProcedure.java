@@ -20,11 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A flow as a root procedure. Its state (and, identically, its result, for queries) is the {@link
- * FlowGraph}. Each step: publishes the outcomes of operator commands applied by the previous
- * (persisted) step, applies newly posted commands, collects finished tasks, links appended stream
- * nodes, evaluates triggers and submits the due nodes' tasks as root procedures, then waits until a
- * task or command wakes it (or the poll interval passes).
+ * A flow as a root procedure. Its state is the {@link FlowGraph}, stored once per record, as the
+ * record's result (so any node shows the flow from the result alone). Each step: publishes the
+ * outcomes of operator commands applied by the previous (persisted) step, applies newly posted
+ * commands, collects finished tasks, links appended stream nodes, evaluates triggers and submits
+ * the due nodes' tasks as root procedures, then waits until a task or command wakes it (or the poll
+ * interval passes).
  *
  * <p>Tasks are submitted with a nonce made of the flow, node and attempt, so a step that runs again
  * after a crash or a leader change finds the tasks it had already submitted instead of starting
@@ -40,11 +41,11 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   private static final long COMMAND_NONCE_FLAG = 1L << 62;
   private static final int MASK_12 = (1 << 12) - 1;
 
+  /** Length of the graph in the state data of a record whose graph is its result. */
+  private static final int GRAPH_IN_RESULT = 0;
+
   private final FlowRuntime<Env> runtime;
   private FlowGraph graph;
-
-  /** The graph as encoded by the last {@link #publishView}: what the next persist writes. */
-  private byte[] encoded;
 
   /** Not persisted: RUNNING nodes by task procId, valid once a full scan has run in this JVM. */
   private final Map<Long, FlowNode> runningByTask = new HashMap<>();
@@ -115,7 +116,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       return new Procedure[] {this};
     }
     ProcedureExecutor<Env> ex = bound.get();
-    long now = System.currentTimeMillis();
+    long now = ex.currentTimeMillis();
     FlowPlanner planner = new FlowPlanner(graph, runtime::predicateOf);
     publishOutcomes(ex);
     boolean applied = applyCommands(planner);
@@ -296,8 +297,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   private void publishView() {
     try {
-      encoded = graph.encode();
-      setResult(encoded);
+      setResult(graph.encode());
     } catch (IOException e) {
       throw new UncheckedIOException("flow state of " + getProcId() + " cannot be encoded", e);
     }
@@ -337,17 +337,26 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     return graph == null ? null : graph.state.name();
   }
 
+  /**
+   * Writes an empty graph: the record carries the graph once, as its result ({@link #publishView}
+   * keeps the two equal). Records written before held it in their state as well, length-prefixed;
+   * both read back.
+   */
   @Override
   protected void serializeStateData(DataOutputStream out) throws IOException {
-    byte[] b = encoded != null ? encoded : graph.encode();
-    out.writeInt(b.length);
-    out.write(b);
+    out.writeInt(GRAPH_IN_RESULT);
   }
 
   @Override
   protected void deserializeStateData(DataInputStream in) throws IOException {
     byte[] b = BoundedReads.readBytes(in, "flow graph");
+    if (b.length == GRAPH_IN_RESULT) {
+      b = getResult();
+      if (b == null) {
+        throw new IOException("flow record holds its graph neither in its state nor as its result");
+      }
+    }
     graph = FlowGraph.decode(b);
-    encoded = b;
+    setResult(b);
   }
 }

@@ -12,8 +12,6 @@ import java.util.Map;
  * the manager's monitor; the rules live in the manager.
  */
 final class LockAndQueue {
-  private static final int MAX_NAMED_PROCEDURES = 5;
-
   final ResourceKey key;
   Schedulable exclusive;
   long exclusiveSince;
@@ -51,8 +49,8 @@ final class LockAndQueue {
     return waiters;
   }
 
-  /** The read-only view of this lock at {@code now}. */
-  LockInfo toInfo(long now) {
+  /** The holders, oldest first, at most {@code max} of them. */
+  private List<LockInfo.Holder> holders(int max) {
     List<LockInfo.Holder> holders = new ArrayList<>();
     if (exclusive != null) {
       holders.add(
@@ -67,11 +65,19 @@ final class LockAndQueue {
                   ? Long.compare(a.getKey().getProcId(), b.getKey().getProcId())
                   : Long.compare(a.getValue(), b.getValue()));
       for (Map.Entry<Schedulable, Long> s : byAge) {
+        if (holders.size() == max) {
+          break;
+        }
         holders.add(
             new LockInfo.Holder(
                 s.getKey().getProcId(), s.getKey().getType(), LockMode.SHARED, s.getValue()));
       }
     }
+    return holders;
+  }
+
+  /** The read-only view of this lock at {@code now}. */
+  LockInfo toInfo(long now) {
     List<LockInfo.Waiter> queue = new ArrayList<>();
     if (waiters != null) {
       for (LockWaiter w : waiters) {
@@ -87,56 +93,32 @@ final class LockAndQueue {
         mode,
         heldSince,
         isHeld() ? Math.max(0, now - heldSince) : 0,
-        holders,
+        holders(Integer.MAX_VALUE),
         queue);
   }
 
-  /**
-   * Appends why {@code w} waits here: "region:db1/7 (EXCLUSIVE) held by procedure 12 (EXCLUSIVE)
-   * for 30 ms", and how many wait ahead of it.
-   */
-  void describeWait(StringBuilder sb, LockWaiter w, long now) {
-    sb.append(key).append(" (").append(w.wanted).append(')');
-    if (exclusive != null) {
-      sb.append(" held by procedure ")
-          .append(exclusive.getProcId())
-          .append(" (EXCLUSIVE) for ")
-          .append(now - exclusiveSince)
-          .append(" ms");
-    } else if (sharedCount() > 0) {
-      List<Long> ids = new ArrayList<>();
-      for (Schedulable p : shared.keySet()) {
-        ids.add(p.getProcId());
-      }
-      ids.sort(null);
-      sb.append(" held by procedure").append(ids.size() > 1 ? "s " : " ");
-      for (int i = 0; i < ids.size() && i < MAX_NAMED_PROCEDURES; i++) {
-        sb.append(i > 0 ? ", " : "").append(ids.get(i));
-      }
-      if (ids.size() > MAX_NAMED_PROCEDURES) {
-        sb.append(" and ").append(ids.size() - MAX_NAMED_PROCEDURES).append(" more");
-      }
-      sb.append(" (SHARED) for ").append(now - heldSince).append(" ms");
-    }
-    int ahead = 0;
-    LockWaiter first = null;
+  /** Why {@code w}, parked on this lock's queue, waits: the holders and who is ahead of it. */
+  LockWait waitOf(LockWaiter w) {
+    List<Long> ahead = new ArrayList<>();
+    int aheadCount = 0;
     for (LockWaiter other : waiters) {
       if (other == w) {
         break;
       }
-      if (first == null) {
-        first = other;
+      if (ahead.size() < LockWait.MAX_LISTED) {
+        ahead.add(other.owner.proc.getProcId());
       }
-      ahead++;
+      aheadCount++;
     }
-    if (ahead > 0) {
-      sb.append(isHeld() ? ", " : " ")
-          .append("behind ")
-          .append(ahead)
-          .append(ahead == 1 ? " earlier waiter" : " earlier waiters")
-          .append(" (first: procedure ")
-          .append(first.owner.proc.getProcId())
-          .append(')');
-    }
+    return new LockWait(
+        key.toString(),
+        w.wanted,
+        holders(LockWait.MAX_LISTED),
+        (exclusive != null ? 1 : 0) + sharedCount(),
+        heldSince,
+        ahead,
+        aheadCount,
+        w.since,
+        w.deadline);
   }
 }

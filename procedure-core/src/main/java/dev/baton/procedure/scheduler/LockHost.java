@@ -34,6 +34,29 @@ public interface LockHost {
    */
   void scheduleWaitTimeout(Schedulable proc, long deadline);
 
+  /**
+   * Whether a wait-for cycle ({@link LockCycle}) is broken by failing its youngest procedure that
+   * waits for a lock; if false, a cycle is only reported.
+   */
+  default boolean breaksDeadlocks() {
+    return false;
+  }
+
+  /**
+   * Whether {@code proc}, parked on a lock, may be failed to break a cycle. A procedure that parked
+   * for a rollback step may not: failing it would not end its wait.
+   */
+  default boolean mayFail(Schedulable proc) {
+    return true;
+  }
+
+  /**
+   * A cycle was found when a procedure parked (and broken, if {@link LockCycle#broken()}: its
+   * victim is {@link #wake woken} and fails). Called after the manager's monitor is released; must
+   * not block.
+   */
+  default void deadlockFound(LockCycle cycle) {}
+
   /** A host for a lock manager used on its own: no wake-ups, every procedure live, no ancestry. */
   LockHost DETACHED =
       new LockHost() {

@@ -1,10 +1,11 @@
 package dev.baton.procedure.scheduler;
 
-import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,14 @@ import org.slf4j.LoggerFactory;
  *       its steps ({@code holdLock}) can run children that lock that database's regions. Do not ask
  *       a child for an exclusive lock its ancestor holds shared: it waits for the ancestor, which
  *       waits for it.
+ *   <li><b>Deadlocks.</b> The holders and waiters form a wait-for graph (a waiter waits for the
+ *       holders that exclude it and for the waiters ahead of it, an ancestor for its descendants);
+ *       each time a procedure parks, the manager looks for a cycle through it ({@link
+ *       WaitForGraph}). A cycle found is logged at WARN, counted ({@link #deadlockCount()}) and
+ *       told to the host; if the host {@link LockHost#breaksDeadlocks() breaks deadlocks}, the
+ *       youngest procedure of the cycle that waits for a lock is taken off its queue and woken, and
+ *       its next {@code acquire} throws {@link LockDeadlockException} naming the cycle. Cycles left
+ *       in place show in {@link #cycles()}.
  *   <li><b>Wait timeout.</b> A request with a {@link LockRequest#waitTimeout()} that waits longer
  *       is taken off the queue and woken; its next {@code acquire} throws {@link
  *       LockWaitTimeoutException} naming the lock and its holders, and the executor fails the
@@ -67,7 +76,12 @@ import org.slf4j.LoggerFactory;
 public final class LockManager {
   private static final Logger LOG = LoggerFactory.getLogger(LockManager.class);
 
+  /** Most recent deadlocks kept for {@link #recentDeadlocks()}. */
+  public static final int MAX_RECENT_DEADLOCKS = 16;
+
   private final LockTable table = new LockTable();
+  private final AtomicLong deadlocks = new AtomicLong();
+  private final ArrayDeque<LockCycle> recent = new ArrayDeque<>(); // guarded by this
 
   /** A manager with an empty table, {@link LockHost#DETACHED detached} until an executor starts. */
   public LockManager() {}
@@ -106,6 +120,7 @@ public final class LockManager {
    */
   public boolean expireWait(Schedulable proc) {
     List<Schedulable> wake = new ArrayList<>();
+    List<LockCycle> found;
     synchronized (this) {
       LockOwner o = table.owners.get(proc);
       if (o == null || o.waiting == null) {
@@ -116,11 +131,13 @@ public final class LockManager {
       if (w.deadline == 0 || now < w.deadline) {
         return false;
       }
-      o.timedOut = table.describeTimeout(o, w, now);
+      o.refusal = new LockWaitTimeoutException(table.describeTimeout(o, w, now));
       LockAndQueue q = table.dequeue(w);
       o.waiting = null;
       table.process(q, wake);
+      found = findCycles(wake);
     }
+    report(found);
     wakeAll(wake);
     return true;
   }
@@ -134,22 +151,24 @@ public final class LockManager {
    *     (including locks handed to it while it was parked); {@link LockOutcome#PARKED} if it was
    *     parked (holding nothing) and will be woken when it can have them all
    * @throws LockWaitTimeoutException if the previous wait of {@code proc} timed out
+   * @throws LockDeadlockException if {@code proc} was taken off its wait queue to break a deadlock
    */
   public LockOutcome acquire(Schedulable proc, LockRequest request) {
     Objects.requireNonNull(proc, "proc");
     Objects.requireNonNull(request, "request");
     List<Schedulable> wake = null;
     LockOutcome result;
+    List<LockCycle> found;
     synchronized (this) {
       if (!table.host.isLive(proc)) {
         return LockOutcome.PARKED; // an object of a stopped executor: it never runs again
       }
       LockOwner o = table.owners.get(proc);
-      if (o != null && o.timedOut != null) {
-        String message = o.timedOut;
-        o.timedOut = null;
+      if (o != null && o.refusal != null) {
+        RuntimeException refusal = o.refusal;
+        o.refusal = null;
         table.forgetIfIdle(o);
-        throw new LockWaitTimeoutException(message);
+        throw refusal;
       }
       LockAndQueue first = o != null && o.waiting != null ? o.waiting.queuedOn : null;
       LockAndQueue blocker = table.blocker(proc, o, request, first);
@@ -183,7 +202,14 @@ public final class LockManager {
         table.park(o, request, blocker, wake);
         result = LockOutcome.PARKED;
       }
+      if (table.hasEnqueued()) {
+        wake = wake == null ? new ArrayList<>() : wake;
+        found = findCycles(wake);
+      } else {
+        found = List.of();
+      }
     }
+    report(found);
     wakeAll(wake);
     return result;
   }
@@ -194,6 +220,7 @@ public final class LockManager {
    */
   public void release(Schedulable proc) {
     List<Schedulable> wake = new ArrayList<>();
+    List<LockCycle> found;
     synchronized (this) {
       LockOwner o = table.owners.remove(proc);
       if (o == null) {
@@ -208,8 +235,107 @@ public final class LockManager {
       if (q != null) {
         table.process(q, wake);
       }
+      found = findCycles(wake);
     }
+    report(found);
     wakeAll(wake);
+  }
+
+  // ---------------------------------------------------------------- deadlocks
+
+  /**
+   * Looks for a wait-for cycle through every waiter queued since the last look and breaks each one
+   * found if the host says so (the victim joins {@code wake}). Under the monitor.
+   */
+  private List<LockCycle> findCycles(List<Schedulable> wake) {
+    List<LockCycle> found = null;
+    for (List<LockWaiter> fresh = table.takeEnqueued();
+        !fresh.isEmpty();
+        fresh = table.takeEnqueued()) {
+      for (LockWaiter w : fresh) {
+        if (w.owner.waiting != w || w.queuedOn == null) {
+          continue; // granted, moved on or gone since it was queued
+        }
+        WaitForGraph.Found cycle = WaitForGraph.cycleThrough(table, w.owner.proc);
+        if (cycle == null) {
+          continue;
+        }
+        LockCycle c = new LockCycle(table.host.now(), cycle.links(), 0);
+        if (table.host.breaksDeadlocks()) {
+          LockOwner victim = victimOf(cycle);
+          if (victim != null) {
+            c = c.brokenBy(victim.proc.getProcId());
+            victim.refusal = new LockDeadlockException(c.describe());
+            LockAndQueue q = table.dequeue(victim.waiting);
+            victim.waiting = null;
+            table.process(q, wake);
+            wake.add(victim.proc);
+          }
+        }
+        deadlocks.incrementAndGet();
+        if (recent.size() == MAX_RECENT_DEADLOCKS) {
+          recent.pollFirst();
+        }
+        recent.addLast(c);
+        if (found == null) {
+          found = new ArrayList<>();
+        }
+        found.add(c);
+      }
+    }
+    return found == null ? List.of() : found;
+  }
+
+  /** The youngest (highest id) procedure of the cycle that is parked and may be failed; or null. */
+  private LockOwner victimOf(WaitForGraph.Found cycle) {
+    LockOwner victim = null;
+    for (Schedulable p : cycle.members()) {
+      LockOwner o = table.owners.get(p);
+      if (o != null
+          && o.waiting != null
+          && table.host.mayFail(p)
+          && (victim == null || p.getProcId() > victim.proc.getProcId())) {
+        victim = o;
+      }
+    }
+    return victim;
+  }
+
+  private void report(List<LockCycle> found) {
+    if (found.isEmpty()) {
+      return;
+    }
+    LockHost h;
+    synchronized (this) {
+      h = table.host;
+    }
+    for (LockCycle c : found) {
+      LOG.warn(
+          "{}{}",
+          c.describe(),
+          c.broken() ? "" : " (left in place: the executor does not break deadlocks)");
+      h.deadlockFound(c);
+    }
+  }
+
+  /** How many wait-for cycles were found since this manager was made. */
+  public long deadlockCount() {
+    return deadlocks.get();
+  }
+
+  /** The last {@value #MAX_RECENT_DEADLOCKS} cycles found, oldest first, broken or not. */
+  public synchronized List<LockCycle> recentDeadlocks() {
+    return List.copyOf(recent);
+  }
+
+  /** The wait-for cycles in the table now (none once every cycle found was broken). */
+  public synchronized List<LockCycle> cycles() {
+    long now = table.host.now();
+    List<LockCycle> out = new ArrayList<>();
+    for (WaitForGraph.Found f : WaitForGraph.allCycles(table)) {
+      out.add(new LockCycle(now, f.links(), 0));
+    }
+    return out;
   }
 
   /** The mode in which {@code proc} itself holds {@code key}, if it does. */
@@ -241,21 +367,22 @@ public final class LockManager {
     if (o == null) {
       return Optional.empty();
     }
-    if (o.timedOut != null) {
-      return Optional.of("lock wait timed out: " + o.timedOut);
+    if (o.refusal instanceof LockWaitTimeoutException) {
+      return Optional.of("lock wait timed out: " + o.refusal.getMessage());
     }
-    if (o.waiting == null) {
+    if (o.refusal != null) {
+      return Optional.of("failing to break a deadlock: " + o.refusal.getMessage());
+    }
+    return lockWait(proc).map(w -> w.describe(table.host.now()));
+  }
+
+  /** The lock {@code proc} is parked on and who holds it or is ahead of it; empty if not parked. */
+  public synchronized Optional<LockWait> lockWait(Schedulable proc) {
+    LockOwner o = table.owners.get(proc);
+    if (o == null || o.waiting == null) {
       return Optional.empty();
     }
-    LockWaiter w = o.waiting;
-    long now = table.host.now();
-    StringBuilder sb = new StringBuilder("waiting for lock ");
-    w.queuedOn.describeWait(sb, w, now);
-    sb.append(" since ").append(Instant.ofEpochMilli(w.since));
-    if (w.deadline != 0) {
-      sb.append(", lock wait times out at ").append(Instant.ofEpochMilli(w.deadline));
-    }
-    return Optional.of(sb.toString());
+    return Optional.of(o.waiting.queuedOn.waitOf(o.waiting));
   }
 
   /** The lock table: every held or awaited lock, ordered by resource (parents first). */

@@ -17,6 +17,8 @@ final class LockTable {
 
   final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
   final Map<Schedulable, LockOwner> owners = new IdentityHashMap<>();
+  // waiters queued since the manager last looked for wait-for cycles
+  private List<LockWaiter> enqueued = new ArrayList<>(2);
 
   /** The executor the manager is attached to; set by the manager under its monitor. */
   LockHost host = LockHost.DETACHED;
@@ -24,6 +26,7 @@ final class LockTable {
   void clear() {
     entries.clear();
     owners.clear();
+    enqueued.clear();
   }
 
   /** The owner record of {@code proc}, created if it has none. */
@@ -192,6 +195,7 @@ final class LockTable {
     w.queuedOn = e;
     w.wanted = modeIn(w.request.itemArray(), e.key);
     e.waiters().addLast(w);
+    enqueued.add(w);
   }
 
   LockAndQueue dequeue(LockWaiter w) {
@@ -240,17 +244,30 @@ final class LockTable {
   }
 
   static String describeTimeout(LockOwner o, LockWaiter w, long now) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("procedure ")
-        .append(o.proc.getProcId())
-        .append(" (")
-        .append(o.proc.getType())
-        .append(") waited ")
-        .append(now - w.since)
-        .append(" ms, longer than its lock wait timeout of ")
-        .append(w.request.waitTimeout().toMillis())
-        .append(" ms, for lock ");
-    w.queuedOn.describeWait(sb, w, now);
-    return sb.toString();
+    return "procedure "
+        + o.proc.getProcId()
+        + " ("
+        + o.proc.getType()
+        + ") waited "
+        + (now - w.since)
+        + " ms, longer than its lock wait timeout of "
+        + w.request.waitTimeout().toMillis()
+        + " ms, for lock "
+        + w.queuedOn.waitOf(w).describeLock(now);
+  }
+
+  /** Whether a waiter was queued since the last {@link #takeEnqueued}. */
+  boolean hasEnqueued() {
+    return !enqueued.isEmpty();
+  }
+
+  /** The waiters queued (or moved to another queue) since the last call, oldest first. */
+  List<LockWaiter> takeEnqueued() {
+    if (enqueued.isEmpty()) {
+      return List.of();
+    }
+    List<LockWaiter> out = enqueued;
+    enqueued = new ArrayList<>(2);
+    return out;
   }
 }

@@ -159,6 +159,11 @@ public final class ProcedureLimiter {
 
   /** Why {@code proc} waits, e.g. "limit of type MigrateRegion is full: 100 of 100 slots ...". */
   public Optional<String> waitReason(Schedulable proc) {
+    return slotWait(proc).map(SlotWait::describe);
+  }
+
+  /** The full limit {@code proc} waits on; empty if it does not wait for a slot. */
+  public Optional<SlotWait> slotWait(Schedulable proc) {
     Slots s = byType.get(proc.getType());
     if (s == null) {
       return Optional.empty();
@@ -174,16 +179,7 @@ public final class ProcedureLimiter {
         }
         ahead++;
       }
-      return Optional.of(
-          "waiting for a slot: limit of type "
-              + s.type
-              + " is full ("
-              + s.holders.size()
-              + " of "
-              + s.limit
-              + " in use), "
-              + ahead
-              + " ahead in its queue");
+      return Optional.of(new SlotWait(s.type, s.limit, s.holders.size(), ahead));
     }
   }
 

@@ -35,7 +35,10 @@ import java.util.function.Supplier;
  *   <li>Lock acquire/release pairs: uncontended (each pair locks one of 10,000 regions exclusively,
  *       which also takes its database shared) on 1 and 2 threads, and a contended hand-off (two
  *       procedures alternate on one exclusive lock: every acquire parks, every release hands the
- *       lock to the parked one).
+ *       lock to the parked one). The hand-off again with the two procedures children of a parent
+ *       that holds another lock with {@value #PARENT_WAITERS} waiters: every park then searches the
+ *       wait-for graph through the parent and its waiters for a deadlock (the common case, a root
+ *       procedure parking at the tail of a queue, searches nothing).
  * </ol>
  *
  * Run from the repository root:
@@ -55,6 +58,9 @@ public final class SchedulerBenchmark {
   private static final int[] THREADS = {1, 2};
   private static final int LOCK_REGIONS = 10_000;
   private static final int LOCK_DATABASES = 10;
+  static final int PARENT_WAITERS = 1_000;
+  // the hand-off under a contended parent visits PARENT_WAITERS procedures per park
+  private static final int PARENT_HANDOFF_OPS_DIVISOR = 100;
 
   private final long ops = Long.getLong("bench.ops", 1_000_000);
   private final int rounds = Integer.getInteger("bench.rounds", 11);
@@ -234,6 +240,18 @@ public final class SchedulerBenchmark {
     double m = median(h);
     out.printf(Locale.ROOT, "%-40s %16.0f%n", "contended hand-off (park + grant)", m);
     json.append(String.format(Locale.ROOT, "\"locks_handoff\":%.0f,", m));
+    double[] c = new double[rounds];
+    handoffUnderAContendedParent();
+    for (int i = 0; i < rounds; i++) {
+      c[i] = handoffUnderAContendedParent();
+    }
+    m = median(c);
+    out.printf(
+        Locale.ROOT,
+        "%-40s %16.0f%n",
+        "hand-off of children, parent has " + PARENT_WAITERS + " waiters",
+        m);
+    json.append(String.format(Locale.ROOT, "\"locks_handoff_children\":%.0f,", m));
   }
 
   private double uncontended(int threads) throws Exception {
@@ -281,11 +299,55 @@ public final class SchedulerBenchmark {
   private double handoff() {
     LockManager locks = new LockManager();
     locks.attach(NO_WAKE);
-    LockRequest r = LockRequest.exclusive(ResourceKey.node("n1"));
+    return handoff(locks, new BenchProc(null), new BenchProc(null), ops / 2);
+  }
+
+  /**
+   * The hand-off between two children of a parent that holds another lock exclusively, with {@value
+   * #PARENT_WAITERS} root procedures parked on it.
+   */
+  private double handoffUnderAContendedParent() {
+    BenchProc parent = new BenchProc(null);
     BenchProc a = new BenchProc(null);
     BenchProc b = new BenchProc(null);
+    LockManager locks = new LockManager();
+    locks.attach(
+        new LockHost() {
+          @Override
+          public void wake(Schedulable proc) {}
+
+          @Override
+          public boolean isLive(Schedulable proc) {
+            return true;
+          }
+
+          @Override
+          public Schedulable parentOf(Schedulable proc) {
+            return proc == a || proc == b ? parent : null;
+          }
+
+          @Override
+          public long now() {
+            return System.currentTimeMillis();
+          }
+
+          @Override
+          public void scheduleWaitTimeout(Schedulable proc, long deadline) {}
+        });
+    LockRequest held = LockRequest.exclusive(ResourceKey.node("held"));
+    locks.acquire(parent, held);
+    for (int i = 0; i < PARENT_WAITERS; i++) {
+      if (locks.acquire(new BenchProc(null), held) != LockOutcome.PARKED) {
+        throw new IllegalStateException("expected to park");
+      }
+    }
+    return handoff(locks, a, b, ops / PARENT_HANDOFF_OPS_DIVISOR);
+  }
+
+  /** {@code a} holds, {@code b} parks; they swap {@code n} times; pairs per second. */
+  private static double handoff(LockManager locks, BenchProc a, BenchProc b, long n) {
+    LockRequest r = LockRequest.exclusive(ResourceKey.node("n1"));
     locks.acquire(a, r);
-    long n = ops / 2;
     long start = System.nanoTime();
     BenchProc holder = a;
     BenchProc waiter = b;

@@ -29,7 +29,25 @@ class LockManagerTest {
     final Map<Schedulable, Long> timers = new IdentityHashMap<>();
     final Map<Schedulable, Schedulable> parents = new IdentityHashMap<>();
     final List<Schedulable> dead = new ArrayList<>();
+    final List<Schedulable> unfailable = new ArrayList<>();
+    final List<LockCycle> deadlocks = new ArrayList<>();
+    boolean breaks;
     long now = 1_000;
+
+    @Override
+    public boolean breaksDeadlocks() {
+      return breaks;
+    }
+
+    @Override
+    public boolean mayFail(Schedulable proc) {
+      return !unfailable.contains(proc);
+    }
+
+    @Override
+    public void deadlockFound(LockCycle cycle) {
+      deadlocks.add(cycle);
+    }
 
     @Override
     public void wake(Schedulable proc) {

@@ -1,0 +1,170 @@
+package dev.baton.confignode.bench;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How the bench puts load on the cluster: {@code clients} closed-loop clients (each starts its next
+ * operation when the last one answered), or an open loop that starts operations at a fixed rate
+ * whatever their answers (each one's latency counted from when it was due, so a cluster that falls
+ * behind shows it in the latencies rather than hiding it by slowing the load).
+ */
+final class Load {
+  /**
+   * Operations of the open loop in flight at most; beyond, the next one waits (and its latency,
+   * counted from when it was due, grows).
+   */
+  static final int MAX_OUTSTANDING = 1024;
+
+  private static final double NANOS_PER_SECOND = 1e9;
+
+  /**
+   * What one operation reports.
+   *
+   * @param procId the procedure it ran, or 0
+   * @param submitNanos how long the submission's answer took, or 0
+   * @param success whether it ended as it should
+   */
+  record Sample(long procId, long submitNanos, boolean success) {}
+
+  /** One operation. */
+  @FunctionalInterface
+  interface Op {
+    Sample run() throws IOException, InterruptedException;
+  }
+
+  /** One operation's sample and latency (nanoseconds, from its start or its due time). */
+  private record Timed(Sample sample, long latencyNanos) {}
+
+  /**
+   * What a run measured.
+   *
+   * @param count operations done
+   * @param wallSeconds from the first start to the last answer
+   * @param latencies each operation's latency
+   * @param submitLatencies each operation's submission answer's
+   * @param failed operations that did not end as they should
+   * @param lastId the highest procedure id seen
+   */
+  record Run(
+      int count,
+      double wallSeconds,
+      Percentiles latencies,
+      Percentiles submitLatencies,
+      int failed,
+      long lastId) {
+    static Run of(List<Timed> timed, long startNanos) {
+      double wall = (System.nanoTime() - startNanos) / NANOS_PER_SECOND;
+      long[] latencies = timed.stream().mapToLong(Timed::latencyNanos).toArray();
+      long[] submits = timed.stream().mapToLong(t -> t.sample().submitNanos()).toArray();
+      int failed = (int) timed.stream().filter(t -> !t.sample().success()).count();
+      long lastId = timed.stream().mapToLong(t -> t.sample().procId()).max().orElse(0);
+      return new Run(
+          timed.size(),
+          wall,
+          Percentiles.ofNanos(latencies),
+          Percentiles.ofNanos(submits),
+          failed,
+          lastId);
+    }
+  }
+
+  private final int clients;
+  private final double rate;
+
+  Load(int clients, double rate) {
+    this.clients = clients;
+    this.rate = rate;
+  }
+
+  /** {@code count} operations from the closed-loop clients. */
+  Run closedLoop(int count, Op op) throws IOException, InterruptedException {
+    AtomicInteger next = new AtomicInteger();
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    long start = System.nanoTime();
+    try {
+      List<Future<List<Timed>>> futures = new ArrayList<>();
+      for (int c = 0; c < clients; c++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  List<Timed> mine = new ArrayList<>();
+                  while (next.getAndIncrement() < count) {
+                    long t0 = System.nanoTime();
+                    Sample s = op.run();
+                    mine.add(new Timed(s, System.nanoTime() - t0));
+                  }
+                  return mine;
+                }));
+      }
+      List<Timed> all = new ArrayList<>();
+      for (Future<List<Timed>> f : futures) {
+        try {
+          all.addAll(f.get());
+        } catch (ExecutionException e) {
+          throw new IOException("a bench client failed: " + e.getCause().getMessage(), e);
+        }
+      }
+      return Run.of(all, start);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** {@code count} operations started at {@code rate} per second. */
+  Run openLoop(int count, Op op) throws IOException, InterruptedException {
+    long interval = (long) (NANOS_PER_SECOND / rate);
+    ExecutorService pool = Executors.newCachedThreadPool();
+    Semaphore outstanding = new Semaphore(MAX_OUTSTANDING);
+    CountDownLatch done = new CountDownLatch(count);
+    List<Timed> all = new ArrayList<>();
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    long start = System.nanoTime();
+    try {
+      for (int i = 0; i < count && failure.get() == null; i++) {
+        long due = start + i * interval;
+        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+          LockSupport.parkNanos(wait); // pacing the load, not waiting for a result
+        }
+        outstanding.acquire();
+        pool.execute(
+            () -> {
+              try {
+                Sample s = op.run();
+                Timed t = new Timed(s, System.nanoTime() - due);
+                synchronized (all) {
+                  all.add(t);
+                }
+              } catch (IOException | InterruptedException | RuntimeException e) {
+                failure.compareAndSet(null, e);
+              } finally {
+                outstanding.release();
+                done.countDown();
+              }
+            });
+      }
+      if (failure.get() == null) {
+        done.await();
+      }
+      if (failure.get() != null) {
+        throw new IOException(
+            "a bench operation failed: " + failure.get().getMessage(), failure.get());
+      }
+      synchronized (all) {
+        return Run.of(all, start);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
