@@ -45,7 +45,7 @@ public final class PartitionTrial {
   public static final Duration ANSWER_SLACK = Duration.ofSeconds(2);
 
   /** The metric of a ConfigNode's applied log index. */
-  static final String APPLIED_INDEX = "baton_applied_index";
+  static final String APPLIED_INDEX = "baton_raft_applied_index";
 
   private static final int HTTP_OK = 200;
   private static final int HTTP_NOT_FOUND = 404;
@@ -114,7 +114,16 @@ public final class PartitionTrial {
     List<MinorityAnswer> answers = new ArrayList<>();
     Map<Long, String> minorityNonces = new HashMap<>();
     long cutAt = System.currentTimeMillis();
-    NetworkFault fault = NetworkFault.start(kind, targets, hosts.partitions());
+    NetworkFault fault;
+    try {
+      fault = NetworkFault.start(kind, targets, hosts.partitions());
+    } catch (RuntimeException e) {
+      load.stop();
+      if (watch != null) {
+        watch.stop();
+      }
+      throw e;
+    }
     progress.accept("cut " + fault.describe());
     long healAt;
     try {
@@ -152,8 +161,12 @@ public final class PartitionTrial {
       }
     }
     progress.accept("healed after " + (healAt - cutAt) + " ms");
-    long caughtUpAt = awaitCaughtUp();
-    load.stop();
+    long caughtUpAt;
+    try {
+      caughtUpAt = awaitCaughtUp();
+    } finally {
+      load.stop();
+    }
     for (Map.Entry<Long, String> n : minorityNonces.entrySet()) {
       cluster
           .procedures()
