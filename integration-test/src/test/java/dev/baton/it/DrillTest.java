@@ -108,6 +108,7 @@ class DrillTest {
     assertTrue(report.contains("old leader stepped down"), report);
     assertTrue(report.contains("old leader's executor stopped"), report);
     assertTrue(report.contains("partition healed"), report);
+    assertTrue(report.contains("applied what the new leader had at the heal"), report);
     assertPassedAndCleanedUpAfter(report, before);
     assertEquals(List.of(), namespaces(), "every namespace of the drill is removed");
   }

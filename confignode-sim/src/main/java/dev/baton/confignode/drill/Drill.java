@@ -42,6 +42,9 @@ public final class Drill implements AutoCloseable {
   /** Latency added to every DataNode command in phase 2, so steps are in flight at the kill. */
   static final Duration PHASE2_LATENCY = Duration.ofMillis(100);
 
+  /** The metric of a ConfigNode's applied Raft log index. */
+  static final String APPLIED_INDEX = "baton_raft_applied_index";
+
   /** Fewest databases phase 1 creates. */
   static final int MIN_DATABASES = 4;
 
@@ -194,6 +197,9 @@ public final class Drill implements AutoCloseable {
     History history = workload.history().history(HistoryRecorder.finalState(api, dataNodes()));
     List<HistoryViolation> broken = HistoryChecker.check(history);
     broken.forEach(v -> violations.add("history: " + v));
+    if (report.notCaughtUp != null) {
+      violations.add(report.notCaughtUp);
+    }
     report.print(settings, dir);
     out.println(HistoryChecker.summary(history, broken));
     if (violations.isEmpty()) {
@@ -260,6 +266,38 @@ public final class Drill implements AutoCloseable {
     }
     report.healedAt = System.currentTimeMillis();
     report.progress("healed; %s catches up as a follower", leader);
+    long target = appliedIndex(report.newLeader);
+    try {
+      ConfigNodeWaits.clusterPoll(
+              ConfigNodeWaits.CLUSTER_WAIT, leader + " applying up to index " + target)
+          .notYetOn(IOException.class)
+          .untilTrue(() -> appliedIndex(leader) >= target);
+      report.oldLeaderCaughtUpAt = System.currentTimeMillis();
+      report.progress(
+          "%s applied what the new leader had at the heal (index %d) %d ms after it",
+          leader, target, report.oldLeaderCaughtUpAt - report.healedAt);
+    } catch (IOException e) {
+      report.notCaughtUp =
+          "the old leader "
+              + leader
+              + " had not applied index "
+              + target
+              + " "
+              + ConfigNodeWaits.CLUSTER_WAIT.toSeconds()
+              + " s after the heal: "
+              + e.getMessage();
+      report.progress("%s", report.notCaughtUp);
+    }
+  }
+
+  /** A ConfigNode's applied Raft log index, from its metrics. */
+  private long appliedIndex(String nodeId) throws IOException, InterruptedException {
+    String http = cluster.http(nodeId);
+    Double v = cluster.client(http).metrics(http).get(APPLIED_INDEX);
+    if (v == null) {
+      throw new IOException("no " + APPLIED_INDEX + " in the metrics of " + nodeId);
+    }
+    return v.longValue();
   }
 
   private void recordNewLeader(NodeApiClient api, String next)

@@ -24,6 +24,11 @@ final class DrillReport {
   long steppedDownAt;
   long executorStoppedAt;
   long healedAt;
+  long oldLeaderCaughtUpAt;
+
+  /** Why the old leader did not catch up after the heal, if it did not. */
+  String notCaughtUp;
+
   long electedAt;
   long runningAt;
   long firstStepAt;
@@ -129,6 +134,10 @@ final class DrillReport {
       out.printf(
           Locale.ROOT, "  old leader's executor stopped      %6d%n", executorStoppedAt - killAt);
       out.printf(Locale.ROOT, "  partition healed                   %6d%n", healedAt - killAt);
+      out.printf(
+          Locale.ROOT,
+          "  old leader caught up               %6s%n",
+          oldLeaderCaughtUpAt == 0 ? "not yet" : Long.toString(oldLeaderCaughtUpAt - killAt));
     }
     out.println("outcomes (root procedures):");
     outcomes.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %d%n", k, v));
