@@ -6,9 +6,6 @@ import dev.baton.confignode.chaos.ClusterChaosRun;
 import dev.baton.confignode.chaos.FaultEvent;
 import dev.baton.confignode.chaos.FaultSchedule;
 import dev.baton.confignode.cluster.InvariantCheck;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,17 +24,10 @@ class ChaosTest {
 
   @Test
   void invariantsHoldAfterASeededChaosRun() throws Exception {
-    long seed = Long.getLong("chaos.seed", System.nanoTime());
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-    InvariantCheck.Result result;
-    try {
-      result =
-          new ClusterChaosRun(new ClusterChaosRun.Settings(seed, SECONDS, 3, 3, false), out).run();
-    } finally {
-      System.out.print(bytes.toString(StandardCharsets.UTF_8)); // the seed and timeline, always
-    }
-    String report = bytes.toString(StandardCharsets.UTF_8);
+    long seed = ChaosRuns.seed();
+    ChaosRuns.Outcome run = ChaosRuns.run(new ClusterChaosRun.Settings(seed, SECONDS, 3, 3, false));
+    InvariantCheck.Result result = run.result();
+    String report = run.report();
     assertTrue(result.ok(), () -> "chaos seed " + seed + " broke invariants:\n" + report);
     assertTrue(report.contains("chaos seed " + seed), report);
     assertTrue(result.procedures() > 0, report);

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Timeout;
  * The drill itself, small: 3 ConfigNode and 3 DataNode processes, a workload of a few procedures, a
  * SIGKILL of the leader, and every invariant checked; afterwards its processes and its directory
  * are gone. Once on loopback, once from the command line on hosts in network namespaces ({@code
- * drill --hosts netns}), whose namespaces are gone afterwards too.
+ * drill --hosts netns}), whose namespaces are gone afterwards too; and once cutting the leader off
+ * instead of killing it ({@code drill --hosts netns --partition}).
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class DrillTest {
@@ -70,8 +71,12 @@ class DrillTest {
   }
 
   private static void assertPassedAndCleanedUp(String report, Set<Long> before) {
-    assertTrue(report.contains("RESULT: every invariant holds"), report);
     assertTrue(report.contains("SIGKILL the leader"), report);
+    assertPassedAndCleanedUpAfter(report, before);
+  }
+
+  private static void assertPassedAndCleanedUpAfter(String report, Set<Long> before) {
+    assertTrue(report.contains("RESULT: every invariant holds"), report);
     assertTrue(report.contains("=== Baton drill report ==="), report);
     assertTrue(
         report.contains("DataNodes: HTTPS with client certificates"),
@@ -82,6 +87,30 @@ class DrillTest {
     assertFalse(Files.exists(Path.of(m.group(1))), "the temp dir is removed");
     List<Long> left = liveChildren().stream().filter(pid -> !before.contains(pid)).toList();
     assertEquals(List.of(), left, "every process the drill started is gone");
+  }
+
+  @Test
+  void aPartitionDrillCutsTheLeaderOffAndReportsItsStepDown() throws Exception {
+    Set<Long> before = liveChildren();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    int code =
+        ConfigNodeCli.run(
+            new String[] {"drill", "--hosts", "netns", "--partition", "--procedures", "6"},
+            new PrintStream(bytes, true, StandardCharsets.UTF_8),
+            new PrintStream(errBytes, true, StandardCharsets.UTF_8));
+    String report = bytes.toString(StandardCharsets.UTF_8);
+    String err = errBytes.toString(StandardCharsets.UTF_8);
+    assertEquals(0, code, () -> "exit " + code + ":\n" + report + err);
+    assertTrue(report.contains("cut the leader"), report);
+    assertFalse(report.contains("SIGKILL the leader"), "cut off, not killed: " + report);
+    assertTrue(report.contains("timeline (ms after the cut of the leader)"), report);
+    assertTrue(report.contains("old leader stepped down"), report);
+    assertTrue(report.contains("old leader's executor stopped"), report);
+    assertTrue(report.contains("partition healed"), report);
+    assertTrue(report.contains("applied what the new leader had at the heal"), report);
+    assertPassedAndCleanedUpAfter(report, before);
+    assertEquals(List.of(), namespaces(), "every namespace of the drill is removed");
   }
 
   /** The network namespaces of hosts ({@link NetnsHosts#PREFIX}) that exist. */

@@ -55,6 +55,21 @@ public record RaftSettings(
   static final int STEP_DOWN_WAIT_TIMEOUTS = 2;
 
   /**
+   * Whether a leader answers linearizable reads from its own state while a lease (a fraction of the
+   * election timeout since a majority last answered it) lasts. Off: a leader cut off in a minority
+   * would answer from a state a new leader may already have moved past until its lease ran out;
+   * every read instead confirms the leadership with a round to a majority (ReadIndex), so a node in
+   * a minority answers no read at all, only an error once the request timeout passes.
+   */
+  static final boolean LEADER_LEASE_READS = false;
+
+  /**
+   * Whether a ReadIndex read waits for a heartbeat round to a majority before it is answered
+   * (Ratis' default, kept explicitly: it is what keeps a deposed leader from answering).
+   */
+  static final boolean READ_HEARTBEAT_CHECK = true;
+
+  /**
    * Fewest log entries between two purges. Ratis skips a purge whose snapshot index is closer than
    * this to the previous purge, and counts a purge that found no closed segment to delete as done
    * at the snapshot's index: with a gap as large as the snapshot interval, a snapshot taken on
@@ -141,6 +156,10 @@ public record RaftSettings(
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, millis(electionTimeoutMax));
     RaftServerConfigKeys.Rpc.setRequestTimeout(p, millis(requestTimeout));
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, LEADER_LEASE_READS);
+    RaftServerConfigKeys.Read.setLeaderHeartbeatCheckEnabled(p, READ_HEARTBEAT_CHECK);
+    // a read that cannot confirm the leadership fails within the request timeout, as writes do
+    RaftServerConfigKeys.Read.setTimeout(p, millis(requestTimeout));
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEvery);
     RaftServerConfigKeys.Snapshot.setCreationGap(p, snapshotEvery);

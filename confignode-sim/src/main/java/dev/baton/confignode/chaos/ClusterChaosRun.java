@@ -1,6 +1,7 @@
 package dev.baton.confignode.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.cluster.ClusterHosts;
 import dev.baton.confignode.cluster.HistoryRecorder;
 import dev.baton.confignode.cluster.InvariantCheck;
 import dev.baton.confignode.cluster.ProcessCluster;
@@ -8,6 +9,9 @@ import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.history.History;
 import dev.baton.confignode.history.HistoryChecker;
 import dev.baton.confignode.history.HistoryViolation;
+import dev.baton.confignode.hosts.NetworkFault;
+import dev.baton.confignode.hosts.PartitionKind;
+import dev.baton.confignode.partition.PartitionTrial;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
@@ -27,12 +31,13 @@ import java.util.concurrent.TimeoutException;
  * killed node counts as faulted until its restarted process answers, so the majority is kept, and
  * later faults wait for that), kills every ConfigNode at once for at most {@link
  * Settings#maxMajorityLossMillis()} before restarting them all, makes DataNodes fail commands, and
- * kills and restarts DataNodes; then every fault is healed, a quiet period lets every procedure
- * finish, unacknowledged submissions are asked again with their nonces, and {@link InvariantCheck}
- * checks everything, and {@link HistoryChecker} the recorded client operations (the workload's
- * submissions and reads, and periodic reads of random nodes, {@link ChaosReads}). Prints the seed
- * first, a timeline as it goes, and the result; the same seed replays the same schedule and
- * workload choices.
+ * kills and restarts DataNodes, and (with {@link Settings#network}) puts network partitions in
+ * place around the leader of the moment; then every fault is healed, a quiet period lets every
+ * procedure finish, unacknowledged submissions are asked again with their nonces, and {@link
+ * InvariantCheck} checks everything, and {@link HistoryChecker} the recorded client operations (the
+ * workload's submissions and reads, and periodic reads of random nodes, {@link ChaosReads}). Prints
+ * the seed first, a timeline as it goes, and the result; the same seed replays the same schedule
+ * and workload choices.
  */
 public final class ClusterChaosRun {
   /** A step may take this long (a signal, a leader lookup) before the schedule shifts. */
@@ -49,6 +54,8 @@ public final class ClusterChaosRun {
    * @param maxMajorityLossMillis how long every ConfigNode may stay killed before the restart (the
    *     bound on losing the majority; the restart and election come on top); 0 for no whole-cluster
    *     outage
+   * @param network network partitions in the schedule too; the processes then run on hosts in
+   *     network namespaces
    */
   public record Settings(
       long seed,
@@ -56,7 +63,8 @@ public final class ClusterChaosRun {
       int nodes,
       int dataNodes,
       boolean keepDir,
-      long maxMajorityLossMillis) {
+      long maxMajorityLossMillis,
+      boolean network) {
     public static final int DEFAULT_SECONDS = 60;
     public static final int DEFAULT_NODES = 3;
     public static final int DEFAULT_DATANODES = 3;
@@ -65,6 +73,17 @@ public final class ClusterChaosRun {
     public Settings(long seed, int seconds, int nodes, int dataNodes, boolean keepDir) {
       this(
           seed, seconds, nodes, dataNodes, keepDir, FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS);
+    }
+
+    /** Without network faults, on loopback. */
+    public Settings(
+        long seed,
+        int seconds,
+        int nodes,
+        int dataNodes,
+        boolean keepDir,
+        long maxMajorityLossMillis) {
+      this(seed, seconds, nodes, dataNodes, keepDir, maxMajorityLossMillis, false);
     }
 
     public Settings {
@@ -88,6 +107,7 @@ public final class ClusterChaosRun {
   private long killedAllAt;
   private long longestOutage; // every ConfigNode killed until their restart was issued
   private long longestLeaderless; // every ConfigNode killed until a leader ran again
+  private final Map<Integer, NetworkFault> partitions = new HashMap<>(); // by event index
 
   public ClusterChaosRun(Settings settings, PrintStream out) {
     this.settings = settings;
@@ -102,21 +122,28 @@ public final class ClusterChaosRun {
             TimeUnit.SECONDS.toMillis(settings.seconds()),
             settings.nodes(),
             settings.dataNodes(),
-            settings.maxMajorityLossMillis());
+            settings.maxMajorityLossMillis(),
+            settings.network());
     out.printf(
         Locale.ROOT,
         "chaos seed %d: %d s of faults on %d ConfigNodes and %d DataNodes, majority lost for %d ms"
-            + " at most; replay with --seed %d%n",
+            + " at most%s; replay with --seed %d%n",
         settings.seed(),
         settings.seconds(),
         settings.nodes(),
         settings.dataNodes(),
         settings.maxMajorityLossMillis(),
+        settings.network() ? ", network partitions on hosts in network namespaces" : "",
         settings.seed());
     out.println("fault schedule:");
     schedule.events().forEach(e -> out.println("  " + e));
     try (ProcessCluster cluster =
-        ProcessCluster.start(settings.nodes(), settings.dataNodes(), settings.keepDir())) {
+        ProcessCluster.start(
+            settings.nodes(),
+            settings.dataNodes(),
+            settings.keepDir(),
+            List.of(),
+            settings.network() ? ClusterHosts.NETNS : ClusterHosts.LOOPBACK)) {
       start = System.currentTimeMillis();
       log(
           "cluster up in %s, %s",
@@ -213,9 +240,15 @@ public final class ClusterChaosRun {
         Thread.sleep(wait);
       }
       FaultEvent e = events.get((int) step[1]);
-      if (step[2] == 0) {
+      if (step[2] == 0 && e.action().partition().isPresent()) {
+        hit.put((int) step[1], partition(cluster, (int) step[1], e.action().partition().get()));
+        appliedAt.put((int) step[1], System.currentTimeMillis());
+      } else if (step[2] == 0) {
         hit.put((int) step[1], apply(cluster, e));
         appliedAt.put((int) step[1], System.currentTimeMillis());
+      } else if (e.action().partition().isPresent()) {
+        partitions.remove((int) step[1]).heal();
+        log("healed %s %s", e.action(), hit.get((int) step[1]));
       } else {
         heal(cluster, e, hit.get((int) step[1]));
       }
@@ -228,6 +261,20 @@ public final class ClusterChaosRun {
     }
   }
 
+  /** Puts a network partition in place around the current leader; returns what it cut. */
+  private String partition(ProcessCluster cluster, int index, PartitionKind kind)
+      throws IOException, InterruptedException {
+    NetworkFault f =
+        NetworkFault.start(
+            kind,
+            PartitionTrial.targetsAround(cluster, cluster.leader()),
+            cluster.netns().orElseThrow().partitions());
+    partitions.put(index, f);
+    String cut = f.describe();
+    log("%s %s", FaultEvent.Action.valueOf("PARTITION_" + kind.name()), cut);
+    return cut;
+  }
+
   /** Applies a fault; returns the node (or DataNode) it hit. */
   private String apply(ProcessCluster cluster, FaultEvent e)
       throws IOException, InterruptedException {
@@ -237,6 +284,7 @@ public final class ClusterChaosRun {
           case KILL_NODE, PAUSE_NODE -> cluster.nodeIds().get(e.target());
           case FAIL_DATANODE, KILL_DATANODE -> "DataNode " + e.target();
           case KILL_ALL_NODES -> "every ConfigNode";
+          default -> throw new IllegalArgumentException("not a process fault: " + e.action());
         };
     switch (e.action()) {
       case KILL_LEADER, KILL_NODE -> cluster.kill(node);
@@ -247,6 +295,7 @@ public final class ClusterChaosRun {
         cluster.killAllNodes();
         killedAllAt = System.currentTimeMillis();
       }
+      default -> throw new IllegalArgumentException("not a process fault: " + e.action());
     }
     log("%s %s", e.action(), node);
     return node;
@@ -274,12 +323,18 @@ public final class ClusterChaosRun {
             e.action(), down, leader, leaderless);
         return;
       }
+      default -> throw new IllegalArgumentException("not a process fault: " + e.action());
     }
     log("healed %s %s", e.action(), node);
   }
 
   /** Restarts, resumes and resets whatever is still faulted. */
   private void healAll(ProcessCluster cluster) throws IOException, InterruptedException {
+    for (NetworkFault f : List.copyOf(partitions.values())) {
+      f.heal();
+      log("healed: %s", f.kind().flagValue());
+    }
+    partitions.clear();
     for (String id : cluster.nodeIds()) {
       if (cluster.isPaused(id)) {
         cluster.resume(id);

@@ -1,5 +1,6 @@
 package dev.baton.confignode.chaos;
 
+import dev.baton.confignode.hosts.PartitionKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -11,8 +12,9 @@ import java.util.Random;
  * of the nodes, so the cluster keeps a majority through them; the one fault that takes the
  * majority, {@link FaultEvent.Action#KILL_ALL_NODES}, lasts at most the run's maximum majority
  * loss, overlaps no other ConfigNode fault, and comes at most once per {@link
- * #MIN_OUTAGE_SPACING_MILLIS}. The first faults use every kind once, in a seeded order, so even a
- * short run covers them all.
+ * #MIN_OUTAGE_SPACING_MILLIS}; a network partition (in a run with network faults) overlaps no other
+ * ConfigNode fault either. The first faults use every kind once, in a seeded order, so even a short
+ * run covers them all.
  */
 public final class FaultSchedule {
   /** Shortest and longest pause between two faults. */
@@ -43,6 +45,15 @@ public final class FaultSchedule {
     this.events = List.copyOf(events);
   }
 
+  /**
+   * {@link #generate(long, long, int, int, long, boolean)} without network faults: a seed gives the
+   * same schedule it gave before network faults existed.
+   */
+  public static FaultSchedule generate(
+      long seed, long millis, int nodes, int dataNodes, long maxMajorityLossMillis) {
+    return generate(seed, millis, nodes, dataNodes, maxMajorityLossMillis, false);
+  }
+
   /** {@link #generate(long, long, int, int, long)} with the default maximum majority loss. */
   public static FaultSchedule generate(long seed, long millis, int nodes, int dataNodes) {
     return generate(seed, millis, nodes, dataNodes, DEFAULT_MAX_MAJORITY_LOSS_MILLIS);
@@ -51,10 +62,17 @@ public final class FaultSchedule {
   /**
    * The schedule of {@code seed} for a run of {@code millis} with {@code nodes} ConfigNodes and
    * {@code dataNodes} DataNodes (ids 1..dataNodes); every fault is healed by {@code millis}. A
-   * whole-cluster outage lasts at most {@code maxMajorityLossMillis}; 0 schedules none.
+   * whole-cluster outage lasts at most {@code maxMajorityLossMillis}; 0 schedules none. With {@code
+   * network}, network partitions join the kinds of faults (those that fit the node count); a
+   * partition overlaps no other ConfigNode fault.
    */
   public static FaultSchedule generate(
-      long seed, long millis, int nodes, int dataNodes, long maxMajorityLossMillis) {
+      long seed,
+      long millis,
+      int nodes,
+      int dataNodes,
+      long maxMajorityLossMillis,
+      boolean network) {
     if (nodes < 1 || dataNodes < 0 || millis < 0 || maxMajorityLossMillis < 0) {
       throw new IllegalArgumentException(
           "need nodes >= 1, dataNodes >= 0, millis >= 0, maxMajorityLossMillis >= 0: "
@@ -71,9 +89,11 @@ public final class FaultSchedule {
     List<FaultEvent.Action> possible = new ArrayList<>();
     for (FaultEvent.Action a : FaultEvent.Action.values()) {
       boolean usable =
-          a.hitsDataNode()
-              ? dataNodes > 0
-              : a != FaultEvent.Action.KILL_ALL_NODES || maxMajorityLossMillis > 0;
+          a.partition().isPresent()
+              ? network && partitionFits(a.partition().get(), nodes, dataNodes)
+              : a.hitsDataNode()
+                  ? dataNodes > 0
+                  : a != FaultEvent.Action.KILL_ALL_NODES || maxMajorityLossMillis > 0;
       if (usable) {
         possible.add(a);
       }
@@ -105,6 +125,10 @@ public final class FaultSchedule {
       t += gap(random);
     }
     return new FaultSchedule(out);
+  }
+
+  private static boolean partitionFits(PartitionKind kind, int nodes, int dataNodes) {
+    return nodes >= kind.minConfigNodes() && (!kind.needsDataNode() || dataNodes > 0);
   }
 
   private static boolean fits(List<FaultEvent> out, FaultEvent e, int minority) {

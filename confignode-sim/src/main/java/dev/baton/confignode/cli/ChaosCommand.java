@@ -7,15 +7,17 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code confignode-sim chaos [--seed S] [--seconds N] [--nodes 3|5] [--datanodes N]
- * [--max-outage-ms N] [--keep-dir]}: a seeded chaos run (see {@link ClusterChaosRun}). Without
- * {@code --seed} a random seed is drawn and printed. Exit code 0 only if every invariant holds.
+ * [--max-outage-ms N] [--keep-dir] [--network]}: a seeded chaos run (see {@link ClusterChaosRun}).
+ * Without {@code --seed} a random seed is drawn and printed. Exit code 0 only if every invariant
+ * holds.
  */
 @Command(
     name = "chaos",
     description = {
       "A seeded chaos run on a local cluster.",
-      "Kills, pauses and restarts ConfigNodes and DataNodes under a steady workload, heals"
-          + " everything, then checks the invariants. The same seed replays the same schedule."
+      "Kills, pauses and restarts ConfigNodes and DataNodes (with --network, also cuts the"
+          + " network between them) under a steady workload, heals everything, then checks the"
+          + " invariants. The same seed replays the same schedule."
     },
     exitCodeList = {
       "0:every invariant holds",
@@ -66,6 +68,14 @@ final class ChaosCommand extends CliCommand {
       description = "keep logs and data afterwards")
   boolean keepDir;
 
+  @Option(
+      names = "--network",
+      description =
+          "network partitions in the schedule too (the same seed gives the same schedule); runs"
+              + " every process on a host of its own in a network namespace: needs root and"
+              + " iproute2")
+  boolean network;
+
   @Override
   public Integer call() {
     if (nodes != 3 && nodes != 5) {
@@ -78,7 +88,8 @@ final class ChaosCommand extends CliCommand {
             nodes,
             dataNodes,
             keepDir,
-            maxOutageMillis);
+            maxOutageMillis,
+            network);
     try {
       return new ClusterChaosRun(settings, out()).run().ok() ? 0 : EXIT_VIOLATIONS;
     } catch (Exception e) {

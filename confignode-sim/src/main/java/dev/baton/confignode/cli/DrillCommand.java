@@ -8,14 +8,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * {@code confignode-sim drill [--nodes N] [--datanodes N] [--procedures N] [--keep-dir] [--hosts
- * loopback|netns]}: the project's main job (see {@link Drill}). Exit code 0 only if every invariant
- * holds.
+ * {@code confignode-sim drill [--nodes N] [--datanodes N] [--procedures N] [--keep-dir]
+ * [--partition] [--hosts loopback|netns]}: the project's main job (see {@link Drill}). Exit code 0
+ * only if every invariant holds.
  */
 @Command(
     name = "drill",
     description = {
-      "The main job: a local cluster drill with a leader SIGKILL.",
+      "The main job: a local cluster drill with a leader SIGKILL (or a partition).",
       "Starts ConfigNode and DataNode processes, runs a mixed workload, SIGKILLs the leader in the"
           + " middle, checks the invariants and prints a report."
     },
@@ -66,6 +66,13 @@ final class DrillCommand extends CliCommand {
               + " (default: ${DEFAULT-VALUE})")
   ClusterHosts hosts = ClusterHosts.LOOPBACK;
 
+  @Option(
+      names = "--partition",
+      description =
+          "cut the leader off from the other ConfigNodes (it still reaches the DataNodes) instead"
+              + " of killing it, and heal once a new leader runs; needs --hosts netns")
+  boolean partition;
+
   @Override
   public Integer call() {
     if (insecure && hosts == ClusterHosts.NETNS) {
@@ -73,8 +80,12 @@ final class DrillCommand extends CliCommand {
           "--insecure and --hosts netns do not go together: a ConfigNode serves its admin API on"
               + " an address other than loopback only with tokens");
     }
+    if (partition && hosts != ClusterHosts.NETNS) {
+      throw usageError(
+          "--partition needs --hosts netns: the leader is cut off on the network between hosts");
+    }
     Drill.Settings settings =
-        new Drill.Settings(nodes, dataNodes, procedures, keepDir, !insecure, hosts);
+        new Drill.Settings(nodes, dataNodes, procedures, keepDir, !insecure, hosts, partition);
     return LocalJob.run(
         spec.name(),
         () -> new Drill(settings, out()),

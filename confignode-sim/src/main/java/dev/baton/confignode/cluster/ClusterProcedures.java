@@ -37,11 +37,25 @@ public final class ClusterProcedures {
    * take it; returns the procId and remembers the pair for {@link #acknowledged()}.
    */
   public long submit(String type, JsonNode args) throws IOException, InterruptedException {
-    return submit(type, args, nonces.incrementAndGet());
+    return submit(type, args, nextNonce());
   }
 
   /** Submits with a given nonce of {@link #NONCE_GROUP}, retried while no node can take it. */
   public long submit(String type, JsonNode args, long nonce)
+      throws IOException, InterruptedException {
+    return submitThrough(type, args, nonce, api);
+  }
+
+  /**
+   * As {@link #submit(String, JsonNode, long)}, through {@code via} (a client of some of the nodes,
+   * e.g. those on one side of a partition).
+   */
+  public long submit(String type, JsonNode args, long nonce, NodeApiClient via)
+      throws IOException, InterruptedException {
+    return submitThrough(type, args, nonce, () -> via);
+  }
+
+  private long submitThrough(String type, JsonNode args, long nonce, Supplier<NodeApiClient> via)
       throws IOException, InterruptedException {
     long id =
         history.submit(
@@ -54,11 +68,19 @@ public final class ClusterProcedures {
                     .within(ConfigNodeWaits.SUBMIT_PATIENCE)
                     .notYetIf(
                         NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
-                    .retry(() -> api.get().submit(type, args, NONCE_GROUP, nonce)));
+                    .retry(() -> via.get().submit(type, args, NONCE_GROUP, nonce)));
     synchronized (this) {
       acked.put(nonce, id);
     }
     return id;
+  }
+
+  /**
+   * A fresh nonce of {@link #NONCE_GROUP}, for a submission made elsewhere (to one node directly)
+   * and resolved later with {@link #submit(String, JsonNode, long)}.
+   */
+  public long nextNonce() {
+    return nonces.incrementAndGet();
   }
 
   /** Every acknowledged submission: nonce to procId. */

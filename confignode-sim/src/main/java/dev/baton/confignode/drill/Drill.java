@@ -11,6 +11,11 @@ import dev.baton.confignode.datanode.DataNodeClient;
 import dev.baton.confignode.history.History;
 import dev.baton.confignode.history.HistoryChecker;
 import dev.baton.confignode.history.HistoryViolation;
+import dev.baton.confignode.hosts.NetnsHosts;
+import dev.baton.confignode.hosts.NetworkFault;
+import dev.baton.confignode.hosts.PartitionKind;
+import dev.baton.confignode.partition.PartitionTrial;
+import dev.baton.confignode.partition.StepDownWatch;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -22,10 +27,11 @@ import java.util.Set;
 
 /**
  * The drill: a local cluster of ConfigNode and DataNode processes, a mixed workload, a SIGKILL of
- * the leader in the middle, and a check of the invariants from the procedures' final states, the
- * metadata and the DataNodes' ledgers ({@link DrillChecks}), and of the workload's recorded
- * submissions and reads ({@link HistoryChecker}). Prints progress and a report ({@link
- * DrillReport}); {@link #run} returns true only if every invariant holds.
+ * the leader in the middle (or, with {@link Settings#partition}, the leader cut off from the other
+ * ConfigNodes until a new leader runs and the old one stepped down), and a check of the invariants
+ * from the procedures' final states, the metadata and the DataNodes' ledgers ({@link DrillChecks}),
+ * and of the workload's recorded submissions and reads ({@link HistoryChecker}). Prints progress
+ * and a report ({@link DrillReport}); {@link #run} returns true only if every invariant holds.
  */
 public final class Drill implements AutoCloseable {
   /** Sleep procedures in flight during the kill: live procedures parked in WAITING_TIMEOUT. */
@@ -35,6 +41,9 @@ public final class Drill implements AutoCloseable {
 
   /** Latency added to every DataNode command in phase 2, so steps are in flight at the kill. */
   static final Duration PHASE2_LATENCY = Duration.ofMillis(100);
+
+  /** The metric of a ConfigNode's applied Raft log index. */
+  static final String APPLIED_INDEX = "baton_raft_applied_index";
 
   /** Fewest databases phase 1 creates. */
   static final int MIN_DATABASES = 4;
@@ -54,6 +63,8 @@ public final class Drill implements AutoCloseable {
    * @param keepDir keep the temp dir (logs, data) for inspection
    * @param secured tokens, HTTPS and Raft over mutual TLS
    * @param hosts where the processes run: loopback, or each on a host in a network namespace
+   * @param partition cut the leader off from the other ConfigNodes (it still reaches the DataNodes)
+   *     instead of killing it, and heal once a new leader runs; needs hosts in network namespaces
    */
   public record Settings(
       int nodes,
@@ -61,10 +72,18 @@ public final class Drill implements AutoCloseable {
       int procedures,
       boolean keepDir,
       boolean secured,
-      ClusterHosts hosts) {
+      ClusterHosts hosts,
+      boolean partition) {
     /** Secured (tokens, Raft over mutual TLS) on loopback, as the drill runs by default. */
     public Settings(int nodes, int dataNodes, int procedures, boolean keepDir) {
-      this(nodes, dataNodes, procedures, keepDir, true, ClusterHosts.LOOPBACK);
+      this(nodes, dataNodes, procedures, keepDir, true, ClusterHosts.LOOPBACK, false);
+    }
+
+    public Settings {
+      if (partition && hosts != ClusterHosts.NETNS) {
+        throw new IllegalArgumentException(
+            "a partition drill needs hosts in network namespaces (hosts netns)");
+      }
     }
 
     public static final int DEFAULT_NODES = 3;
@@ -92,6 +111,7 @@ public final class Drill implements AutoCloseable {
   /** Runs the drill; true if every invariant held. */
   public boolean run() throws IOException, InterruptedException {
     report.progress("working in %s", dir);
+    report.partition = settings.partition();
     report.secured = cluster.secured();
     report.hosts = cluster.hosts();
     cluster.startDataNodes(settings.dataNodes());
@@ -151,7 +171,11 @@ public final class Drill implements AutoCloseable {
       String name = "db" + (databases + i);
       workload.submit("create " + name, "CreateDatabase", args("name", name));
     }
-    killLeader(leader, phaseStart);
+    if (settings.partition()) {
+      partitionLeader(leader, phaseStart);
+    } else {
+      killLeader(leader, phaseStart);
+    }
     workload.awaitAllFinished();
     for (DataNodeClient dataNode : dataNodes()) {
       dataNode.resetFaults();
@@ -173,6 +197,9 @@ public final class Drill implements AutoCloseable {
     History history = workload.history().history(HistoryRecorder.finalState(api, dataNodes()));
     List<HistoryViolation> broken = HistoryChecker.check(history);
     broken.forEach(v -> violations.add("history: " + v));
+    if (report.notCaughtUp != null) {
+      violations.add(report.notCaughtUp);
+    }
     report.print(settings, dir);
     out.println(HistoryChecker.summary(history, broken));
     if (violations.isEmpty()) {
@@ -189,12 +216,104 @@ public final class Drill implements AutoCloseable {
     return cluster.dataNodeIds().stream().map(cluster::dataNode).toList();
   }
 
-  private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
+  private void awaitQuarterOfPhase2(int phaseStart) throws IOException, InterruptedException {
     ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "a quarter of phase 2 done")
         .untilTrue(
             () ->
                 workload.finishedCount()
                     >= phaseStart + (workload.size() - phaseStart) / KILL_AFTER_FRACTION);
+  }
+
+  /**
+   * Cuts the leader off from the other ConfigNodes (it still reaches every DataNode), waits for a
+   * new leader to run and for the old one to step down and stop its executor, then heals.
+   */
+  private void partitionLeader(String leader, int phaseStart)
+      throws IOException, InterruptedException {
+    awaitQuarterOfPhase2(phaseStart);
+    NodeApiClient api = cluster.api();
+    long term = api.cluster(cluster.httpAddresses().get(leader)).get("term").asLong();
+    NetnsHosts hosts = cluster.netns().orElseThrow();
+    report.progress(
+        "cut the leader %s (term %d) off from the other ConfigNodes with %d of %d procedures"
+            + " finished",
+        leader, term, workload.finishedCount(), workload.size());
+    report.oldTerm = term;
+    StepDownWatch watch = StepDownWatch.start(cluster, leader);
+    report.killAt = System.currentTimeMillis();
+    NetworkFault fault =
+        NetworkFault.start(
+            PartitionKind.ISOLATE_LEADER,
+            PartitionTrial.targetsAround(cluster, leader),
+            hosts.partitions());
+    try {
+      String next = cluster.awaitLeader(Set.of(leader), term, report::electionSeen);
+      recordNewLeader(api, next);
+      ConfigNodeWaits.clusterPoll(
+              ConfigNodeWaits.CLUSTER_WAIT, "the old leader " + leader + " stepping down")
+          .untilTrue(watch::done);
+      report.steppedDownAt = watch.steppedDownAt();
+      report.executorStoppedAt = watch.executorStoppedAt();
+      report.progress(
+          "old leader %s stepped down %d ms after the cut, its executor stopped after %d ms",
+          leader, report.steppedDownAt - report.killAt, report.executorStoppedAt - report.killAt);
+    } finally {
+      try {
+        fault.heal();
+      } finally {
+        watch.stop();
+      }
+    }
+    report.healedAt = System.currentTimeMillis();
+    report.progress("healed; %s catches up as a follower", leader);
+    long target = appliedIndex(report.newLeader);
+    try {
+      ConfigNodeWaits.clusterPoll(
+              ConfigNodeWaits.CLUSTER_WAIT, leader + " applying up to index " + target)
+          .notYetOn(IOException.class)
+          .untilTrue(() -> appliedIndex(leader) >= target);
+      report.oldLeaderCaughtUpAt = System.currentTimeMillis();
+      report.progress(
+          "%s applied what the new leader had at the heal (index %d) %d ms after it",
+          leader, target, report.oldLeaderCaughtUpAt - report.healedAt);
+    } catch (IOException e) {
+      report.notCaughtUp =
+          "the old leader "
+              + leader
+              + " had not applied index "
+              + target
+              + " "
+              + ConfigNodeWaits.CLUSTER_WAIT.toSeconds()
+              + " s after the heal: "
+              + e.getMessage();
+      report.progress("%s", report.notCaughtUp);
+    }
+  }
+
+  /** A ConfigNode's applied Raft log index, from its metrics. */
+  private long appliedIndex(String nodeId) throws IOException, InterruptedException {
+    String http = cluster.http(nodeId);
+    Double v = cluster.client(http).metrics(http).get(APPLIED_INDEX);
+    if (v == null) {
+      throw new IOException("no " + APPLIED_INDEX + " in the metrics of " + nodeId);
+    }
+    return v.longValue();
+  }
+
+  private void recordNewLeader(NodeApiClient api, String next)
+      throws IOException, InterruptedException {
+    JsonNode c = api.cluster(cluster.httpAddresses().get(next));
+    report.newLeader = next;
+    report.newTerm = c.get("term").asLong();
+    report.runningAt = c.get("executor").path("lastRecoveryRunningAt").asLong();
+    report.rebuilt = c.get("executor").path("lastRecoveryProcedures").asLong();
+    report.progress(
+        "new leader %s in term %d, executor running %d ms after the %s",
+        next, report.newTerm, report.runningAt - report.killAt, report.faultName());
+  }
+
+  private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
+    awaitQuarterOfPhase2(phaseStart);
     NodeApiClient api = cluster.api();
     long term = api.cluster(cluster.httpAddresses().get(leader)).get("term").asLong();
     report.progress(
@@ -204,14 +323,7 @@ public final class Drill implements AutoCloseable {
     report.oldTerm = term;
     cluster.kill(leader);
     String next = cluster.awaitLeader(Set.of(leader), term, report::electionSeen);
-    JsonNode c = api.cluster(cluster.httpAddresses().get(next));
-    report.newLeader = next;
-    report.newTerm = c.get("term").asLong();
-    report.runningAt = c.get("executor").path("lastRecoveryRunningAt").asLong();
-    report.rebuilt = c.get("executor").path("lastRecoveryProcedures").asLong();
-    report.progress(
-        "new leader %s in term %d, executor running %d ms after the kill",
-        next, report.newTerm, report.runningAt - report.killAt);
+    recordNewLeader(api, next);
     cluster.restart(leader);
     report.progress("restarted %s; it catches up as a follower", leader);
   }

@@ -14,7 +14,21 @@ import java.util.stream.Stream;
  */
 final class DrillReport {
   final long started = System.currentTimeMillis();
+
+  /** When the leader was killed, or cut off (epoch ms). */
   long killAt;
+
+  /** Whether the leader was cut off instead of killed. */
+  boolean partition;
+
+  long steppedDownAt;
+  long executorStoppedAt;
+  long healedAt;
+  long oldLeaderCaughtUpAt;
+
+  /** Why the old leader did not catch up after the heal, if it did not. */
+  String notCaughtUp;
+
   long electedAt;
   long runningAt;
   long firstStepAt;
@@ -56,6 +70,11 @@ final class DrillReport {
     }
   }
 
+  /** What happened to the leader: "SIGKILL" or "cut". */
+  String faultName() {
+    return partition ? "cut" : "SIGKILL";
+  }
+
   void progress(String format, Object... args) {
     out.printf(
         Locale.ROOT,
@@ -93,8 +112,11 @@ final class DrillReport {
             ? "DataNodes: HTTPS with client certificates of the CA; commands from ConfigNode"
                 + " certificates only, each recorded with its sender"
             : "DataNodes: HTTP (loopback, anyone on this host may send commands)");
-    out.println("timeline (ms after the SIGKILL of the leader):");
-    out.printf(Locale.ROOT, "  kill of leader (term %d)          0%n", oldTerm);
+    out.println("timeline (ms after the " + faultName() + " of the leader):");
+    out.printf(
+        Locale.ROOT,
+        "  %-34s 0%n",
+        (partition ? "cut of leader" : "kill of leader") + " (term " + oldTerm + ")");
     out.printf(
         Locale.ROOT,
         "  new leader %s elected (term %d) %6d%n",
@@ -107,6 +129,16 @@ final class DrillReport {
         Locale.ROOT,
         "  first step of the new term         %6s%n",
         firstStepAt == 0 ? "none" : Long.toString(firstStepAt - killAt));
+    if (partition) {
+      out.printf(Locale.ROOT, "  old leader stepped down            %6d%n", steppedDownAt - killAt);
+      out.printf(
+          Locale.ROOT, "  old leader's executor stopped      %6d%n", executorStoppedAt - killAt);
+      out.printf(Locale.ROOT, "  partition healed                   %6d%n", healedAt - killAt);
+      out.printf(
+          Locale.ROOT,
+          "  old leader caught up               %6s%n",
+          oldLeaderCaughtUpAt == 0 ? "not yet" : Long.toString(oldLeaderCaughtUpAt - killAt));
+    }
     out.println("outcomes (root procedures):");
     outcomes.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %d%n", k, v));
     out.printf(

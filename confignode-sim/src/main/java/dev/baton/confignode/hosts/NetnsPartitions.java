@@ -1,6 +1,7 @@
 package dev.baton.confignode.hosts;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -67,6 +68,14 @@ public final class NetnsPartitions {
       }
     }
     apply(all);
+  }
+
+  /**
+   * Puts every cut of {@code wanted} in place, then verifies each with a probe: the cuts start
+   * together (a partition of many pairs lands at once, not pair by pair).
+   */
+  public synchronized void cutAll(Collection<Cut> wanted) {
+    apply(List.copyOf(wanted));
   }
 
   /**

@@ -47,7 +47,57 @@ class FaultScheduleTest {
   void aLongRunUsesEveryKindOfFault() {
     Set<FaultEvent.Action> seen = EnumSet.noneOf(FaultEvent.Action.class);
     FaultSchedule.generate(7, MILLIS * 5, 5, 3).events().forEach(e -> seen.add(e.action()));
+    assertEquals(processFaults(), seen);
+  }
+
+  /** No other ConfigNode fault of {@code s} overlaps {@code e}. */
+  static void assertNoConfigNodeFaultOverlaps(long seed, FaultSchedule s, FaultEvent e) {
+    for (FaultEvent other : s.events()) {
+      boolean overlaps =
+          other != e
+              && other.action().hitsConfigNode()
+              && other.atMillis() < e.healAtMillis()
+              && e.atMillis() < other.healAtMillis();
+      assertFalse(overlaps, "seed " + seed + ": " + other + " overlaps " + e);
+    }
+  }
+
+  /** The kinds of fault of a run without network faults. */
+  static Set<FaultEvent.Action> processFaults() {
+    Set<FaultEvent.Action> all = EnumSet.allOf(FaultEvent.Action.class);
+    all.removeIf(a -> a.partition().isPresent());
+    return all;
+  }
+
+  @Test
+  void networkFaultsJoinTheScheduleOnlyWhenAskedForAndStandApart() {
+    Set<FaultEvent.Action> seen = EnumSet.noneOf(FaultEvent.Action.class);
+    for (long seed = 0; seed < 20; seed++) {
+      FaultSchedule s =
+          FaultSchedule.generate(
+              seed, MILLIS, 5, 3, FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS, true);
+      assertEquals(
+          s.events(),
+          FaultSchedule.generate(
+                  seed, MILLIS, 5, 3, FaultSchedule.DEFAULT_MAX_MAJORITY_LOSS_MILLIS, true)
+              .events(),
+          "seed " + seed + " replays");
+      for (FaultEvent e : s.events()) {
+        seen.add(e.action());
+        if (e.action().partition().isPresent()) {
+          assertNoConfigNodeFaultOverlaps(seed, s, e);
+        }
+      }
+      assertTrue(
+          FaultSchedule.generate(seed, MILLIS, 5, 3).events().stream()
+              .allMatch(e -> e.action().partition().isEmpty()),
+          "no partition without network faults, seed " + seed);
+    }
     assertEquals(EnumSet.allOf(FaultEvent.Action.class), seen);
+    assertTrue(
+        FaultSchedule.generate(3, MILLIS, 3, 3, 0, true).events().stream()
+            .noneMatch(e -> e.action() == FaultEvent.Action.PARTITION_SPLIT_LEADER_MINORITY),
+        "a 2 | 3 split needs 5 ConfigNodes");
   }
 
   @Test
@@ -67,14 +117,7 @@ class FaultScheduleTest {
             e.atMillis() >= lastHeal + FaultSchedule.MIN_OUTAGE_SPACING_MILLIS,
             "seed " + seed + ": outages too close at " + e);
         lastHeal = e.healAtMillis();
-        for (FaultEvent other : s.events()) {
-          boolean overlaps =
-              other != e
-                  && other.action().hitsConfigNode()
-                  && other.atMillis() < e.healAtMillis()
-                  && e.atMillis() < other.healAtMillis();
-          assertFalse(overlaps, "seed " + seed + ": " + other + " overlaps " + e);
-        }
+        assertNoConfigNodeFaultOverlaps(seed, s, e);
       }
     }
     assertTrue(outages > 50, "outages scheduled in 50 runs: " + outages);
@@ -89,7 +132,7 @@ class FaultScheduleTest {
     for (long seed = 0; seed < 20; seed++) {
       Set<FaultEvent.Action> seen = EnumSet.noneOf(FaultEvent.Action.class);
       FaultSchedule.generate(seed, 30_000, 3, 3).events().forEach(e -> seen.add(e.action()));
-      assertEquals(EnumSet.allOf(FaultEvent.Action.class), seen, "seed " + seed);
+      assertEquals(processFaults(), seen, "seed " + seed);
     }
   }
 

@@ -40,7 +40,13 @@ class ChaosCommandTest {
     CliRun r = CliRun.main("chaos", "--help");
     assertEquals(0, r.code());
     for (String flag :
-        List.of("--seed=S", "--seconds=N", "--nodes=3|5", "--datanodes=N", "--max-outage-ms=N")) {
+        List.of(
+            "--seed=S",
+            "--seconds=N",
+            "--nodes=3|5",
+            "--datanodes=N",
+            "--max-outage-ms=N",
+            "--network")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
     }
   }

@@ -32,6 +32,7 @@ class DrillCommandTest {
           flag without value   | drill --nodes                 | flag --nodes N needs a value
           unknown hosts        | drill --hosts vm              | must be loopback or netns, got 'vm'
           netns insecure       | drill --hosts netns --insecure | --insecure and --hosts netns do not go together
+          partition loopback   | drill --partition             | --partition needs --hosts netns
           """)
   void drillUsageErrorsExitWith2BeforeStartingAnything(String name, String line, String expected) {
     CliRun r = CliRun.main(line.split(" "));
@@ -51,6 +52,7 @@ class DrillCommandTest {
             "--datanodes=N",
             "--procedures=N",
             "--keep-dir",
+            "--partition",
             "--hosts=loopback|netns")) {
       assertTrue(r.out().contains(flag), () -> flag + " in " + r.out());
     }
