@@ -3,10 +3,13 @@ package dev.baton.procedure;
 import java.util.Locale;
 import java.util.Optional;
 
-/**
- * What an operator may do to a live procedure beside an abort (see {@link ProcedureExecutor#act}).
- */
+/** What an operator may do to a live procedure (see {@link ProcedureExecutor#act}). */
 public enum OperatorAction {
+  /**
+   * Ask the procedure to abort ({@link ProcedureExecutor#abort}): if it agrees in its current step,
+   * it fails at its next turn and its tree rolls back; otherwise nothing changes.
+   */
+  ABORT,
   /** Fail the procedure now, whether or not it agrees to an abort: its tree rolls back. */
   FORCE_FAIL,
   /**

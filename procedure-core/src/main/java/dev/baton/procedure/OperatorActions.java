@@ -4,6 +4,7 @@ import dev.baton.procedure.scheduler.LockInfo;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +20,16 @@ final class OperatorActions<Env> {
 
   /** The failure source a force-fail records. */
   static final String FORCE_FAIL_SOURCE = "force-fail";
+
+  /** What an abort would do, for {@link #failurePlan}. */
+  private static final String ABORT_EFFECT =
+      "procedure %d is asked to abort: if it agrees in its current step, it fails at its next turn"
+          + " and the tree of root %d rolls back; otherwise nothing changes";
+
+  /** What a force-fail would do, for {@link #failurePlan}. */
+  private static final String FORCE_FAIL_EFFECT =
+      "procedure %d fails at its next turn and the tree of root %d rolls back; locks stay held"
+          + " until the rollback ends";
 
   private final ExecutorContext<Env> ctx;
 
@@ -46,7 +57,10 @@ final class OperatorActions<Env> {
     RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
     boolean treeFailed = proc.isFailed() || (stack != null && stack.isFailed());
     return switch (action) {
-      case FORCE_FAIL -> treeFailed ? rollingBack(action, proc) : forceFailPlan(proc);
+      case ABORT ->
+          treeFailed ? rollingBack(action, proc) : failurePlan(action, proc, ABORT_EFFECT);
+      case FORCE_FAIL ->
+          treeFailed ? rollingBack(action, proc) : failurePlan(action, proc, FORCE_FAIL_EFFECT);
       case BYPASS -> treeFailed ? rollingBack(action, proc) : bypassPlan(proc, recursive);
       case RETRY_NOW -> retryPlan(proc, stack);
     };
@@ -64,6 +78,18 @@ final class OperatorActions<Env> {
     }
     Procedure<Env> proc = ctx.procedures.get(procId);
     switch (action) {
+      case ABORT -> {
+        if (!abort(proc)) {
+          return ActionPlan.refused(
+              action,
+              procId,
+              "procedure "
+                  + procId
+                  + " refuses abort in its current step ("
+                  + proc.getState()
+                  + ")");
+        }
+      }
       case FORCE_FAIL -> {
         proc.exec.forceFailure(ProcedureFailure.aborted(FORCE_FAIL_SOURCE, reason));
         queue(proc);
@@ -81,6 +107,24 @@ final class OperatorActions<Env> {
     }
     LOG.warn("operator {} of procedure {}: {} ({})", action.label(), procId, plan.effect(), reason);
     return plan;
+  }
+
+  /**
+   * Asks a live procedure to abort. If it agrees ({@link Procedure#abort}), it fails with an abort
+   * cause at its next turn and its tree rolls back.
+   *
+   * @return false if the procedure is unknown, finished, failed, or refused
+   */
+  boolean abort(Procedure<Env> proc) {
+    if (proc == null || proc.isFinished() || proc.isFailed()) {
+      return false;
+    }
+    if (!proc.abort(ctx.env)) {
+      return false;
+    }
+    proc.setAbortRequested(true);
+    queue(proc);
+    return true;
   }
 
   private void queue(Procedure<Env> proc) {
@@ -113,26 +157,27 @@ final class OperatorActions<Env> {
             + ") rolls back: only retry-now applies to a rollback");
   }
 
-  private ActionPlan forceFailPlan(Procedure<Env> proc) {
-    List<Procedure<Env>> tree = liveTree(ctx.procedures.get(proc.getRootProcId()));
+  /**
+   * The plan of an action that fails {@code proc}: it leaves FAILED, and the rollback reaches the
+   * other live procedures of its tree.
+   *
+   * @param effect its effect in words, with {@code %d} for the procedure's id, then its root's
+   */
+  private ActionPlan failurePlan(OperatorAction action, Procedure<Env> proc, String effect) {
     List<Long> affected = new ArrayList<>();
-    for (Procedure<Env> m : tree) {
+    for (Procedure<Env> m : liveTree(ctx.procedures.get(proc.getRootProcId()))) {
       if (m != proc) {
         affected.add(m.getProcId());
       }
     }
     return new ActionPlan(
-        OperatorAction.FORCE_FAIL,
+        action,
         proc.getProcId(),
         null,
         List.of(change(proc, ProcedureState.FAILED)),
         List.of(),
         affected,
-        "procedure "
-            + proc.getProcId()
-            + " fails at its next turn and the tree of root "
-            + proc.getRootProcId()
-            + " rolls back; locks stay held until the rollback ends");
+        String.format(Locale.ROOT, effect, proc.getProcId(), proc.getRootProcId()));
   }
 
   private ActionPlan bypassPlan(Procedure<Env> proc, boolean recursive) {

@@ -173,17 +173,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    */
   public boolean abort(long procId) {
     ensureRunning();
-    Procedure<Env> proc = ctx.procedures.get(procId);
-    if (proc == null || proc.isFinished() || proc.isFailed()) {
-      return false;
-    }
-    if (!proc.abort(ctx.env)) {
-      return false;
-    }
-    proc.setAbortRequested(true);
-    proc.exec.requestWake();
-    ctx.scheduler.addFront(proc);
-    return true;
+    return actions.abort(ctx.procedures.get(procId));
   }
 
   /**

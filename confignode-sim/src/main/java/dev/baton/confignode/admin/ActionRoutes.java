@@ -15,12 +15,15 @@ import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * {@code POST /api/procedures/{id}/bypass|force-fail|retry-now} with {@code {reason, dryRun?,
- * recursive?}}: an operator's action on a live procedure ({@link OperatorAction}).
+ * recursive?}}: an operator's action on a live procedure ({@link OperatorAction}); {@code POST
+ * /api/procedures/{id}/abort} with the reason optional (see {@link #abort}).
  *
  * <ul>
  *   <li>A missing or blank {@code reason} is a 400, {@code recursive} on another action than a
@@ -60,6 +63,12 @@ final class ActionRoutes implements AdminRoutes {
     }
   }
 
+  /** An abort's request when it came without a body. */
+  private static final ActionRequest NO_BODY = new ActionRequest(null, null, null);
+
+  /** The field of an abort's answer that says whether the procedure agreed. */
+  static final String ABORTED = "aborted";
+
   private final ProcedureNode<ConfigNodeEnv> node;
   private final NodeMetrics metrics;
   private final LeaderForward leader;
@@ -73,7 +82,17 @@ final class ActionRoutes implements AdminRoutes {
   @Override
   public List<Endpoint> endpoints() {
     List<Endpoint> out = new ArrayList<>();
+    out.add(
+        Endpoint.post(
+            "/api/" + ProcedureRoutes.PATH + "/{id}/" + OperatorAction.ABORT.label(),
+            summary(OperatorAction.ABORT)
+                + "; body {reason?, dryRun?} or none → {aborted} (with a reason also the audit"
+                + " entry), or with dryRun the plan (409 when refused)",
+            this::abort));
     for (OperatorAction action : OperatorAction.values()) {
+      if (action == OperatorAction.ABORT) {
+        continue;
+      }
       out.add(
           Endpoint.post(
               "/api/" + ProcedureRoutes.PATH + "/{id}/" + action.label(),
@@ -88,6 +107,7 @@ final class ActionRoutes implements AdminRoutes {
 
   private static String summary(OperatorAction action) {
     return switch (action) {
+      case ABORT -> "ask a procedure to abort: if it agrees now, its tree rolls back";
       case FORCE_FAIL -> "fail a live procedure now: its tree rolls back";
       case BYPASS ->
           "finish a stuck procedure as SUCCESS without its remaining steps, releasing its locks";
@@ -113,10 +133,7 @@ final class ActionRoutes implements AdminRoutes {
       throw QueryParams.badRequest(
           "'recursive' applies to " + OperatorAction.BYPASS.label() + " only");
     }
-    if (ClusterCalls.await(node.getInfo(id)).isEmpty()) {
-      throw new HttpError(
-          HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id);
-    }
+    requireKnown(id);
     if (body.dry()) {
       return dryRun(req, action, id, body.deep(), raw);
     }
@@ -129,6 +146,56 @@ final class ActionRoutes implements AdminRoutes {
       throw refused(entry.outcome());
     }
     return entry;
+  }
+
+  /**
+   * An abort: without a reason (no body, as before reasons existed) asked of the executor directly
+   * and answered {@code {aborted}}; with one, an operator action entry like the others, recorded in
+   * the audit trail with the principal, answered {@code {aborted, audit}}. A procedure that refuses
+   * is {@code aborted: false} either way, not a 409.
+   */
+  private Object abort(AdminRequest req) throws HttpError, IOException, InterruptedException {
+    long id = ProcedureRoutes.procId(req.segment(1));
+    req.target("procedure " + id);
+    byte[] raw = req.body(MAX_BODY_BYTES);
+    ActionRequest body = raw.length == 0 ? NO_BODY : JsonExchange.parse(raw, ActionRequest.class);
+    if (body.reason() != null && body.reason().isBlank()) {
+      throw QueryParams.badRequest(
+          "'reason' is blank: say why the operator aborts procedure "
+              + id
+              + " (it is kept in the audit trail), or send no reason");
+    }
+    if (body.deep()) {
+      throw QueryParams.badRequest(
+          "'recursive' applies to " + OperatorAction.BYPASS.label() + " only");
+    }
+    requireKnown(id);
+    if (body.dry()) {
+      return dryRun(req, OperatorAction.ABORT, id, false, raw);
+    }
+    String label = OperatorAction.ABORT.label();
+    Map<String, Object> out = new LinkedHashMap<>();
+    if (body.reason() == null) {
+      boolean aborted = ClusterCalls.await(node.abort(id));
+      metrics.operatorAction(label, aborted ? NodeMetrics.DONE : NodeMetrics.REFUSED);
+      out.put(ABORTED, aborted);
+      return out;
+    }
+    AuditEntry entry =
+        ClusterCalls.await(
+            node.act(
+                OperatorAction.ABORT, id, false, req.principal().name(), body.reason().strip()));
+    metrics.operatorAction(label, entry.refused() ? NodeMetrics.REFUSED : NodeMetrics.DONE);
+    out.put(ABORTED, !entry.refused());
+    out.put("audit", entry);
+    return out;
+  }
+
+  private void requireKnown(long id) throws HttpError, InterruptedException {
+    if (ClusterCalls.await(node.getInfo(id)).isEmpty()) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id);
+    }
   }
 
   /** The plan of the leader's executor; a follower asks the leader. */

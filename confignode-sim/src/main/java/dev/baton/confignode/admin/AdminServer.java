@@ -88,7 +88,7 @@ public final class AdminServer implements AutoCloseable {
     routes.add(new ClusterRoutes(node));
     LeaderForward leader =
         new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
-    routes.add(new ProcedureRoutes(node, holds, limits, metrics, leader));
+    routes.add(new ProcedureRoutes(node, holds, limits, leader));
     routes.add(new ActionRoutes(node, metrics, leader));
     routes.add(new AuditRoutes(node));
     routes.add(new LockRoutes(node, leader));

@@ -6,7 +6,6 @@ import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.JsonExchange;
 import dev.baton.confignode.http.Paging;
-import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.procedures.ProcedureLimits;
@@ -36,10 +35,10 @@ import java.util.regex.Pattern;
 /**
  * {@code /api/procedures}: submit (any node: the submission is a log entry; the answer comes once
  * it is committed, not once the procedure ran), list with filters, get one (or wait for it to
- * finish: {@code ?waitFor=finished&timeout=10s}), abort, and why one waits. Reads are linearizable;
- * the leader adds what each live procedure waits on ({@code blockedOn}) and its text ({@code
- * waitReason}); a node without a running executor while no executor runs anywhere (no leader, or it
- * leads and still recovers) says so as {@code notLeader}.
+ * finish: {@code ?waitFor=finished&timeout=10s}), and why one waits ({@link ActionRoutes} serves
+ * the abort). Reads are linearizable; the leader adds what each live procedure waits on ({@code
+ * blockedOn}) and its text ({@code waitReason}); a node without a running executor while no
+ * executor runs anywhere (no leader, or it leads and still recovers) says so as {@code notLeader}.
  *
  * <p>{@code GET /api/procedures/{id}/why} follows the waits from the procedure to the root cause
  * ({@link WaitChain}: lock holder, what that holder waits on, ...), each link typed, stopping at a
@@ -69,9 +68,6 @@ final class ProcedureRoutes implements AdminRoutes {
 
   private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s)?");
 
-  /** The operator action of an abort, as metrics count it. */
-  static final String ABORT = "abort";
-
   /** A submission: a registered type, its arguments, and an optional nonce for safe retries. */
   record SubmitRequest(String type, JsonNode args, NonceBody nonce) {}
 
@@ -83,19 +79,16 @@ final class ProcedureRoutes implements AdminRoutes {
   private final StateHolds holds;
   private final ProcedureLimits limits;
   private final AtomicInteger waiting = new AtomicInteger();
-  private final NodeMetrics metrics;
   private final LeaderForward leader;
 
   ProcedureRoutes(
       ProcedureNode<ConfigNodeEnv> node,
       StateHolds holds,
       ProcedureLimits limits,
-      NodeMetrics metrics,
       LeaderForward leader) {
     this.node = node;
     this.holds = holds;
     this.limits = limits;
-    this.metrics = metrics;
     this.leader = leader;
   }
 
@@ -133,18 +126,7 @@ final class ProcedureRoutes implements AdminRoutes {
             "/api/" + PATH + "/{id}/" + WHY,
             "the chain of waits from a procedure to its root cause (the leader's view), each link"
                 + " typed, stopping at a cycle",
-            req -> why(req, procId(req.segment(1)))),
-        Endpoint.post(
-            "/api/" + PATH + "/{id}/abort", "ask to abort a procedure → {aborted}", this::abort));
-  }
-
-  private Map<String, Object> abort(AdminRequest req) throws HttpError, InterruptedException {
-    long id = procId(req.segment(1));
-    req.target("procedure " + id);
-    get(id); // an unknown id is a 404, like GET; a known one answers aborted true|false
-    boolean aborted = ClusterCalls.await(node.abort(id));
-    metrics.operatorAction(ABORT, aborted ? NodeMetrics.DONE : NodeMetrics.REFUSED);
-    return Map.of("aborted", aborted);
+            req -> why(req, procId(req.segment(1)))));
   }
 
   private Object getOrAwait(AdminRequest req) throws HttpError, InterruptedException {

@@ -27,7 +27,7 @@ abstract class ViewCommand extends ClientCommand {
   abstract void printTable(PrintStream out, JsonNode answer) throws IOException;
 
   @Override
-  final int run(NodeApiClient api) throws IOException, InterruptedException {
+  int run(NodeApiClient api) throws IOException, InterruptedException {
     JsonNode answer = api.get(path());
     if (format.table()) {
       printTable(out(), answer);

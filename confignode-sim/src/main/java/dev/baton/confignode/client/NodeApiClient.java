@@ -9,6 +9,7 @@ import dev.baton.confignode.http.Paging;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.procedure.util.Poll;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,6 +30,10 @@ public final class NodeApiClient {
   private static final int HTTP_SERVER_ERROR = 500;
 
   private static final String JSON = "application/json";
+
+  private static final String EVENT_STREAM = "text/event-stream";
+
+  private static final String LAST_EVENT_ID = "Last-Event-ID";
 
   private final List<String> nodes;
   private final Duration patience;
@@ -345,14 +350,59 @@ public final class NodeApiClient {
       throw new ApiException(resp.statusCode(), "ConfigNode " + node + " sent no JSON");
     }
     if (resp.statusCode() != 200) {
-      String msg = json != null && json.has("message") ? json.get("message").asText() : "";
-      String error = json != null && json.has("error") ? json.get("error").asText() : "";
-      throw new ApiException(
-          resp.statusCode(),
-          error,
-          "ConfigNode " + node + ": HTTP " + resp.statusCode() + " " + error + ": " + msg);
+      throw refusal(node, resp.statusCode(), json);
     }
     return json;
+  }
+
+  /** A node's error answer as an exception carrying its status, error code and message. */
+  private static ApiException refusal(String node, int status, JsonNode json) {
+    String msg = json != null && json.has("message") ? json.get("message").asText() : "";
+    String error = json != null && json.has("error") ? json.get("error").asText() : "";
+    return new ApiException(
+        status, error, "ConfigNode " + node + ": HTTP " + status + " " + error + ": " + msg);
+  }
+
+  /** The nodes this client asks, in the order given. */
+  List<String> nodes() {
+    return nodes;
+  }
+
+  /** How long this client keeps asking while no node can serve. */
+  Duration patience() {
+    return patience;
+  }
+
+  /**
+   * Opens {@code node}'s server-sent events stream at {@code path} (sending {@code lastEventId} as
+   * {@code Last-Event-ID} when given): its body, for the caller to read and close.
+   *
+   * @throws ApiException as {@link #call}: status 0 if the node did not answer
+   */
+  InputStream openEventStream(String node, String path, Optional<String> lastEventId)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create(scheme + "://" + node + path))
+            .timeout(ConfigNodeWaits.API_REQUEST_TIMEOUT)
+            .header("Accept", EVENT_STREAM);
+    authorization.ifPresent(a -> req.header("Authorization", a));
+    lastEventId.ifPresent(id -> req.header(LAST_EVENT_ID, id));
+    HttpResponse<InputStream> resp;
+    try {
+      resp = http.send(req.GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+    } catch (IOException e) {
+      throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
+    }
+    if (resp.statusCode() == 200) {
+      return resp.body();
+    }
+    JsonNode json;
+    try (InputStream body = resp.body()) {
+      json = Json.LENIENT.readTree(body);
+    } catch (IOException e) {
+      json = null;
+    }
+    throw refusal(node, resp.statusCode(), json);
   }
 
   /** Why a call got no answer, in words (the JDK's connect failures carry no message). */

@@ -69,6 +69,12 @@ public final class ConfigNodeWaits {
   /** Pause between two attempts of such a read. */
   public static final Duration API_READ_RETRY = Duration.ofMillis(200);
 
+  /**
+   * How long a watcher of a node's events stream waits for any frame before it counts the stream
+   * broken and resumes on the next node: more than two of the stream's heartbeats (15 s apart).
+   */
+  public static final Duration EVENT_STREAM_SILENCE = Duration.ofSeconds(40);
+
   /** How long a DataNode client waits for a TCP connection. */
   public static final Duration DATANODE_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 

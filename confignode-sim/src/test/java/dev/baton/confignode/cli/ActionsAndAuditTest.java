@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * reader (403), an unknown procedure (404) and a finished one (409); a dry run answers the leader's
  * plan, also asked on a follower, and changes nothing; a bypass of a sleeping procedure finishes it
  * and shows in {@code GET /api/audit} on a follower with the principal and reason; the trail is
- * filtered and paged; the CLI verbs do the same.
+ * filtered and paged; the CLI verbs do the same. An abort with a reason is audited the same way
+ * (refused ones too); without a body it is answered as before and not audited.
  */
 @Timeout(180)
 class ActionsAndAuditTest {
@@ -305,6 +306,113 @@ class ActionsAndAuditTest {
         rows.get(1).matches(".* op +force-fail +" + failed + " +refused: .*again"), last::toString);
     CliRun badLimit = run(token, "audit", "--limit", "0");
     assertEquals(ConfigNodeCli.EXIT_USAGE, badLimit.code(), badLimit::toString);
+  }
+
+  private static ConfigNodeServer otherFollower(ConfigNodeServer than) {
+    ConfigNodeServer leader = cluster.leader();
+    return cluster.nodes().stream().filter(n -> n != leader && n != than).findFirst().orElseThrow();
+  }
+
+  private static String abortPath(long id) {
+    return "/api/procedures/" + id + "/abort";
+  }
+
+  @Test
+  void anAbortWithAReasonIsInTheFollowersTrailWithWhoAndWhy() {
+    long id = sleeping();
+    ConfigNodeServer asked = cluster.follower();
+    RawHttp.Reply r =
+        as(Role.OPERATOR, asked).post(abortPath(id), "{\"reason\":\"wrong region picked\"}");
+    assertEquals(HttpURLConnection.HTTP_OK, r.status(), r.body());
+    assertTrue(r.json().path("aborted").asBoolean(), r.body());
+    assertEquals("abort", r.json().path("audit").path("action").asText(), r.body());
+    ProcedureInfo done = cluster.awaitRolledBack(id);
+    assertTrue(done.failure().contains("abort"), done.toString());
+
+    ConfigNodeServer reader = otherFollower(asked);
+    SimCluster.waiting()
+        .until(() -> audit(reader, "procId=" + id).path(0).path("decided").asBoolean());
+    JsonNode trail = audit(reader, "procId=" + id);
+    assertEquals(1, trail.size(), trail.toString());
+    JsonNode e = trail.get(0);
+    assertEquals("abort", e.path("action").asText(), e.toString());
+    assertEquals(TestTokens.name(Role.OPERATOR), e.path("principal").asText(), e.toString());
+    assertEquals("wrong region picked", e.path("reason").asText(), e.toString());
+    assertFalse(e.path("refused").asBoolean(), e.toString());
+    assertTrue(e.path("timeMillis").asLong() > 0, e.toString());
+  }
+
+  @Test
+  void anAbortWithoutABodyIsAnsweredAsBeforeAndNotAudited() {
+    long id = sleeping();
+    RawHttp op = as(Role.OPERATOR, cluster.follower());
+    op.post(abortPath(id), "{\"reason\":\"  \"}").assertError(400, "invalid_request");
+    op.post(abortPath(id), "{\"reason\":\"r\",\"recursive\":true}")
+        .assertError(400, "invalid_request");
+    RawHttp.Reply r = op.post(abortPath(id), null);
+    assertEquals(HttpURLConnection.HTTP_OK, r.status(), r.body());
+    assertTrue(r.json().path("aborted").asBoolean(), r.body());
+    assertFalse(r.json().has("audit"), r.body());
+    cluster.awaitRolledBack(id);
+    assertEquals(0, audit(cluster.leader(), "procId=" + id).size());
+  }
+
+  @Test
+  void anAbortOfAFinishedProcedureIsNotAbortedAndTheRefusalIsAudited() {
+    long id = cluster.submit("Noop");
+    cluster.awaitSuccess(id);
+    RawHttp.Reply r =
+        as(Role.OPERATOR, cluster.leader()).post(abortPath(id), "{\"reason\":\"too late\"}");
+    assertEquals(HttpURLConnection.HTTP_OK, r.status(), r.body());
+    assertFalse(r.json().path("aborted").asBoolean(), r.body());
+    JsonNode e = r.json().path("audit");
+    assertTrue(e.path("refused").asBoolean(), r.body());
+    assertTrue(e.path("outcome").asText().contains("finished"), r.body());
+    JsonNode trail = audit(cluster.follower(), "procId=" + id);
+    assertEquals(1, trail.size(), trail.toString());
+    assertTrue(trail.get(0).path("refused").asBoolean(), trail.toString());
+  }
+
+  @Test
+  void aDryRunOnAFollowerAnswersThePlanAndChangesNothing() {
+    long id = sleeping();
+    RawHttp.Reply r =
+        as(Role.OPERATOR, cluster.follower())
+            .post(abortPath(id), "{\"reason\":\"look\",\"dryRun\":true}");
+    assertEquals(HttpURLConnection.HTTP_OK, r.status(), r.body());
+    assertEquals("ABORT", r.json().path("action").asText(), r.body());
+    assertEquals("FAILED", r.json().path("states").path(0).path("to").asText(), r.body());
+    assertEquals(ProcedureState.WAITING_TIMEOUT, cluster.info(id).orElseThrow().state());
+    assertEquals(0, audit(cluster.leader(), "procId=" + id).size());
+    assertTrue(
+        as(Role.OPERATOR, cluster.leader())
+            .post(abortPath(id), null)
+            .json()
+            .path("aborted")
+            .asBoolean());
+  }
+
+  @Test
+  void theCliAbortsWithAReasonAndTheTrailShowsIt() throws Exception {
+    Path token = dir.resolve("op.token");
+    Files.writeString(token, TestTokens.TOKENS.get(Role.OPERATOR));
+    long id = sleeping();
+    CliRun aborted = run(token, "abort", Long.toString(id), "--reason", "cli abort");
+    assertEquals(0, aborted.code(), aborted::toString);
+    JsonNode answer = Json.LENIENT.readTree(aborted.out());
+    assertTrue(answer.path("aborted").asBoolean(), aborted::toString);
+    assertEquals("op", answer.path("audit").path("principal").asText(), aborted::toString);
+    assertEquals("cli abort", answer.path("audit").path("reason").asText(), aborted::toString);
+    cluster.awaitRolledBack(id);
+    CliRun again = run(token, "abort", Long.toString(id), "--reason", "again");
+    assertEquals(ClientCommand.EXIT_REFUSED, again.code(), again::toString);
+    CliRun blank = run(token, "abort", Long.toString(id), "--reason", " ");
+    assertEquals(2, blank.code(), blank::toString);
+    CliRun trail = run(token, "audit", "--proc", Long.toString(id));
+    assertEquals(0, trail.code(), trail::toString);
+    JsonNode entries = Json.LENIENT.readTree(trail.out());
+    assertEquals(2, entries.size(), trail::toString);
+    assertEquals("cli abort", entries.get(0).path("reason").asText(), trail::toString);
   }
 
   private static CliRun run(Path token, String... args) {
