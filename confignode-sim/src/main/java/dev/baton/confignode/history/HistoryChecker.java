@@ -22,7 +22,7 @@ public final class HistoryChecker {
     List<HistoryViolation> out = new ArrayList<>();
     List<Operation> operations = history.operations();
     FinalState end = history.end();
-    Submissions submissions = new Submissions(operations);
+    SubmissionIndex submissions = new SubmissionIndex(operations);
     new SubmissionRules(submissions, out).check(operations, end);
     new ReadRules(submissions, out).check(operations, Operation.endProcedures(end));
     new MetadataRules(submissions, out).check(operations, Operation.endDatabases(end));

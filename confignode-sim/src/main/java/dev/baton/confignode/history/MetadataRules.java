@@ -16,7 +16,7 @@ import java.util.TreeMap;
  */
 final class MetadataRules extends RuleSet {
 
-  MetadataRules(Submissions submissions, List<HistoryViolation> out) {
+  MetadataRules(SubmissionIndex submissions, List<HistoryViolation> out) {
     super(submissions, out);
   }
 

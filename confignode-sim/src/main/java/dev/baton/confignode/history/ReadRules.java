@@ -21,7 +21,7 @@ final class ReadRules extends RuleSet {
   /** Per procedure id, the read that first (by end) saw it terminal. */
   private final Map<Long, Operation> finishedBy = new HashMap<>();
 
-  ReadRules(Submissions submissions, List<HistoryViolation> out) {
+  ReadRules(SubmissionIndex submissions, List<HistoryViolation> out) {
     super(submissions, out);
   }
 

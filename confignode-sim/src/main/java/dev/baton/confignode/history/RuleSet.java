@@ -4,15 +4,15 @@ import java.util.List;
 
 /** A group of rules checked over one history: the submissions to look up, where violations go. */
 abstract class RuleSet {
-  private final Submissions submissions;
+  private final SubmissionIndex submissions;
   private final List<HistoryViolation> out;
 
-  RuleSet(Submissions submissions, List<HistoryViolation> out) {
+  RuleSet(SubmissionIndex submissions, List<HistoryViolation> out) {
     this.submissions = submissions;
     this.out = out;
   }
 
-  final Submissions submissions() {
+  final SubmissionIndex submissions() {
     return submissions;
   }
 

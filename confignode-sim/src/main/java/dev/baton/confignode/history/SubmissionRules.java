@@ -16,7 +16,7 @@ final class SubmissionRules extends RuleSet {
   /** At most this many operations are named in one violation. */
   static final int MAX_NAMED = 10;
 
-  SubmissionRules(Submissions submissions, List<HistoryViolation> out) {
+  SubmissionRules(SubmissionIndex submissions, List<HistoryViolation> out) {
     super(submissions, out);
   }
 
@@ -58,7 +58,7 @@ final class SubmissionRules extends RuleSet {
         .byNonce()
         .forEach(
             (nonce, attempts) ->
-                Submissions.firstOk(attempts)
+                SubmissionIndex.firstOk(attempts)
                     .ifPresent(
                         o -> {
                           Operation other = byId.putIfAbsent(o.reply().procId(), o);
@@ -93,7 +93,7 @@ final class SubmissionRules extends RuleSet {
         .byNonce()
         .forEach(
             (nonce, attempts) -> {
-              if (Submissions.firstOk(attempts).isPresent()) {
+              if (SubmissionIndex.firstOk(attempts).isPresent()) {
                 return;
               }
               String type = attempts.get(0).request().type();
@@ -154,7 +154,7 @@ final class SubmissionRules extends RuleSet {
     int next = 0;
     long[] highest = null;
     for (List<Operation> attempts : nonces) {
-      Optional<Operation> ack = Submissions.firstOk(attempts);
+      Optional<Operation> ack = SubmissionIndex.firstOk(attempts);
       Operation first = attempts.get(0);
       while (next < known.size() && known.get(next)[0] < first.startNanos()) {
         if (highest == null || known.get(next)[1] > highest[1]) {

@@ -12,12 +12,12 @@ import java.util.Optional;
  * The submissions of a history by nonce, and which acknowledged submission gave each procedure id:
  * what the rules look up.
  */
-final class Submissions {
+final class SubmissionIndex {
   private final Map<Long, List<Operation>> byNonce = new LinkedHashMap<>();
   private final Map<Long, Operation> firstAck = new HashMap<>();
   private final Map<String, List<Operation>> byDatabase = new HashMap<>();
 
-  Submissions(List<Operation> operations) {
+  SubmissionIndex(List<Operation> operations) {
     List<Operation> sorted = new ArrayList<>(operations);
     sorted.sort(Comparator.comparingLong(Operation::startNanos).thenComparingInt(Operation::id));
     for (Operation o : sorted) {
