@@ -15,7 +15,7 @@ import picocli.CommandLine.TypeConversionException;
 @Command(
     name = "drill",
     description = {
-      "The main job: a local cluster drill with a leader SIGKILL (or a partition).",
+      "The main job: a drill with a leader SIGKILL or partition.",
       "Starts ConfigNode and DataNode processes, runs a mixed workload, SIGKILLs the leader in the"
           + " middle, checks the invariants and prints a report."
     },
