@@ -121,7 +121,7 @@ class PartitionMatrixTest {
     assertTrue(m.ackedDuring() > 0, () -> "the majority acknowledged nothing: " + m.row());
     for (MinorityAnswer a : m.minorityAnswers()) {
       assertNotEquals(MinorityAnswer.Outcome.STALE, a.outcome(), a::toString);
-      assertTrue(a.acceptable(REQUEST_TIMEOUT.plus(PartitionTrial.ANSWER_SLACK)), a::toString);
+      assertTrue(a.acceptable(PartitionTrial.answerBound(REQUEST_TIMEOUT)), a::toString);
     }
     if (kind.deposesLeader() || kind == PartitionKind.ISOLATE_NODE) {
       assertFalse(m.minorityAnswers().isEmpty(), "the minority was asked");
