@@ -3,6 +3,7 @@ package dev.baton.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
+import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,9 +101,8 @@ public final class MembershipCatchUpBenchmark {
       JsonNode done = cluster.procedures().awaitFinished(procId, ADD_PATIENCE);
       long addNanos = System.nanoTime() - addStart;
       long target = cluster.cluster(cluster.leader()).path("appliedIndex").asLong();
-      while (cluster.cluster("cn4").path("appliedIndex").asLong() < target) {
-        Thread.sleep(CATCH_UP_POLL.toMillis());
-      }
+      ConfigNodeWaits.clusterPoll(CATCH_UP_POLL, ADD_PATIENCE, "cn4 applied index " + target)
+          .untilTrue(() -> cluster.cluster("cn4").path("appliedIndex").asLong() >= target);
       long caughtUpNanos = System.nanoTime() - addStart;
       changing.set(false);
       stop.set(true);
