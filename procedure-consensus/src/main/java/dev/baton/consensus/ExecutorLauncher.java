@@ -100,22 +100,25 @@ final class ExecutorLauncher<Env> {
       }
       return;
     }
-    List<LeaderTerm.Adoption> backlog;
-    CompletableFuture<Void> running;
+    List<LeaderTerm.Adoption> backlog = List.of();
+    CompletableFuture<Void> running = null;
     synchronized (manager) {
-      if (t.abandoned) {
-        executor.stop();
-        return;
+      if (!t.abandoned) {
+        if (t.executor != executor) {
+          return; // it already stopped by itself; executorFailed launches the next one
+        }
+        backlog = new ArrayList<>(t.pending);
+        t.pending.clear();
+        t.streak.running(System.currentTimeMillis());
+        manager.setRole(NodeRole.LEADER_RUNNING);
+        manager.runningStore = inc.store();
+        running = t.running;
       }
-      if (t.executor != executor) {
-        return; // it already stopped by itself; executorFailed launches the next one
-      }
-      backlog = new ArrayList<>(t.pending);
-      t.pending.clear();
-      t.streak.running(System.currentTimeMillis());
-      manager.setRole(NodeRole.LEADER_RUNNING);
-      manager.runningStore = inc.store();
-      running = t.running;
+    }
+    if (running == null) {
+      // abandoned meanwhile; stopping waits for the workers, so never under the manager's lock
+      executor.stop();
+      return;
     }
     long loadedIndex = inc.store().loadedIndex();
     for (LeaderTerm.Adoption a : backlog) {

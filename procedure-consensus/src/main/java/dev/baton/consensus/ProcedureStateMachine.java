@@ -53,13 +53,19 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   /** What the node hears from the state machine; every method must return quickly. */
   interface Listener {
-    /** This node became leader (not yet ready) or someone else did; on Ratis' election thread. */
+    /**
+     * This node became leader (not yet ready) or someone else did; on the node's role-event thread
+     * ({@link RoleEventRelay}).
+     */
     void leaderChanged(boolean self);
 
-    /** Every entry of earlier terms is applied; on the apply thread. */
+    /**
+     * Every entry of earlier terms is applied; on the role-event thread, after the role events
+     * before it.
+     */
     void leaderReady();
 
-    /** This node stopped being leader (or shuts down). */
+    /** This node stopped being leader (or shuts down); on the node's role-event thread. */
     void notLeader();
 
     /** A submission was applied as {@code record} at log index {@code index}. */
@@ -101,6 +107,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final AbortOutcomes abortOutcomes;
   private final ActionOutcomes actionOutcomes;
   private final EntryAdmission admission;
+  private final RoleEventRelay roleEvents;
   private volatile Listener listener;
   private volatile MembershipListener membershipListener;
   private volatile AppliedChanges appliedChanges;
@@ -120,6 +127,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     this.abortOutcomes = new AbortOutcomes(nodeId);
     this.actionOutcomes = new ActionOutcomes(nodeId);
     this.admission = admission;
+    this.roleEvents = new RoleEventRelay(nodeId);
   }
 
   /** The cap on live root procedures this node sets on the submissions it appends as leader. */
@@ -314,6 +322,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   @Override
   public void close() throws IOException {
+    roleEvents.shutdown();
     snapshots.close();
     super.close();
   }
@@ -466,7 +475,8 @@ public final class ProcedureStateMachine extends BaseStateMachine {
         currentTerm(member));
     Listener l = listener;
     if (l != null) {
-      l.leaderChanged(member.getPeerId().equals(newLeader));
+      boolean self = member.getPeerId().equals(newLeader);
+      roleEvents.relay("leader changed to " + newLeader, () -> l.leaderChanged(self));
     }
   }
 
@@ -487,7 +497,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   public void notifyLeaderReady() {
     Listener l = listener;
     if (l != null) {
-      l.leaderReady();
+      roleEvents.relay("leader ready", l::leaderReady);
     }
   }
 
@@ -495,7 +505,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   public void notifyNotLeader(Collection<TransactionContext> pending) {
     Listener l = listener;
     if (l != null) {
-      l.notLeader();
+      roleEvents.relay("not leader", l::notLeader);
     }
   }
 
@@ -504,7 +514,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo, boolean allServer) {
     Listener l = listener;
     if (l != null) {
-      l.notLeader();
+      roleEvents.relay("server shut down", l::notLeader);
     }
     MembershipListener m = membershipListener;
     if (!allServer && m != null) {

@@ -36,6 +36,13 @@ public final class NodeApiClient {
   private static final String LAST_EVENT_ID = "Last-Event-ID";
 
   private final List<String> nodes;
+
+  /**
+   * Where {@link #anyNode} starts: the node that answered last, so a node that cannot serve (cut
+   * off from the leader, restarting) costs one request, not one per call.
+   */
+  private volatile int preferred;
+
   private final Duration patience;
   private final HttpClient http;
   private final String scheme;
@@ -259,9 +266,13 @@ public final class NodeApiClient {
   private JsonNode anyNode(String method, String path, JsonNode body, Duration timeout)
       throws IOException, InterruptedException {
     ApiException last = null;
-    for (String node : nodes) {
+    int first = preferred;
+    for (int i = 0; i < nodes.size(); i++) {
+      int at = (first + i) % nodes.size();
       try {
-        return call(node, method, path, body, timeout);
+        JsonNode answer = call(nodes.get(at), method, path, body, timeout);
+        preferred = at;
+        return answer;
       } catch (ApiException e) {
         if (!e.retryable()) {
           throw e;

@@ -130,6 +130,14 @@ public final class ChildJvm {
     paused = false;
   }
 
+  /**
+   * SIGQUIT: the JVM writes the stacks of all its threads (and any deadlock it finds) to its
+   * output, the {@link #log}, and runs on.
+   */
+  public void dumpThreads() throws IOException, InterruptedException {
+    signal("QUIT");
+  }
+
   /** SIGSTOP: the process freezes, its sockets stay open, as in a long GC pause. */
   public void pause() throws IOException, InterruptedException {
     signal("STOP");

@@ -442,11 +442,21 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public String awaitLeader(Set<String> exclude, long afterTerm, Runnable termSeen)
       throws IOException, InterruptedException {
-    return ConfigNodeWaits.clusterPoll(
-            ConfigNodeWaits.LEADER_POLL,
-            CLUSTER_WAIT,
-            "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude))
-        .until(() -> runningLeader(exclude, afterTerm, termSeen));
+    try {
+      return ConfigNodeWaits.clusterPoll(
+              ConfigNodeWaits.LEADER_POLL,
+              CLUSTER_WAIT,
+              "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude))
+          .until(() -> runningLeader(exclude, afterTerm, termSeen));
+    } catch (IOException noLeader) {
+      Map<String, ChildJvm> now;
+      synchronized (this) {
+        now = new LinkedHashMap<>(nodes);
+      }
+      throw new IOException(
+          noLeader.getMessage() + "; now " + StuckClusterReport.describe(now, this::cluster),
+          noLeader);
+    }
   }
 
   /**
