@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -146,7 +147,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         new Membership(
             nodeId, peer, view, stateMachine::appliedIndex, raftSettings.electionTimeoutMax());
     this.removal = new RemovalWatch(nodeId, view, b.removedListeners);
-    this.leadership = new LeadershipManager<>(this, new RoleNotifier(nodeId, b.roleListeners));
+    this.leadership =
+        new LeadershipManager<>(
+            nodeId,
+            new ExecutorLauncher<>(
+                nodeId, stateMachine, this::localSubmitter, executorSettings, this::isLeader),
+            this::leaderTerm,
+            why -> LeadershipYield.yieldLeadership(nodeId, peers().keySet(), peer, why),
+            this::localSubmitter,
+            executorSettings,
+            new RoleNotifier(nodeId, b.roleListeners));
     this.metadata =
         new ReplicatedMetadata(
             stateMachine,
@@ -197,7 +207,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             security,
             clock,
             this::isLeader,
-            () -> leadership.runningStore,
+            () -> leadership.runningStore().orElse(null),
             executorSettings.batchLimits(),
             stateMachine.changes(),
             stateMachine.table()::get);
@@ -456,16 +466,21 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return peer.division();
   }
 
+  /** The term Ratis says this node leads now; empty if it does not lead. */
+  private OptionalLong leaderTerm() {
+    return division()
+        .map(RaftServer.Division::getInfo)
+        .filter(info -> info.isLeader())
+        .map(info -> OptionalLong.of(info.getCurrentTerm()))
+        .orElse(OptionalLong.empty());
+  }
+
   synchronized LocalSubmitter localSubmitter() {
     return calls == null ? null : calls.local();
   }
 
   ProcedureRegistry registry() {
     return registry;
-  }
-
-  LeaderExecutorSettings<Env> executorSettings() {
-    return executorSettings;
   }
 
   /** This node's Ratis server (admin requests: snapshot, leadership transfer). */
