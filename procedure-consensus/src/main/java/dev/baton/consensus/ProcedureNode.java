@@ -300,7 +300,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   /** Leaders heard of since start, one per term (the first included; each logged at INFO). */
   public long leaderChanges() {
-    return stateMachine.leaderChanges();
+    return stateMachine.metrics().leaderChanges();
   }
 
   /** The last recovery this node ran as leader, if any. */
@@ -320,8 +320,13 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return metadata;
   }
 
-  /** This node's replicated state machine (counters, for metrics and benchmarks). */
-  public ProcedureStateMachine stateMachine() {
+  /** The counters of this node's replicated state machine, for metrics and benchmarks. */
+  public StateMachineMetrics metrics() {
+    return stateMachine.metrics();
+  }
+
+  /** This node's replicated state machine (its table, for this package's tests). */
+  ProcedureStateMachine stateMachine() {
     return stateMachine;
   }
 
@@ -346,7 +351,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   /** Store writes and id reservations rejected by this node's state machine for a stale term. */
   public long rejectedWriteCount() {
-    return stateMachine.rejectedWriteCount();
+    return stateMachine.metrics().rejectedWriteCount();
   }
 
   /**

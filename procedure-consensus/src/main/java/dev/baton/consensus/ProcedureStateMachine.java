@@ -1,22 +1,16 @@
 package dev.baton.consensus;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.AbortPending;
 import dev.baton.consensus.proto.ActionResult;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
-import dev.baton.consensus.proto.MetadataEntry;
 import dev.baton.consensus.proto.OperatorActionEntry;
-import dev.baton.consensus.proto.Query;
-import dev.baton.consensus.proto.QueryReply;
-import dev.baton.consensus.proto.StoredProcedure;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
@@ -48,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * <p>Leadership callbacks and new submissions are passed to a {@link Listener} (the {@link
  * LeadershipManager}), which must return quickly.
  */
-public final class ProcedureStateMachine extends BaseStateMachine {
+final class ProcedureStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureStateMachine.class);
 
   /** What the node hears from the state machine; every method must return quickly. */
@@ -100,6 +94,8 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
   private final ActionOutcomes actionOutcomes;
+  private final ProcedureQueries queries;
+  private final StateMachineMetrics metrics;
   private final EntryAdmission admission;
   private volatile Listener listener;
   private volatile MembershipListener membershipListener;
@@ -120,6 +116,23 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     this.abortOutcomes = new AbortOutcomes(nodeId);
     this.actionOutcomes = new ActionOutcomes(nodeId);
     this.admission = admission;
+    this.queries = new ProcedureQueries(table, abortOutcomes, actionOutcomes);
+    this.metrics =
+        new StateMachineMetrics(
+            applier,
+            leaderChanges,
+            writeTimings,
+            snapshots,
+            this::appliedIndex,
+            () -> {
+              var latest = getLatestSnapshot();
+              return latest == null ? -1 : latest.getIndex();
+            });
+  }
+
+  /** The counters of this state machine. */
+  StateMachineMetrics metrics() {
+    return metrics;
   }
 
   /** The cap on live root procedures this node sets on the submissions it appends as leader. */
@@ -162,50 +175,14 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return changes;
   }
 
-  /**
-   * Store writes and id reservations refused because their executor term (or, for store writes,
-   * epoch) was stale.
-   */
-  public long rejectedWriteCount() {
-    return applier.rejectedWriteCount();
-  }
-
-  /** Executor store batches applied (each one procedure-state update of the executor). */
-  public long appliedBatchCount() {
-    return applier.appliedBatchCount();
-  }
-
   /** The index of the last log entry applied here (or loaded from a snapshot); -1 if none. */
-  public long appliedIndex() {
+  long appliedIndex() {
     TermIndex last = getLastAppliedTermIndex();
     return last == null ? -1 : last.getIndex();
   }
 
-  /** Log entries that carried applied store batches (group commit: far fewer than batches). */
-  public long appliedWriteEntryCount() {
-    return applier.appliedWriteEntryCount();
-  }
-
-  /**
-   * Log entries that carried only submissions (group-committed like the store batches): those of a
-   * node with no running executor, or sent through a client.
-   */
-  public long appliedSubmitEntryCount() {
-    return applier.appliedSubmitEntryCount();
-  }
-
-  /** Submissions applied from store-write entries, which carry the leader's own submissions. */
-  public long carriedSubmissionCount() {
-    return applier.carriedSubmissionCount();
-  }
-
-  /** Leaders this node has heard of, one per term it learned one in ({@link LeaderChanges}). */
-  public long leaderChanges() {
-    return leaderChanges.count();
-  }
-
   /** Where the store writes of this node (while it leads) spend their time. */
-  public WriteTimings writeTimings() {
+  WriteTimings writeTimings() {
     return writeTimings;
   }
 
@@ -295,16 +272,6 @@ public final class ProcedureStateMachine extends BaseStateMachine {
       }
       return table.freeze(last);
     }
-  }
-
-  /** How long each snapshot held Ratis' apply thread. */
-  public LatencyHistogram snapshotApplyBlocking() {
-    return snapshots.applyThreadBlocked();
-  }
-
-  /** How long each background snapshot write took (off the apply thread). */
-  public LatencyHistogram snapshotWriteTimes() {
-    return snapshots.writer().writeTimes();
   }
 
   /** The snapshot machinery (explicit requests, the test hook of the writer). */
@@ -412,50 +379,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   @Override
   public CompletableFuture<Message> query(Message request) {
-    Query query;
-    try {
-      query = Query.parseFrom(request.getContent().asReadOnlyByteBuffer());
-    } catch (InvalidProtocolBufferException e) {
-      return CompletableFuture.failedFuture(
-          new IllegalArgumentException("not a procedure query: " + e.getMessage()));
-    }
-    if (query.getKindCase() == Query.KindCase.ABORT_OUTCOME) {
-      return abortOutcomes.reply(query.getAbortOutcome());
-    }
-    if (query.getKindCase() == Query.KindCase.ACTION_OUTCOME) {
-      return actionOutcomes.reply(query.getActionOutcome());
-    }
-    QueryReply.Builder reply = QueryReply.newBuilder();
-    synchronized (table) {
-      if (query.getKindCase() == Query.KindCase.AUDIT) {
-        reply.addAllAudit(table.audit());
-      } else if (query.getKindCase() == Query.KindCase.METADATA_PREFIX) {
-        for (Map.Entry<String, byte[]> e : table.metadata(query.getMetadataPrefix()).entrySet()) {
-          reply.addMetadata(
-              MetadataEntry.newBuilder()
-                  .setKey(e.getKey())
-                  .setValue(com.google.protobuf.UnsafeByteOperations.unsafeWrap(e.getValue())));
-        }
-      } else if (query.getKindCase() == Query.KindCase.GET) {
-        byte[] data = table.get(query.getGet());
-        if (data != null) {
-          reply.addProcedures(stored(query.getGet(), data));
-        }
-      } else {
-        for (Map.Entry<Long, byte[]> e : table.copy().entrySet()) {
-          reply.addProcedures(stored(e.getKey(), e.getValue()));
-        }
-      }
-    }
-    return CompletableFuture.completedFuture(
-        Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.build().toByteArray())));
-  }
-
-  private static StoredProcedure stored(long procId, byte[] data) {
-    return StoredProcedure.newBuilder()
-        .setProcId(procId)
-        .setData(com.google.protobuf.UnsafeByteOperations.unsafeWrap(data))
-        .build();
+    return queries.answer(request);
   }
 
   @Override

@@ -60,6 +60,16 @@ class LeaderRoleMachineTest {
     return new Row(event, role, List.of(actions));
   }
 
+  /** Term 5 becomes ready at {@code now} on a follower. */
+  private static Row readyFromFollower(long now) {
+    return row(
+        new LeaderReady(5, now),
+        LEADER_RECOVERING,
+        new BeginTerm(5),
+        new ChangeRole(LEADER_RECOVERING),
+        new Launch(5));
+  }
+
   private void play(Row... rows) {
     for (int i = 0; i < rows.length; i++) {
       Row r = rows[i];
@@ -108,12 +118,7 @@ class LeaderRoleMachineTest {
   @Test
   void stepDownDuringARebuildAbandonsTheTermAndStopsAnExecutorThatStartsLate() {
     play(
-        row(
-            new LeaderReady(5, 100),
-            LEADER_RECOVERING,
-            new BeginTerm(5),
-            new ChangeRole(LEADER_RECOVERING),
-            new Launch(5)),
+        readyFromFollower(100),
         row(new LeadershipChecked(5, true), LEADER_RECOVERING, new Build(5, 1, 0)),
         row(new Built(5, 1, 0), LEADER_RECOVERING, new Start(5, 1)),
         row(
@@ -130,12 +135,7 @@ class LeaderRoleMachineTest {
   @Test
   void stepDownBeforeTheBuildEndsLeavesNothingToStart() {
     play(
-        row(
-            new LeaderReady(5, 100),
-            LEADER_RECOVERING,
-            new BeginTerm(5),
-            new ChangeRole(LEADER_RECOVERING),
-            new Launch(5)),
+        readyFromFollower(100),
         row(new LeadershipChecked(5, true), LEADER_RECOVERING, new Build(5, 1, 0)),
         row(
             new SteppedDown("another node leads now"),
@@ -148,12 +148,7 @@ class LeaderRoleMachineTest {
   @Test
   void aLaunchThatFindsLeadershipGoneStepsDown() {
     play(
-        row(
-            new LeaderReady(5, 100),
-            LEADER_RECOVERING,
-            new BeginTerm(5),
-            new ChangeRole(LEADER_RECOVERING),
-            new Launch(5)),
+        readyFromFollower(100),
         row(
             new LeadershipChecked(5, false),
             FOLLOWER,
@@ -164,12 +159,7 @@ class LeaderRoleMachineTest {
   @Test
   void failedLaunchesAreRelaunchedBehindAFenceAtOnceThenWithADoublingBackoff() {
     play(
-        row(
-            new LeaderReady(5, 0),
-            LEADER_RECOVERING,
-            new BeginTerm(5),
-            new ChangeRole(LEADER_RECOVERING),
-            new Launch(5)),
+        readyFromFollower(0),
         row(new LeadershipChecked(5, true), LEADER_RECOVERING, new Build(5, 1, 0)),
         row(new Failed(5, 1, CRASH, 10), LEADER_RECOVERING, new ScheduleRelaunch(5, 0, 2, CRASH)),
         row(new Failed(5, 1, CRASH, 11), LEADER_RECOVERING), // one relaunch per failure
@@ -230,13 +220,7 @@ class LeaderRoleMachineTest {
 
   @Test
   void aLeaderThatCannotKeepAnExecutorRunningYieldsOnceAtATime() {
-    play(
-        row(
-            new LeaderReady(5, 0),
-            LEADER_RECOVERING,
-            new BeginTerm(5),
-            new ChangeRole(LEADER_RECOVERING),
-            new Launch(5)));
+    play(readyFromFollower(0));
     long[] failures = {0, GIVE_UP_MS / 2};
     for (int i = 0; i < failures.length; i++) {
       failOnce(i + 1, failures[i], false);
