@@ -25,19 +25,16 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replicated procedure state machine, the Ratis side of it: hands each applied log entry to the
- * {@link CommandApplier} (the deterministic part: table, fencing by term and executor epoch), on
- * Ratis' apply thread, and never blocks it; answers read-only queries from the {@link
- * ProcedureTable}; takes and loads snapshots (checksummed files of the table, written off the apply
- * thread by the {@link SnapshotTaker}; a corrupt one is a named error).
+ * The replicated procedure state machine, the Ratis adapter of it: hands each applied log entry to
+ * the {@link CommandApplier} (the deterministic part: table, fencing by term and executor epoch),
+ * on Ratis' apply thread, and never blocks it. Its other roles are classes of their own: read-only
+ * queries ({@link ProcedureQueries}), snapshots and the pause around their installation ({@link
+ * SnapshotControl}), counters ({@link StateMachineMetrics}).
  *
  * <p>Leadership callbacks and new submissions are passed to a {@link Listener} (the {@link
  * LeadershipManager}), which must return quickly.
@@ -86,10 +83,9 @@ final class ProcedureStateMachine extends BaseStateMachine {
 
   private final RecordWatch changes;
   private final ProcedureTable table;
-  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final CommandApplier applier;
   private final WriteTimings writeTimings = new WriteTimings();
-  private final SnapshotTaker snapshots;
+  private final SnapshotControl snapshots;
   private final LeaderChanges leaderChanges = new LeaderChanges();
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
@@ -112,7 +108,13 @@ final class ProcedureStateMachine extends BaseStateMachine {
     this.changes = new RecordWatch(nodeId);
     this.table = new ProcedureTable(this::recordChanged);
     this.applier = new CommandApplier(table);
-    this.snapshots = new SnapshotTaker(storage, this::freeze);
+    this.snapshots =
+        new SnapshotControl(
+            table,
+            getLifeCycle(),
+            this::getLastAppliedTermIndex,
+            last -> setLastAppliedTermIndex(last),
+            this::replaced);
     this.abortOutcomes = new AbortOutcomes(nodeId);
     this.actionOutcomes = new ActionOutcomes(nodeId);
     this.admission = admission;
@@ -122,7 +124,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
             applier,
             leaderChanges,
             writeTimings,
-            snapshots,
+            snapshots.taker(),
             this::appliedIndex,
             () -> {
               var latest = getLatestSnapshot();
@@ -199,84 +201,43 @@ final class ProcedureStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
       throws IOException {
     super.initialize(server, groupId, raftStorage);
-    storage.init(raftStorage);
-    getLifeCycle().startAndTransition(() -> loadLatestSnapshot(storage.getLatestSnapshot()));
+    snapshots.initialize(raftStorage);
   }
 
-  /**
-   * Ratis pauses the state machine before it replaces the state machine directory with a snapshot
-   * installed from the leader, and checks that the life cycle says PAUSED (else the apply thread
-   * fails and the server shuts down). A background snapshot write of an older image is cancelled
-   * and awaited first, so it cannot land in the new directory or become the latest; no new one
-   * starts while paused. applyTransaction is synchronous, so no apply runs that the installation
-   * must wait for.
-   */
+  /** See {@link SnapshotControl#pause}. */
   @Override
   public void pause() {
-    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
-      getLifeCycle().transition(LifeCycle.State.PAUSING);
-      snapshots.cancelInFlight();
-      getLifeCycle().transition(LifeCycle.State.PAUSED);
-    }
+    snapshots.pause();
   }
 
   /** Loads the newest snapshot on disk (one just installed from the leader) and runs again. */
   @Override
   public void reinitialize() throws IOException {
-    SingleFileSnapshotInfo installed = storage.loadLatestSnapshot();
-    loadLatestSnapshot(installed);
-    LOG.info(
-        "Loaded the snapshot installed from the leader: {}",
-        installed == null ? "none" : installed.getTermIndex());
-    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
-      getLifeCycle().transition(LifeCycle.State.STARTING);
-      getLifeCycle().transition(LifeCycle.State.RUNNING);
-    }
+    snapshots.reinitialize();
   }
 
-  private void loadLatestSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
-    synchronized (table) {
-      if (snapshot == null) {
-        table.clear();
-      } else {
-        table.loadSnapshot(snapshot.getFile().getPath());
-        setLastAppliedTermIndex(snapshot.getTermIndex());
-      }
-    }
+  /** The table was replaced by a snapshot: wakes every waiter and tells the listener. */
+  private void replaced(long snapshotIndex) {
     changes.changedAll();
     AppliedChanges feed = appliedChanges;
     if (feed != null) {
-      feed.replaced(snapshot == null ? 0 : snapshot.getIndex());
+      feed.replaced(snapshotIndex);
     }
   }
 
   @Override
   public StateMachineStorage getStateMachineStorage() {
-    return storage;
+    return snapshots.storage();
   }
 
-  /**
-   * Called by Ratis on its apply thread; writes in the background and returns the index of a
-   * snapshot already durable, or -1 (see {@link SnapshotTaker}).
-   */
   @Override
   public long takeSnapshot() throws IOException {
-    return snapshots.take(() -> getLifeCycleState() == LifeCycle.State.RUNNING);
-  }
-
-  private TableImage freeze() {
-    synchronized (table) {
-      TermIndex last = getLastAppliedTermIndex();
-      if (last == null || last.getIndex() < 0) {
-        return null;
-      }
-      return table.freeze(last);
-    }
+    return snapshots.take();
   }
 
   /** The snapshot machinery (explicit requests, the test hook of the writer). */
   SnapshotTaker snapshots() {
-    return snapshots;
+    return snapshots.taker();
   }
 
   @Override
