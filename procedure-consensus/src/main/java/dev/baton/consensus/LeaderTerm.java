@@ -7,13 +7,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The state of one leadership term of a node, from "ready as leader" until leadership ends; every
- * field is guarded by the {@link LeadershipManager}'s monitor.
- *
- * <p>A term runs one executor incarnation at a time. The first has epoch 0; when an incarnation
- * stops by itself while the node stays leader, the next one first opens a new epoch with a {@code
- * Fence} entry (so nothing the failed one handed to Ratis can land after the table is read) and
- * writes with that epoch.
+ * What the {@link LeadershipManager} keeps of one leadership term beside its {@link
+ * LeaderRoleMachine}: the executor incarnation attached to it, the submissions waiting for one, and
+ * what waits for it to run. Every field is guarded by the manager's monitor; the role, epoch and
+ * relaunch decisions live in the machine.
  */
 final class LeaderTerm<Env> {
   /** A submission applied while no executor could adopt it. */
@@ -21,35 +18,32 @@ final class LeaderTerm<Env> {
 
   final long term;
 
-  /**
-   * Wall-clock time the term's current recovery began: when the node became the ready leader, then
-   * each time a running incarnation stopped by itself.
-   */
-  long recoveringSince;
-
   final List<Adoption> pending = new ArrayList<>();
 
-  /** Completes when the current incarnation runs; replaced when an incarnation fails. */
+  /** Completes when the current incarnation runs; replaced when a running incarnation fails. */
   CompletableFuture<Void> running = new CompletableFuture<>();
 
+  /** The incarnation built and not yet attached (null otherwise). */
+  ExecutorLauncher.Incarnation<Env> built;
+
+  /** The attached incarnation's store and executor (null while none is attached). */
   RaftProcedureStore store;
+
   ProcedureExecutor<Env> executor;
 
-  /** The executor epoch of the latest incarnation (0 until a fence opened another). */
-  long epoch;
+  /** Wall-clock times of the current launch: its build began, its start began. */
+  long buildFrom;
 
-  /** Whether leadership of this term ended (or the node shuts down). */
-  boolean abandoned;
+  long startFrom;
 
-  /** Incarnations launched so far (started or not); every one after the first fences. */
-  int launches;
-
-  /** The failed launches of this term in a row; guarded like every other field. */
-  final RelaunchStreak streak;
-
-  LeaderTerm(long term, long readyAt, RelaunchStreak streak) {
+  LeaderTerm(long term) {
     this.term = term;
-    this.recoveringSince = readyAt;
-    this.streak = streak;
+  }
+
+  /** Takes the submissions waiting for an executor. */
+  List<Adoption> drainPending() {
+    List<Adoption> backlog = new ArrayList<>(pending);
+    pending.clear();
+    return backlog;
   }
 }

@@ -7,8 +7,12 @@ import dev.baton.procedure.ActionPlan;
 import dev.baton.procedure.OperatorAction;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.store.StoreRecord;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -16,19 +20,23 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.server.DivisionInfo;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one executor per leadership term of a {@link ProcedureNode}, reacting to Ratis' callbacks
- * without ever blocking them: the callbacks only change fields under a lock and hand the slow work
- * (building, starting and stopping executors) to one lifecycle thread.
+ * Runs one executor per leadership term of a {@link ProcedureNode}: the glue between Ratis'
+ * callbacks, the {@link LeaderRoleMachine} that decides the role transitions, and the I/O its
+ * actions ask for. Each callback or outcome becomes a {@link LeaderEvent}, stepped under this
+ * manager's lock together with the quick part of the answered {@link LeaderAction}s (fields of this
+ * glue); their slow part (fencing, building, starting and stopping executors) runs after, on one
+ * lifecycle thread, so Ratis' threads are never blocked.
  *
- * <p>A {@link LeaderTerm} is created when Ratis says this node is the ready leader, and abandoned
- * when leadership goes; an abandoned term's store fails every write at once and its executor is
- * stopped on the lifecycle thread. A new term always builds a new executor from the replicated
- * table; nothing of an earlier term is reused.
+ * <p>A term begins when Ratis says this node is the ready leader, and is abandoned when leadership
+ * goes: the abandoned term's store fails every write at once and its executor is stopped on the
+ * lifecycle thread. A new term always builds a new executor from the replicated table; nothing of
+ * an earlier term is reused.
  *
  * <p>An executor can also stop by itself while the node stays leader (a store write failed or timed
  * out, e.g. while a majority stalled). The manager hears it ({@link
@@ -40,8 +48,7 @@ import org.slf4j.LoggerFactory;
  * handed to Ratis is then either before the fence in the log (applied, so in the loaded table) or
  * after it (rejected: stale epoch). Failed launches are retried with a doubling backoff; after
  * {@link #DEFAULT_RELAUNCH_GIVE_UP} (configurable) without a running executor the node also hands
- * leadership to another node ({@link LeadershipYield}). The launch protocol itself is in {@link
- * ExecutorLauncher}; this class holds the state (role, current term) it runs under.
+ * leadership to another node ({@link LeadershipYield}).
  */
 public final class LeadershipManager<Env> implements ProcedureStateMachine.Listener {
   private static final Logger LOG = LoggerFactory.getLogger(LeadershipManager.class);
@@ -97,33 +104,54 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
    */
   public static final Duration DEFAULT_RELAUNCH_GIVE_UP = Duration.ofSeconds(15);
 
-  private final ProcedureNode<Env> node;
+  private final String nodeId;
+  private final LeaderRoleMachine machine;
   private final ExecutorLauncher<Env> launcher;
-  final ExecutorService lifecycle;
-
-  final Adoptions adoptions;
-
-  private final Duration relaunchBackoff;
+  private final Supplier<OptionalLong> ratisLeaderTerm;
+  private final Function<String, CompletableFuture<Boolean>> yielder;
+  private final Supplier<LocalSubmitter> submitter;
   private final Duration relaunchGiveUp;
+  private final ExecutorService lifecycle;
+  private final Adoptions adoptions;
   private final RoleNotifier roles;
   private volatile NodeRole role = NodeRole.FOLLOWER;
 
   /** The store of the executor running here as leader; null when none runs. */
-  volatile RaftProcedureStore runningStore;
+  private volatile RaftProcedureStore runningStore;
 
-  LeaderTerm<Env> current;
-  volatile Recovery lastRecovery;
-  private boolean shutdown;
+  /** What this glue keeps of the machine's current term; null without one. */
+  private LeaderTerm<Env> current;
 
-  LeadershipManager(ProcedureNode<Env> node, RoleNotifier roles) {
-    this.node = node;
+  private volatile Recovery lastRecovery;
+
+  /**
+   * @param launcher builds and fences executor incarnations
+   * @param ratisLeaderTerm the term Ratis says this node leads now, empty if it does not lead
+   * @param yielder asks Ratis to hand leadership to another node, given why
+   * @param submitter the node's in-process submitter (null before the node started)
+   * @param relaunch how failed executors are relaunched
+   * @param roles tells the role listeners
+   */
+  LeadershipManager(
+      String nodeId,
+      ExecutorLauncher<Env> launcher,
+      Supplier<OptionalLong> ratisLeaderTerm,
+      Function<String, CompletableFuture<Boolean>> yielder,
+      Supplier<LocalSubmitter> submitter,
+      LeaderExecutorSettings<Env> relaunch,
+      RoleNotifier roles) {
+    this.nodeId = nodeId;
+    this.launcher = launcher;
+    this.ratisLeaderTerm = ratisLeaderTerm;
+    this.yielder = yielder;
+    this.submitter = submitter;
     this.roles = roles;
-    this.launcher = new ExecutorLauncher<>(node, this);
-    this.relaunchBackoff = node.executorSettings().relaunchBackoff();
-    this.relaunchGiveUp = node.executorSettings().relaunchGiveUp();
-    this.adoptions = new Adoptions(node.nodeId());
-    this.lifecycle =
-        Executors.newSingleThreadExecutor(daemon("baton-" + node.nodeId() + "-leadership"));
+    this.relaunchGiveUp = relaunch.relaunchGiveUp();
+    this.machine =
+        new LeaderRoleMachine(
+            relaunch.relaunchBackoff(), ConsensusWaits.MAX_RELAUNCH_BACKOFF, relaunchGiveUp);
+    this.adoptions = new Adoptions(nodeId);
+    this.lifecycle = Executors.newSingleThreadExecutor(daemon("baton-" + nodeId + "-leadership"));
   }
 
   /** Threads of one node's leadership: named, and daemons (they never keep a JVM alive). */
@@ -139,10 +167,9 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     return role;
   }
 
-  /** Sets the role under this manager's lock, so listeners hear the changes in their order. */
-  synchronized void setRole(NodeRole next) {
-    role = next;
-    roles.changed(next);
+  /** The store of the executor running here as leader, if one runs. */
+  Optional<RaftProcedureStore> runningStore() {
+    return Optional.ofNullable(runningStore);
   }
 
   Optional<Recovery> lastRecovery() {
@@ -157,59 +184,31 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   synchronized Optional<LeaderContext> context() {
-    LeaderTerm<Env> t = current;
-    return t == null
+    OptionalLong term = machine.term();
+    return term.isEmpty()
         ? Optional.empty()
-        : Optional.of(new LeaderContext(node.nodeId(), t.term, t.epoch));
+        : Optional.of(new LeaderContext(nodeId, term.getAsLong(), machine.epoch()));
   }
 
   @Override
   public void leaderChanged(boolean self) {
-    if (!self) {
-      stepDown("another node leads now");
-    } else {
-      synchronized (this) {
-        if (current == null && !shutdown) {
-          setRole(NodeRole.LEADER_RECOVERING);
-        }
-      }
-    }
+    feed(
+        self
+            ? new LeaderEvent.BecameLeader()
+            : new LeaderEvent.SteppedDown("another node leads now"));
   }
 
   @Override
   public void leaderReady() {
-    Optional<DivisionInfo> info = node.division().map(d -> d.getInfo());
-    if (info.isEmpty() || !info.get().isLeader()) {
-      return;
+    OptionalLong term = ratisLeaderTerm.get();
+    if (term.isPresent()) {
+      feed(new LeaderEvent.LeaderReady(term.getAsLong(), System.currentTimeMillis()));
     }
-    long term = info.get().getCurrentTerm();
-    LeaderTerm<Env> next =
-        new LeaderTerm<>(
-            term,
-            System.currentTimeMillis(),
-            new RelaunchStreak(
-                relaunchBackoff, ConsensusWaits.MAX_RELAUNCH_BACKOFF, relaunchGiveUp));
-    LeaderTerm<Env> previous;
-    synchronized (this) {
-      if (shutdown) {
-        return;
-      }
-      previous = current;
-      current = next;
-      setRole(NodeRole.LEADER_RECOVERING);
-      runningStore = null;
-    }
-    if (previous != null) {
-      abandon(previous);
-    }
-    LOG.info(
-        "Node {} is the ready leader of term {}; rebuilding the executor", node.nodeId(), term);
-    lifecycle.execute(() -> launcher.launch(next));
   }
 
   @Override
   public void notLeader() {
-    stepDown("leadership lost");
+    feed(new LeaderEvent.SteppedDown("leadership lost"));
   }
 
   @Override
@@ -231,17 +230,55 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
 
   @Override
   public CompletableFuture<Boolean> abortRequested(long procId) {
+    return whenRunning(e -> e.abort(procId));
+  }
+
+  @Override
+  public CompletableFuture<ActionResult> actionRequested(long index, OperatorActionEntry entry) {
+    OperatorAction action = OperatorAction.ofLabel(entry.getAction()).orElseThrow();
+    CompletableFuture<ActionResult> outcome =
+        whenRunning(
+            e -> {
+              ActionPlan plan =
+                  e.act(action, entry.getProcId(), entry.getRecursive(), entry.getReason());
+              return ActionResult.newBuilder()
+                  .setIndex(index)
+                  .setRefused(!plan.allowed())
+                  .setOutcome(plan.allowed() ? plan.effect() : plan.refusal())
+                  .build();
+            });
+    if (outcome == null) {
+      return null; // not the leader: the leader's executor carries it out
+    }
+    // the outcome joins the replicated audit trail through an entry of its own
+    outcome
+        .thenCompose(r -> submitter.get().submit(Command.newBuilder().setActionResult(r).build()))
+        .exceptionally(
+            error -> {
+              LOG.warn(
+                  "Node {}: the outcome of the operator action at index {} was not recorded: {}",
+                  nodeId,
+                  index,
+                  error.toString());
+              return null;
+            });
+    return outcome;
+  }
+
+  /**
+   * The answer of the term's executor once it runs (while recovering, the answer waits for it),
+   * computed after every submission applied before was adopted; null if this node does not lead.
+   */
+  private <T> CompletableFuture<T> whenRunning(Function<ProcedureExecutor<Env>, T> answer) {
     LeaderTerm<Env> t;
     CompletableFuture<Void> running;
     synchronized (this) {
       t = current;
-      running = t == null ? null : t.running;
+      if (t == null) {
+        return null; // not the leader: the leader's executor decides
+      }
+      running = t.running;
     }
-    if (t == null) {
-      return null; // not the leader: the leader's executor decides
-    }
-    // while recovering, the decision waits for the executor; either way it is made after every
-    // submission applied before the abort was adopted
     return adoptions.after(
         running,
         () -> {
@@ -253,72 +290,18 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
             throw new CompletionException(
                 new NotLeaderException("the executor of term " + t.term + " stopped"));
           }
-          return e.abort(procId);
+          return answer.apply(e);
         });
-  }
-
-  @Override
-  public CompletableFuture<ActionResult> actionRequested(long index, OperatorActionEntry entry) {
-    LeaderTerm<Env> t;
-    CompletableFuture<Void> running;
-    synchronized (this) {
-      t = current;
-      running = t == null ? null : t.running;
-    }
-    if (t == null) {
-      return null; // not the leader: the leader's executor carries it out
-    }
-    OperatorAction action = OperatorAction.ofLabel(entry.getAction()).orElseThrow();
-    CompletableFuture<ActionResult> outcome =
-        adoptions.after(
-            running,
-            () -> {
-              ProcedureExecutor<Env> e;
-              synchronized (this) {
-                e = t.executor;
-              }
-              if (e == null || !e.isRunning()) {
-                throw new CompletionException(
-                    new NotLeaderException("the executor of term " + t.term + " stopped"));
-              }
-              ActionPlan plan =
-                  e.act(action, entry.getProcId(), entry.getRecursive(), entry.getReason());
-              return ActionResult.newBuilder()
-                  .setIndex(index)
-                  .setRefused(!plan.allowed())
-                  .setOutcome(plan.allowed() ? plan.effect() : plan.refusal())
-                  .build();
-            });
-    // the outcome joins the replicated audit trail through an entry of its own
-    outcome
-        .thenCompose(
-            r -> node.localSubmitter().submit(Command.newBuilder().setActionResult(r).build()))
-        .exceptionally(
-            error -> {
-              LOG.warn(
-                  "Node {}: the outcome of the operator action at index {} was not recorded: {}",
-                  node.nodeId(),
-                  index,
-                  error.toString());
-              return null;
-            });
-    return outcome;
   }
 
   /** Stops any executor and refuses new terms; waits for the lifecycle thread. */
   void shutdown() {
     long start = System.nanoTime();
-    LeaderTerm<Env> t;
+    OptionalLong term;
     synchronized (this) {
-      shutdown = true;
-      t = current;
-      current = null;
-      setRole(NodeRole.FOLLOWER);
-      runningStore = null;
+      term = machine.term();
     }
-    if (t != null) {
-      abandon(t);
-    }
+    feed(new LeaderEvent.Shutdown());
     lifecycle.shutdown();
     adoptions.shutdown();
     roles.shutdown();
@@ -327,53 +310,129 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
           ConsensusWaits.EXECUTOR_SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
         LOG.warn(
             "Node {}: the leader executor did not stop within {}",
-            node.nodeId(),
+            nodeId,
             ConsensusWaits.EXECUTOR_SHUTDOWN_WAIT);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (t != null) {
+    if (term.isPresent()) {
       LOG.info(
           "Node {}: executor of term {} stopped in {} ms for the node's close",
-          node.nodeId(),
-          t.term,
+          nodeId,
+          term.getAsLong(),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
   }
 
-  private void stepDown(String why) {
-    LeaderTerm<Env> t;
+  private void feed(LeaderEvent event) {
+    feed(event, null);
+  }
+
+  /**
+   * Steps the machine and carries out its actions: their quick part (fields of this glue) under
+   * this manager's lock, together with the step, the slow part (I/O, threads) after it.
+   *
+   * @param subject the executor a {@link LeaderEvent.Started} event is about (else null)
+   */
+  private void feed(LeaderEvent event, ProcedureExecutor<Env> subject) {
+    List<Runnable> effects = new ArrayList<>();
     synchronized (this) {
-      t = current;
-      current = null;
-      setRole(NodeRole.FOLLOWER);
-      runningStore = null;
+      for (LeaderAction action : machine.on(event)) {
+        Runnable effect = apply(action, subject);
+        if (effect != null) {
+          effects.add(effect);
+        }
+      }
     }
-    if (t != null) {
-      LOG.info("Node {} stops its executor of term {}: {}", node.nodeId(), t.term, why);
-      abandon(t);
+    for (Runnable effect : effects) {
+      effect.run();
     }
   }
 
-  /** Fails the term's store at once; its executor stops on the lifecycle thread. */
-  private void abandon(LeaderTerm<Env> t) {
-    RaftProcedureStore store;
-    synchronized (this) {
-      t.abandoned = true;
-      store = t.store;
+  /** The quick part of {@code action}, under the lock; returns its slow part, if any. */
+  private Runnable apply(LeaderAction action, ProcedureExecutor<Env> subject) {
+    LeaderTerm<Env> t = current;
+    if (action instanceof LeaderAction.ChangeRole a) {
+      role = a.role();
+      if (a.role() != NodeRole.LEADER_RUNNING) {
+        runningStore = null;
+      }
+      roles.changed(a.role());
+      return null;
+    } else if (action instanceof LeaderAction.BeginTerm a) {
+      current = new LeaderTerm<>(a.term());
+      return () ->
+          LOG.info(
+              "Node {} is the ready leader of term {}; rebuilding the executor", nodeId, a.term());
+    } else if (action instanceof LeaderAction.Abandon a) {
+      current = null;
+      return t == null ? null : abandon(t, a.why());
+    } else if (action instanceof LeaderAction.Launch a) {
+      return () -> onLifecycle(() -> checkLeadership(a.term()));
+    } else if (action instanceof LeaderAction.AppendFence a) {
+      return () -> fence(a);
+    } else if (action instanceof LeaderAction.Build a) {
+      return () -> build(t, a);
+    } else if (action instanceof LeaderAction.Start a) {
+      t.store = t.built.store();
+      t.executor = t.built.executor();
+      t.built = null;
+      ProcedureExecutor<Env> executor = t.executor;
+      return () -> start(t, a, executor);
+    } else if (action instanceof LeaderAction.Running a) {
+      runningStore = t.store;
+      List<LeaderTerm.Adoption> backlog = t.drainPending();
+      RaftProcedureStore store = t.store;
+      ProcedureExecutor<Env> executor = t.executor;
+      CompletableFuture<Void> running = t.running;
+      long buildFrom = t.buildFrom;
+      long startFrom = t.startFrom;
+      return () -> {
+        long loadedIndex = store.loadedIndex();
+        for (LeaderTerm.Adoption adoption : backlog) {
+          if (adoption.index() > loadedIndex) {
+            adoptions.adoptNow(executor, adoption.record());
+          }
+        }
+        recovered(a, executor, store, buildFrom, startFrom);
+        running.complete(null);
+      };
+    } else if (action instanceof LeaderAction.Release a) {
+      t.executor = null;
+      t.store = null;
+      if (a.newRecovery()) {
+        t.running = new CompletableFuture<>();
+      }
+      return null;
+    } else if (action instanceof LeaderAction.StopExecutor) {
+      return subject == null ? null : subject::stop;
+    } else if (action instanceof LeaderAction.ScheduleRelaunch a) {
+      return () -> relaunchLater(a);
+    } else if (action instanceof LeaderAction.YieldLeadership a) {
+      return () ->
+          yielder
+              .apply("no executor of term " + a.term() + " ran for " + relaunchGiveUp)
+              .whenComplete((ok, error) -> feed(new LeaderEvent.YieldDone(a.term())));
     }
-    if (store != null) {
-      store.stop();
-    }
-    CompletableFuture<Void> running;
-    synchronized (this) {
-      running = t.running;
-    }
-    running.completeExceptionally(
-        new NotLeaderException("leadership of term " + t.term + " ended"));
-    try {
-      lifecycle.execute(
+    throw new IllegalArgumentException("unknown leadership action " + action);
+  }
+
+  /**
+   * Fails the term's store and what waits for its executor at once; stops it on the lifecycle
+   * thread.
+   */
+  private Runnable abandon(LeaderTerm<Env> t, String why) {
+    RaftProcedureStore store = t.store;
+    CompletableFuture<Void> running = t.running;
+    return () -> {
+      LOG.info("Node {} stops its executor of term {}: {}", nodeId, t.term, why);
+      if (store != null) {
+        store.stop();
+      }
+      running.completeExceptionally(
+          new NotLeaderException("leadership of term " + t.term + " ended"));
+      Runnable stop =
           () -> {
             ProcedureExecutor<Env> e;
             synchronized (this) {
@@ -382,40 +441,123 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
             if (e != null) {
               e.stop();
             }
-          });
-    } catch (RejectedExecutionException closed) {
-      ProcedureExecutor<Env> e = t.executor;
-      if (e != null) {
-        e.stop();
+          };
+      try {
+        lifecycle.execute(stop);
+      } catch (RejectedExecutionException closed) {
+        stop.run();
       }
+    };
+  }
+
+  private void onLifecycle(Runnable task) {
+    try {
+      lifecycle.execute(task);
+    } catch (RejectedExecutionException closed) {
+      LOG.debug("Node {}: the node is closing; no launch", nodeId);
     }
+  }
+
+  private void checkLeadership(long term) {
+    OptionalLong leading = ratisLeaderTerm.get();
+    feed(
+        new LeaderEvent.LeadershipChecked(
+            term, leading.isPresent() && leading.getAsLong() == term));
+  }
+
+  private void fence(LeaderAction.AppendFence a) {
+    long epoch;
+    try {
+      epoch = launcher.fence(a.term());
+    } catch (IOException | RuntimeException e) {
+      feed(new LeaderEvent.Failed(a.term(), a.incarnation(), e, System.currentTimeMillis()));
+      return;
+    }
+    feed(new LeaderEvent.FenceApplied(a.term(), a.incarnation(), epoch));
+  }
+
+  private void build(LeaderTerm<Env> t, LeaderAction.Build a) {
+    long buildFrom = System.currentTimeMillis();
+    ExecutorLauncher.Incarnation<Env> inc;
+    try {
+      inc =
+          launcher.build(
+              a.term(),
+              a.epoch(),
+              cause ->
+                  feed(
+                      new LeaderEvent.Failed(
+                          a.term(), a.incarnation(), cause, System.currentTimeMillis())));
+    } catch (RuntimeException e) {
+      feed(new LeaderEvent.Failed(a.term(), a.incarnation(), e, System.currentTimeMillis()));
+      return;
+    }
+    synchronized (this) {
+      t.built = inc;
+      t.buildFrom = buildFrom;
+    }
+    feed(new LeaderEvent.Built(a.term(), a.incarnation(), a.epoch()));
+  }
+
+  private void start(LeaderTerm<Env> t, LeaderAction.Start a, ProcedureExecutor<Env> executor) {
+    synchronized (this) {
+      t.startFrom = System.currentTimeMillis();
+    }
+    try {
+      executor.start();
+    } catch (Exception e) {
+      executor.stop();
+      feed(new LeaderEvent.Failed(a.term(), a.incarnation(), e, System.currentTimeMillis()));
+      return;
+    }
+    feed(new LeaderEvent.Started(a.term(), a.incarnation(), System.currentTimeMillis()), executor);
+  }
+
+  /** Records and logs the recovery that ended with the incarnation of {@code a} running. */
+  private void recovered(
+      LeaderAction.Running a,
+      ProcedureExecutor<Env> executor,
+      RaftProcedureStore store,
+      long buildFrom,
+      long startFrom) {
+    long runningAt = System.currentTimeMillis();
+    long loadMs = TimeUnit.NANOSECONDS.toMillis(store.loadNanos());
+    Phases phases =
+        new Phases(
+            buildFrom - a.recoveringSince(),
+            startFrom - buildFrom,
+            loadMs,
+            Math.max(0, runningAt - startFrom - loadMs));
+    Recovery r =
+        new Recovery(a.term(), executor.liveCount(), a.recoveringSince(), runningAt, phases);
+    lastRecovery = r;
+    LOG.info(
+        "Node {} runs the executor of term {} (epoch {}): {} live procedures rebuilt in {} ms ({})",
+        nodeId,
+        a.term(),
+        store.epoch(),
+        r.procedures(),
+        r.rebuildTime().toMillis(),
+        phases);
   }
 
   /**
-   * Detaches a failed incarnation from its term (role {@link NodeRole#LEADER_RECOVERING}); false if
-   * it is not the term's current one any more (already released, or leadership ended).
+   * Launches the term's next incarnation after a failure, after the machine's pause (at once after
+   * the first failure of a streak, then doubling).
    */
-  synchronized boolean release(LeaderTerm<Env> t, ProcedureExecutor<Env> executor) {
-    if (current != t || t.abandoned || t.executor != executor) {
-      return false;
+  private void relaunchLater(LeaderAction.ScheduleRelaunch a) {
+    LOG.warn(
+        "Node {}: executor of term {} not running ({}); attempt {} in {} ms",
+        nodeId,
+        a.term(),
+        a.cause().toString(),
+        a.attempt(),
+        a.delayMillis());
+    try {
+      CompletableFuture.delayedExecutor(a.delayMillis(), TimeUnit.MILLISECONDS, lifecycle)
+          .execute(() -> feed(new LeaderEvent.RelaunchDue(a.term())));
+    } catch (RejectedExecutionException shutDown) {
+      // the node is closing
     }
-    t.executor = null;
-    t.store = null;
-    setRole(NodeRole.LEADER_RECOVERING);
-    runningStore = null;
-    if (t.running.isDone()) { // it ran: a new recovery begins now
-      t.running = new CompletableFuture<>();
-      t.recoveringSince = System.currentTimeMillis();
-    }
-    return true;
-  }
-
-  void stepDownIfCurrent(LeaderTerm<Env> t, String why) {
-    synchronized (this) {
-      if (current != t) {
-        return;
-      }
-    }
-    stepDown(why);
   }
 }

@@ -2,6 +2,7 @@ package dev.baton.consensus;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.slf4j.Logger;
@@ -21,46 +22,49 @@ final class LeadershipYield {
    * Asks Ratis to move leadership away from {@code node}; completes with true once a transfer or a
    * step-down was accepted, false if every request failed (the node may still lead).
    */
-  static CompletableFuture<Boolean> yieldLeadership(ProcedureNode<?> node, String why) {
+  static CompletableFuture<Boolean> yieldLeadership(
+      String nodeId, Set<String> members, RaftPeer peer, String why) {
     List<RaftPeerId> targets = new ArrayList<>();
-    for (String id : node.peers().keySet()) {
-      if (!id.equals(node.nodeId())) {
+    for (String id : members) {
+      if (!id.equals(nodeId)) {
         targets.add(RaftPeerId.valueOf(id));
       }
     }
     targets.add(null); // a step-down: the next election picks the leader
-    LOG.warn("Node {} hands leadership to another node: {}", node.nodeId(), why);
-    return tryEach(node, targets, 0);
+    LOG.warn("Node {} hands leadership to another node: {}", nodeId, why);
+    return tryEach(nodeId, peer, targets, 0);
   }
 
   private static CompletableFuture<Boolean> tryEach(
-      ProcedureNode<?> node, List<RaftPeerId> targets, int i) {
+      String nodeId, RaftPeer peer, List<RaftPeerId> targets, int i) {
     if (i >= targets.size()) {
       LOG.error(
           "Node {} could not hand leadership to any node; it keeps trying to run an executor",
-          node.nodeId());
+          nodeId);
       return CompletableFuture.completedFuture(false);
     }
     RaftPeerId target = targets.get(i);
-    return node.peer()
-        .transferLeadership(target, ConsensusWaits.LEADERSHIP_TRANSFER_TIMEOUT)
+    return peer.transferLeadership(target, ConsensusWaits.LEADERSHIP_TRANSFER_TIMEOUT)
         .handle(
             (reply, error) -> {
               if (error == null && reply.isSuccess()) {
                 LOG.info(
                     "Node {} {}",
-                    node.nodeId(),
+                    nodeId,
                     target == null ? "stepped down" : "transferred leadership to " + target);
                 return true;
               }
               LOG.info(
                   "Node {}: leadership {} refused: {}",
-                  node.nodeId(),
+                  nodeId,
                   target == null ? "step-down" : "transfer to " + target,
                   error != null ? error.toString() : reply.getException());
               return false;
             })
         .thenCompose(
-            done -> done ? CompletableFuture.completedFuture(true) : tryEach(node, targets, i + 1));
+            done ->
+                done
+                    ? CompletableFuture.completedFuture(true)
+                    : tryEach(nodeId, peer, targets, i + 1));
   }
 }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -146,7 +147,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         new Membership(
             nodeId, peer, view, stateMachine::appliedIndex, raftSettings.electionTimeoutMax());
     this.removal = new RemovalWatch(nodeId, view, b.removedListeners);
-    this.leadership = new LeadershipManager<>(this, new RoleNotifier(nodeId, b.roleListeners));
+    this.leadership =
+        new LeadershipManager<>(
+            nodeId,
+            new ExecutorLauncher<>(
+                nodeId, stateMachine, this::localSubmitter, executorSettings, this::isLeader),
+            this::leaderTerm,
+            why -> LeadershipYield.yieldLeadership(nodeId, peers().keySet(), peer, why),
+            this::localSubmitter,
+            executorSettings,
+            new RoleNotifier(nodeId, b.roleListeners));
     this.metadata =
         new ReplicatedMetadata(
             stateMachine,
@@ -197,7 +207,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             security,
             clock,
             this::isLeader,
-            () -> leadership.runningStore,
+            () -> leadership.runningStore().orElse(null),
             executorSettings.batchLimits(),
             stateMachine.changes(),
             stateMachine.table()::get);
@@ -290,7 +300,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   /** Leaders heard of since start, one per term (the first included; each logged at INFO). */
   public long leaderChanges() {
-    return stateMachine.leaderChanges();
+    return stateMachine.metrics().leaderChanges();
   }
 
   /** The last recovery this node ran as leader, if any. */
@@ -310,8 +320,13 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return metadata;
   }
 
-  /** This node's replicated state machine (counters, for metrics and benchmarks). */
-  public ProcedureStateMachine stateMachine() {
+  /** The counters of this node's replicated state machine, for metrics and benchmarks. */
+  public StateMachineMetrics metrics() {
+    return stateMachine.metrics();
+  }
+
+  /** This node's replicated state machine (its table, for this package's tests). */
+  ProcedureStateMachine stateMachine() {
     return stateMachine;
   }
 
@@ -336,7 +351,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   /** Store writes and id reservations rejected by this node's state machine for a stale term. */
   public long rejectedWriteCount() {
-    return stateMachine.rejectedWriteCount();
+    return stateMachine.metrics().rejectedWriteCount();
   }
 
   /**
@@ -456,16 +471,21 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return peer.division();
   }
 
+  /** The term Ratis says this node leads now; empty if it does not lead. */
+  private OptionalLong leaderTerm() {
+    return division()
+        .map(RaftServer.Division::getInfo)
+        .filter(info -> info.isLeader())
+        .map(info -> OptionalLong.of(info.getCurrentTerm()))
+        .orElse(OptionalLong.empty());
+  }
+
   synchronized LocalSubmitter localSubmitter() {
     return calls == null ? null : calls.local();
   }
 
   ProcedureRegistry registry() {
     return registry;
-  }
-
-  LeaderExecutorSettings<Env> executorSettings() {
-    return executorSettings;
   }
 
   /** This node's Ratis server (admin requests: snapshot, leadership transfer). */
@@ -572,49 +592,92 @@ public final class ProcedureNode<Env> implements AutoCloseable {
       return this;
     }
 
+    /**
+     * This node's id (required; no default): its Raft peer id, a key of {@link #peers}, and the
+     * name its certificate must carry under {@link #tls}.
+     */
     public Builder<Env> nodeId(String id) {
       this.nodeId = id;
       return this;
     }
 
+    /**
+     * Every member of the cluster by node id, this node included (required; default none), with the
+     * address each is reached at for Raft. Taken as a copy, in its iteration order.
+     */
     public Builder<Env> peers(Map<String, InetSocketAddress> peers) {
       this.peers = new LinkedHashMap<>(peers);
       return this;
     }
 
+    /**
+     * The directory of this node's Raft log, snapshots and state (required; no default); created if
+     * missing. A restarted node given the same directory recovers from it.
+     */
     public Builder<Env> storageDir(Path dir) {
       this.storageDir = dir;
       return this;
     }
 
+    /**
+     * The procedure types this node can run and decode (required; no default); every member should
+     * be given the same.
+     */
     public Builder<Env> registry(ProcedureRegistry registry) {
       this.registry = registry;
       return this;
     }
 
-    /** Makes the environment each new leader executor runs with, given its leader context. */
+    /**
+     * Makes the environment each new leader executor runs with, given its leader context (term and
+     * epoch: the fencing token of everything the executor sends out). Required; no default. Called
+     * on the node's leadership thread once per executor incarnation; a call that throws counts as a
+     * failed launch and is retried like one ({@link #executorRelaunch}).
+     */
     public Builder<Env> environment(Function<LeaderContext, Env> environment) {
       this.environment = environment;
       return this;
     }
 
+    /**
+     * Worker threads of each leader executor (at least 1; default {@value
+     * ProcedureNode#DEFAULT_WORKERS}: steps wait on Raft commits, so concurrency bounds the step
+     * rate).
+     */
     public Builder<Env> coreWorkers(int n) {
       return executor(b -> b.coreWorkers(n));
     }
 
+    /**
+     * Most worker threads of each leader executor, with the temporary ones added while workers are
+     * stuck (at least {@link #coreWorkers}; default {@value ProcedureNode#MAX_WORKERS_FACTOR} times
+     * the default core workers).
+     */
     public Builder<Env> maxWorkers(int n) {
       return executor(b -> b.maxWorkers(n));
     }
 
+    /**
+     * How long one step may run before its worker counts as stuck and a temporary worker is added
+     * (positive; default {@code ProcedureExecutor}'s, 10 s).
+     */
     public Builder<Env> stuckThreshold(Duration d) {
       return executor(b -> b.stuckThreshold(d));
     }
 
+    /**
+     * How long finished procedures stay queryable before the leader deletes them from the
+     * replicated table (0 or more; default {@code ProcedureExecutor}'s, 10 minutes).
+     */
     public Builder<Env> completedRetention(Duration d) {
       return executor(b -> b.completedRetention(d));
     }
 
-    /** Any other executor setting, applied to every leader executor this node builds. */
+    /**
+     * Any other executor setting, applied to every leader executor this node builds, after the
+     * node's defaults and in the order given; its bounds are the executor builder's, checked when
+     * an executor is built. Each call adds a setting.
+     */
     public Builder<Env> executor(Consumer<ProcedureExecutor.Builder<Env>> setting) {
       tuning.add(Objects.requireNonNull(setting, "setting"));
       return this;
@@ -667,21 +730,41 @@ public final class ProcedureNode<Env> implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Every Raft setting at once (default {@link RaftSettings#defaults()}); replaces what {@link
+     * #electionTimeouts}, {@link #snapshotEvery} and {@link #requestTimeout} set before it.
+     */
     public Builder<Env> raft(RaftSettings settings) {
       this.raft = Objects.requireNonNull(settings, "settings");
       return this;
     }
 
+    /**
+     * The randomized election timeout's range (0 &lt; min &lt; max; default {@link
+     * RaftSettings#DEFAULT_ELECTION_TIMEOUT_MIN} to {@link
+     * RaftSettings#DEFAULT_ELECTION_TIMEOUT_MAX}): how long a follower waits without a leader
+     * before it stands; failover takes about one to two minimums. Every member should be given the
+     * same.
+     */
     public Builder<Env> electionTimeouts(Duration min, Duration max) {
       this.raft = raft.withElectionTimeouts(min, max);
       return this;
     }
 
+    /**
+     * Log entries applied between two snapshots of the state machine (positive; default {@value
+     * RaftSettings#DEFAULT_SNAPSHOT_EVERY}); the log is purged behind each snapshot.
+     */
     public Builder<Env> snapshotEvery(long entries) {
       this.raft = raft.withSnapshotEvery(entries);
       return this;
     }
 
+    /**
+     * How long one request to the cluster may take (positive; default {@link
+     * RaftSettings#DEFAULT_REQUEST_TIMEOUT}): submissions, reads, snapshots, and an executor's
+     * fence.
+     */
     public Builder<Env> requestTimeout(Duration timeout) {
       this.raft = raft.withRequestTimeout(timeout);
       return this;
@@ -691,6 +774,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
      * When the leader's executor stops by itself while the node stays leader, a new one is launched
      * in the same term; failed launches are retried after {@code backoff} (doubling), and after
      * {@code giveUpAfter} without a running executor the node hands leadership to another node.
+     *
+     * @param backoff the pause before the second relaunch of a streak (the first is at once),
+     *     doubling up to 2 s; positive; default {@link LeadershipManager#DEFAULT_RELAUNCH_BACKOFF}
+     * @param giveUpAfter 0 or more; default {@link LeadershipManager#DEFAULT_RELAUNCH_GIVE_UP}
      */
     public Builder<Env> executorRelaunch(Duration backoff, Duration giveUpAfter) {
       if (backoff.isNegative() || backoff.isZero() || giveUpAfter.isNegative()) {
@@ -711,7 +798,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
       return this;
     }
 
-    /** Clock for submission times (tests). */
+    /**
+     * The clock of submission times, in epoch milliseconds (default {@link
+     * System#currentTimeMillis}); for tests.
+     */
     public Builder<Env> clock(LongSupplier clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;

@@ -1,22 +1,16 @@
 package dev.baton.consensus;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.AbortPending;
 import dev.baton.consensus.proto.ActionResult;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
-import dev.baton.consensus.proto.MetadataEntry;
 import dev.baton.consensus.proto.OperatorActionEntry;
-import dev.baton.consensus.proto.Query;
-import dev.baton.consensus.proto.QueryReply;
-import dev.baton.consensus.proto.StoredProcedure;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
@@ -31,24 +25,21 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The replicated procedure state machine, the Ratis side of it: hands each applied log entry to the
- * {@link CommandApplier} (the deterministic part: table, fencing by term and executor epoch), on
- * Ratis' apply thread, and never blocks it; answers read-only queries from the {@link
- * ProcedureTable}; takes and loads snapshots (checksummed files of the table, written off the apply
- * thread by the {@link SnapshotTaker}; a corrupt one is a named error).
+ * The replicated procedure state machine, the Ratis adapter of it: hands each applied log entry to
+ * the {@link CommandApplier} (the deterministic part: table, fencing by term and executor epoch),
+ * on Ratis' apply thread, and never blocks it. Its other roles are classes of their own: read-only
+ * queries ({@link ProcedureQueries}), snapshots and the pause around their installation ({@link
+ * SnapshotControl}), counters ({@link StateMachineMetrics}).
  *
  * <p>Leadership callbacks and new submissions are passed to a {@link Listener} (the {@link
  * LeadershipManager}), which must return quickly.
  */
-public final class ProcedureStateMachine extends BaseStateMachine {
+final class ProcedureStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureStateMachine.class);
 
   /** What the node hears from the state machine; every method must return quickly. */
@@ -98,14 +89,15 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   private final RecordWatch changes;
   private final ProcedureTable table;
-  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final CommandApplier applier;
   private final WriteTimings writeTimings = new WriteTimings();
-  private final SnapshotTaker snapshots;
+  private final SnapshotControl snapshots;
   private final LeaderChanges leaderChanges = new LeaderChanges();
   private final String nodeId;
   private final AbortOutcomes abortOutcomes;
   private final ActionOutcomes actionOutcomes;
+  private final ProcedureQueries queries;
+  private final StateMachineMetrics metrics;
   private final EntryAdmission admission;
   private final RoleEventRelay roleEvents;
   private volatile Listener listener;
@@ -123,11 +115,34 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     this.changes = new RecordWatch(nodeId);
     this.table = new ProcedureTable(this::recordChanged);
     this.applier = new CommandApplier(table);
-    this.snapshots = new SnapshotTaker(storage, this::freeze);
+    this.snapshots =
+        new SnapshotControl(
+            table,
+            getLifeCycle(),
+            this::getLastAppliedTermIndex,
+            last -> setLastAppliedTermIndex(last),
+            this::replaced);
     this.abortOutcomes = new AbortOutcomes(nodeId);
     this.actionOutcomes = new ActionOutcomes(nodeId);
     this.admission = admission;
     this.roleEvents = new RoleEventRelay(nodeId);
+    this.queries = new ProcedureQueries(table, abortOutcomes, actionOutcomes);
+    this.metrics =
+        new StateMachineMetrics(
+            applier,
+            leaderChanges,
+            writeTimings,
+            snapshots.taker(),
+            this::appliedIndex,
+            () -> {
+              var latest = getLatestSnapshot();
+              return latest == null ? -1 : latest.getIndex();
+            });
+  }
+
+  /** The counters of this state machine. */
+  StateMachineMetrics metrics() {
+    return metrics;
   }
 
   /** The cap on live root procedures this node sets on the submissions it appends as leader. */
@@ -170,50 +185,14 @@ public final class ProcedureStateMachine extends BaseStateMachine {
     return changes;
   }
 
-  /**
-   * Store writes and id reservations refused because their executor term (or, for store writes,
-   * epoch) was stale.
-   */
-  public long rejectedWriteCount() {
-    return applier.rejectedWriteCount();
-  }
-
-  /** Executor store batches applied (each one procedure-state update of the executor). */
-  public long appliedBatchCount() {
-    return applier.appliedBatchCount();
-  }
-
   /** The index of the last log entry applied here (or loaded from a snapshot); -1 if none. */
-  public long appliedIndex() {
+  long appliedIndex() {
     TermIndex last = getLastAppliedTermIndex();
     return last == null ? -1 : last.getIndex();
   }
 
-  /** Log entries that carried applied store batches (group commit: far fewer than batches). */
-  public long appliedWriteEntryCount() {
-    return applier.appliedWriteEntryCount();
-  }
-
-  /**
-   * Log entries that carried only submissions (group-committed like the store batches): those of a
-   * node with no running executor, or sent through a client.
-   */
-  public long appliedSubmitEntryCount() {
-    return applier.appliedSubmitEntryCount();
-  }
-
-  /** Submissions applied from store-write entries, which carry the leader's own submissions. */
-  public long carriedSubmissionCount() {
-    return applier.carriedSubmissionCount();
-  }
-
-  /** Leaders this node has heard of, one per term it learned one in ({@link LeaderChanges}). */
-  public long leaderChanges() {
-    return leaderChanges.count();
-  }
-
   /** Where the store writes of this node (while it leads) spend their time. */
-  public WriteTimings writeTimings() {
+  WriteTimings writeTimings() {
     return writeTimings;
   }
 
@@ -230,94 +209,43 @@ public final class ProcedureStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage)
       throws IOException {
     super.initialize(server, groupId, raftStorage);
-    storage.init(raftStorage);
-    getLifeCycle().startAndTransition(() -> loadLatestSnapshot(storage.getLatestSnapshot()));
+    snapshots.initialize(raftStorage);
   }
 
-  /**
-   * Ratis pauses the state machine before it replaces the state machine directory with a snapshot
-   * installed from the leader, and checks that the life cycle says PAUSED (else the apply thread
-   * fails and the server shuts down). A background snapshot write of an older image is cancelled
-   * and awaited first, so it cannot land in the new directory or become the latest; no new one
-   * starts while paused. applyTransaction is synchronous, so no apply runs that the installation
-   * must wait for.
-   */
+  /** See {@link SnapshotControl#pause}. */
   @Override
   public void pause() {
-    if (getLifeCycleState() == LifeCycle.State.RUNNING) {
-      getLifeCycle().transition(LifeCycle.State.PAUSING);
-      snapshots.cancelInFlight();
-      getLifeCycle().transition(LifeCycle.State.PAUSED);
-    }
+    snapshots.pause();
   }
 
   /** Loads the newest snapshot on disk (one just installed from the leader) and runs again. */
   @Override
   public void reinitialize() throws IOException {
-    SingleFileSnapshotInfo installed = storage.loadLatestSnapshot();
-    loadLatestSnapshot(installed);
-    LOG.info(
-        "Loaded the snapshot installed from the leader: {}",
-        installed == null ? "none" : installed.getTermIndex());
-    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
-      getLifeCycle().transition(LifeCycle.State.STARTING);
-      getLifeCycle().transition(LifeCycle.State.RUNNING);
-    }
+    snapshots.reinitialize();
   }
 
-  private void loadLatestSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
-    synchronized (table) {
-      if (snapshot == null) {
-        table.clear();
-      } else {
-        table.loadSnapshot(snapshot.getFile().getPath());
-        setLastAppliedTermIndex(snapshot.getTermIndex());
-      }
-    }
+  /** The table was replaced by a snapshot: wakes every waiter and tells the listener. */
+  private void replaced(long snapshotIndex) {
     changes.changedAll();
     AppliedChanges feed = appliedChanges;
     if (feed != null) {
-      feed.replaced(snapshot == null ? 0 : snapshot.getIndex());
+      feed.replaced(snapshotIndex);
     }
   }
 
   @Override
   public StateMachineStorage getStateMachineStorage() {
-    return storage;
+    return snapshots.storage();
   }
 
-  /**
-   * Called by Ratis on its apply thread; writes in the background and returns the index of a
-   * snapshot already durable, or -1 (see {@link SnapshotTaker}).
-   */
   @Override
   public long takeSnapshot() throws IOException {
-    return snapshots.take(() -> getLifeCycleState() == LifeCycle.State.RUNNING);
-  }
-
-  private TableImage freeze() {
-    synchronized (table) {
-      TermIndex last = getLastAppliedTermIndex();
-      if (last == null || last.getIndex() < 0) {
-        return null;
-      }
-      return table.freeze(last);
-    }
-  }
-
-  /** How long each snapshot held Ratis' apply thread. */
-  public LatencyHistogram snapshotApplyBlocking() {
-    return snapshots.applyThreadBlocked();
-  }
-
-  /** How long each background snapshot write took (off the apply thread). */
-  public LatencyHistogram snapshotWriteTimes() {
-    return snapshots.writer().writeTimes();
+    return snapshots.take();
   }
 
   /** The snapshot machinery (explicit requests, the test hook of the writer). */
   SnapshotTaker snapshots() {
-    return snapshots;
+    return snapshots.taker();
   }
 
   @Override
@@ -421,50 +349,7 @@ public final class ProcedureStateMachine extends BaseStateMachine {
 
   @Override
   public CompletableFuture<Message> query(Message request) {
-    Query query;
-    try {
-      query = Query.parseFrom(request.getContent().asReadOnlyByteBuffer());
-    } catch (InvalidProtocolBufferException e) {
-      return CompletableFuture.failedFuture(
-          new IllegalArgumentException("not a procedure query: " + e.getMessage()));
-    }
-    if (query.getKindCase() == Query.KindCase.ABORT_OUTCOME) {
-      return abortOutcomes.reply(query.getAbortOutcome());
-    }
-    if (query.getKindCase() == Query.KindCase.ACTION_OUTCOME) {
-      return actionOutcomes.reply(query.getActionOutcome());
-    }
-    QueryReply.Builder reply = QueryReply.newBuilder();
-    synchronized (table) {
-      if (query.getKindCase() == Query.KindCase.AUDIT) {
-        reply.addAllAudit(table.audit());
-      } else if (query.getKindCase() == Query.KindCase.METADATA_PREFIX) {
-        for (Map.Entry<String, byte[]> e : table.metadata(query.getMetadataPrefix()).entrySet()) {
-          reply.addMetadata(
-              MetadataEntry.newBuilder()
-                  .setKey(e.getKey())
-                  .setValue(com.google.protobuf.UnsafeByteOperations.unsafeWrap(e.getValue())));
-        }
-      } else if (query.getKindCase() == Query.KindCase.GET) {
-        byte[] data = table.get(query.getGet());
-        if (data != null) {
-          reply.addProcedures(stored(query.getGet(), data));
-        }
-      } else {
-        for (Map.Entry<Long, byte[]> e : table.copy().entrySet()) {
-          reply.addProcedures(stored(e.getKey(), e.getValue()));
-        }
-      }
-    }
-    return CompletableFuture.completedFuture(
-        Message.valueOf(UnsafeByteOperations.unsafeWrap(reply.build().toByteArray())));
-  }
-
-  private static StoredProcedure stored(long procId, byte[] data) {
-    return StoredProcedure.newBuilder()
-        .setProcId(procId)
-        .setData(com.google.protobuf.UnsafeByteOperations.unsafeWrap(data))
-        .build();
+    return queries.answer(request);
   }
 
   @Override

@@ -121,7 +121,10 @@ final class RaftPeer {
     }
     LeaderlessWatch w =
         new LeaderlessWatch(
-            nodeId, this::division, stateMachine::leaderChanges, settings.electionTimeoutMax());
+            nodeId,
+            this::division,
+            stateMachine.metrics()::leaderChanges,
+            settings.electionTimeoutMax());
     watch = w;
     w.start();
     LOG.info(

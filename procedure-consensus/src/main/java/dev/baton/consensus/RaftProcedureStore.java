@@ -124,6 +124,11 @@ final class RaftProcedureStore implements ProcedureStore {
     return loadedIndex;
   }
 
+  /** The executor epoch this store's writes are stamped with. */
+  long epoch() {
+    return epoch;
+  }
+
   long term() {
     return term;
   }

@@ -113,6 +113,9 @@ public record RaftSettings(
     if (snapshotEvery < 1) {
       throw new IllegalArgumentException("snapshotEvery must be positive: " + snapshotEvery);
     }
+    if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+      throw new IllegalArgumentException("requestTimeout must be positive: " + requestTimeout);
+    }
   }
 
   public static RaftSettings defaults() {

@@ -106,8 +106,8 @@ class CarriedSubmissionTest {
   void aRunningLeadersSubmissionsShareItsStoreEntries() throws Exception {
     try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
       ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
-      long submitEntriesBefore = leader.stateMachine().appliedSubmitEntryCount();
-      long carriedBefore = leader.stateMachine().carriedSubmissionCount();
+      long submitEntriesBefore = leader.metrics().appliedSubmitEntryCount();
+      long carriedBefore = leader.metrics().carriedSubmissionCount();
 
       List<CompletableFuture<Long>> ids = new ArrayList<>();
       for (int i = 0; i < SUBMISSIONS; i++) {
@@ -121,9 +121,9 @@ class CarriedSubmissionTest {
 
       assertEquals(
           SUBMISSIONS,
-          leader.stateMachine().carriedSubmissionCount() - carriedBefore,
+          leader.metrics().carriedSubmissionCount() - carriedBefore,
           "submissions not carried by store entries");
-      assertEquals(submitEntriesBefore, leader.stateMachine().appliedSubmitEntryCount());
+      assertEquals(submitEntriesBefore, leader.metrics().appliedSubmitEntryCount());
       // a retry of a carried submission answers its first id
       assertEquals(
           ids.get(0).get(),

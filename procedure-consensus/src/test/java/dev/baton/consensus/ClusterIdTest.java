@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.consensus.spi.LoopbackPorts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

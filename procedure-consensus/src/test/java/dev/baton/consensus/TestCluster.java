@@ -2,6 +2,7 @@ package dev.baton.consensus;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.consensus.spi.LoopbackPorts;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import java.io.IOException;

@@ -45,7 +45,7 @@ final class ClusterRoutes implements AdminRoutes {
     out.put("leaderId", node.leaderId().orElse(null));
     out.put("term", node.term());
     out.put("commitIndex", node.commitIndex());
-    out.put("appliedIndex", node.stateMachine().appliedIndex());
+    out.put("appliedIndex", node.metrics().appliedIndex());
     out.put("peers", new ArrayList<>(node.peers().keySet()));
     out.put("members", node.membership().members());
     out.put("executor", executor());

@@ -2,7 +2,7 @@ package dev.baton.confignode.cluster;
 
 import dev.baton.confignode.certs.ClusterCertificates;
 import dev.baton.confignode.hosts.NetnsHosts;
-import dev.baton.consensus.LoopbackPorts;
+import dev.baton.consensus.spi.LoopbackPorts;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;

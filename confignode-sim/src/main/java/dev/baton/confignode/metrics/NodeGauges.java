@@ -2,7 +2,7 @@ package dev.baton.confignode.metrics;
 
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
-import dev.baton.consensus.ProcedureStateMachine;
+import dev.baton.consensus.StateMachineMetrics;
 import dev.baton.procedure.ExecutorCensus;
 import dev.baton.procedure.WaitCategory;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
@@ -68,7 +68,7 @@ final class NodeGauges {
     value(
         "baton_raft_applied_index",
         "index of the last Raft log entry this node applied",
-        n -> n.stateMachine().appliedIndex());
+        n -> n.metrics().appliedIndex());
     counter(
         "baton_raft_leader_changes_total",
         "leader changes this node saw",
@@ -76,7 +76,7 @@ final class NodeGauges {
   }
 
   private void stateMachine() {
-    ProcedureStateMachine sm = node.stateMachine();
+    StateMachineMetrics sm = node.metrics();
     counter(
         "baton_applied_store_batches_total",
         "store batches applied by this node",

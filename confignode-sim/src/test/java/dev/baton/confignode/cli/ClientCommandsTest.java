@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.testing.SimCluster;
 import dev.baton.confignode.testing.SimClusterExtension;
-import dev.baton.consensus.LoopbackPorts;
+import dev.baton.consensus.spi.LoopbackPorts;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

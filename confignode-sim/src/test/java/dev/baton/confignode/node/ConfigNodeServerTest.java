@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.testing.RawHttp;
 import dev.baton.confignode.testing.SimCluster;
-import dev.baton.consensus.LoopbackPorts;
+import dev.baton.consensus.spi.LoopbackPorts;
 import dev.baton.procedure.ProcedureInfo;
 import java.io.IOException;
 import java.net.InetAddress;

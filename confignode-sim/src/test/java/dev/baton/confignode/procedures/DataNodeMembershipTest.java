@@ -10,7 +10,7 @@ import dev.baton.confignode.datanode.LedgerEntry;
 import dev.baton.confignode.meta.ClusterMetadata;
 import dev.baton.confignode.testing.SimCluster;
 import dev.baton.confignode.testing.SimClusterExtension;
-import dev.baton.consensus.LoopbackPorts;
+import dev.baton.consensus.spi.LoopbackPorts;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import java.nio.charset.StandardCharsets;

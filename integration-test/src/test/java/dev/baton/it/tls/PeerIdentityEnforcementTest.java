@@ -48,7 +48,7 @@ class PeerIdentityEnforcementTest {
       await()
           .during(WATCH)
           .atMost(WATCH.multipliedBy(2))
-          .until(() -> !c.isLeader() && c.stateMachine().getLastAppliedTermIndex().getIndex() < 0);
+          .until(() -> !c.isLeader() && c.metrics().appliedIndex() < 0);
       ExecutionException unread =
           assertThrows(
               ExecutionException.class,

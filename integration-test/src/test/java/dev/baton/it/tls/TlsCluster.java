@@ -4,11 +4,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.confignode.certs.ClusterCertificates;
 import dev.baton.confignode.certs.ClusterFiles;
-import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureClient;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.consensus.RaftSettings;
+import dev.baton.consensus.spi.LoopbackPorts;
 import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.NonceKey;
 import java.io.IOException;

@@ -6,11 +6,11 @@ import dev.baton.certs.CertificateAuthority;
 import dev.baton.certs.CertificateRequest;
 import dev.baton.certs.IssuedCertificate;
 import dev.baton.certs.Usage;
-import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
-import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.consensus.RaftSettings;
+import dev.baton.consensus.StateMachineMetrics;
+import dev.baton.consensus.spi.LoopbackPorts;
 import dev.baton.consensus.tls.PeerIdentity;
 import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.ProcedureExecutor;
@@ -131,9 +131,9 @@ final class BenchCluster {
     }
   }
 
-  List<ProcedureStateMachine> stateMachines() {
+  List<StateMachineMetrics> stateMachines() {
     synchronized (nodes) {
-      return nodes.values().stream().map(ProcedureNode::stateMachine).toList();
+      return nodes.values().stream().map(ProcedureNode::metrics).toList();
     }
   }
 

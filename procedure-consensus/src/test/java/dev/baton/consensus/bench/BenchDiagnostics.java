@@ -55,7 +55,7 @@ final class BenchDiagnostics {
               n.isLeader(),
               n.term(),
               n.leaderId().orElse("?"),
-              n.stateMachine().getLastAppliedTermIndex(),
+              n.metrics().appliedIndex(),
               n.executor()
                   .map(
                       e ->

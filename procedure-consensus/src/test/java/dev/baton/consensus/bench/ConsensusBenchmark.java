@@ -3,10 +3,10 @@ package dev.baton.consensus.bench;
 import static dev.baton.consensus.bench.BenchDiagnostics.log;
 
 import dev.baton.consensus.LeadershipManager;
-import dev.baton.consensus.LoopbackPorts;
 import dev.baton.consensus.ProcedureNode;
-import dev.baton.consensus.ProcedureStateMachine;
 import dev.baton.consensus.RaftSettings;
+import dev.baton.consensus.StateMachineMetrics;
+import dev.baton.consensus.spi.LoopbackPorts;
 import dev.baton.procedure.ProcedureExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -176,7 +176,7 @@ public final class ConsensusBenchmark {
     try (StallWatch stalls = new StallWatch(cluster::stateMachines)) {
       LatencyBreakdown breakdown =
           new LatencyBreakdown(
-              leader.stateMachine().writeTimings(),
+              leader.metrics().writeTimings(),
               stalls,
               firstId + 1,
               (int) (halfRate * seconds * TRACE_HEADROOM));
@@ -275,7 +275,7 @@ public final class ConsensusBenchmark {
    */
   private record EntryCounts(long writeEntries, long writes, long carried, long submitEntries) {
     static EntryCounts of(ProcedureNode<Object> leader) {
-      ProcedureStateMachine sm = leader.stateMachine();
+      StateMachineMetrics sm = leader.metrics();
       return new EntryCounts(
           sm.appliedWriteEntryCount(),
           sm.appliedBatchCount(),

@@ -130,11 +130,11 @@ final class FailoverPhase {
    */
   private long awaitCaughtUp(String kill, String victim, ProcedureNode<Object> leader) {
     long t0 = System.nanoTime();
-    long target = leader.stateMachine().appliedIndex();
+    long target = leader.metrics().appliedIndex();
     ProcedureNode<Object> restarted = cluster.nodes().get(victim);
     cluster.awaitTrue(
         kill + ": restarted " + victim + " applied up to index " + target,
-        () -> restarted.stateMachine().appliedIndex() >= target);
+        () -> restarted.metrics().appliedIndex() >= target);
     return ms(t0);
   }
 

@@ -2,7 +2,7 @@ package dev.baton.consensus.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.baton.consensus.LatencyHistogram;
-import dev.baton.consensus.ProcedureStateMachine;
+import dev.baton.consensus.StateMachineMetrics;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -41,14 +41,14 @@ final class StallWatch implements AutoCloseable {
             return t;
           });
 
-  private final Supplier<List<ProcedureStateMachine>> machines;
+  private final Supplier<List<StateMachineMetrics>> machines;
 
   /** Latest snapshot index of each node at the previous poll (poller thread only). */
   private final List<Long> lastSnapshot = new ArrayList<>();
 
-  StallWatch(Supplier<List<ProcedureStateMachine>> machines) {
+  StallWatch(Supplier<List<StateMachineMetrics>> machines) {
     this.machines = machines;
-    for (ProcedureStateMachine m : machines.get()) {
+    for (StateMachineMetrics m : machines.get()) {
       m.snapshotApplyBlocking().reset();
       m.snapshotWriteTimes().reset();
     }
@@ -81,11 +81,10 @@ final class StallWatch implements AutoCloseable {
         });
   }
 
-  private void pollSnapshots(Supplier<List<ProcedureStateMachine>> machines) {
-    List<ProcedureStateMachine> now = machines.get();
+  private void pollSnapshots(Supplier<List<StateMachineMetrics>> machines) {
+    List<StateMachineMetrics> now = machines.get();
     for (int i = 0; i < now.size(); i++) {
-      var latest = now.get(i).getLatestSnapshot();
-      long index = latest == null ? -1 : latest.getIndex();
+      long index = now.get(i).snapshotIndex();
       if (i >= lastSnapshot.size()) {
         lastSnapshot.add(index);
       } else if (lastSnapshot.get(i) != index) {
@@ -99,7 +98,7 @@ final class StallWatch implements AutoCloseable {
   /** How long each node's takeSnapshot() calls held its apply thread since this watch started. */
   List<LatencyHistogram> snapshotApplyBlocking() {
     List<LatencyHistogram> out = new ArrayList<>();
-    for (ProcedureStateMachine m : machines.get()) {
+    for (StateMachineMetrics m : machines.get()) {
       out.add(m.snapshotApplyBlocking());
     }
     return out;
@@ -108,7 +107,7 @@ final class StallWatch implements AutoCloseable {
   /** How long each node's background snapshot writes took since this watch started. */
   List<LatencyHistogram> snapshotWriteTimes() {
     List<LatencyHistogram> out = new ArrayList<>();
-    for (ProcedureStateMachine m : machines.get()) {
+    for (StateMachineMetrics m : machines.get()) {
       out.add(m.snapshotWriteTimes());
     }
     return out;

@@ -1,10 +1,10 @@
-package dev.baton.consensus;
+package dev.baton.consensus.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.baton.consensus.LoopbackPorts.Range;
+import dev.baton.consensus.spi.LoopbackPorts.Range;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

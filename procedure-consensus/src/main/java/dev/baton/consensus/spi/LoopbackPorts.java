@@ -1,4 +1,4 @@
-package dev.baton.consensus;
+package dev.baton.consensus.spi;
 
 import java.io.IOException;
 import java.net.InetAddress;
