@@ -10,6 +10,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * A test class whose methods share one process cluster (JVM start-ups are the cost), in order, with
@@ -25,6 +27,20 @@ abstract class SharedClusterTest {
   private final int dataNodes;
   private final List<String> nodeFlags;
   protected ProcessCluster cluster;
+
+  /**
+   * A failed test leaves each node's view and a thread dump of every live ConfigNode (in its log,
+   * kept with {@code -Dbaton.keepDir=true}) for a look at what was stuck.
+   */
+  @RegisterExtension
+  final TestExecutionExceptionHandler reportOnFailure =
+      (context, failure) -> {
+        if (cluster != null) {
+          System.out.println(
+              "[cluster] when " + context.getDisplayName() + " failed: " + cluster.describeStuck());
+        }
+        throw failure;
+      };
 
   protected SharedClusterTest(int nodes, int dataNodes) {
     this(nodes, dataNodes, List.of());

@@ -449,14 +449,20 @@ public final class ProcessCluster implements AutoCloseable {
               "a running leader" + (exclude.isEmpty() ? "" : " other than " + exclude))
           .until(() -> runningLeader(exclude, afterTerm, termSeen));
     } catch (IOException noLeader) {
-      Map<String, ChildJvm> now;
-      synchronized (this) {
-        now = new LinkedHashMap<>(nodes);
-      }
-      throw new IOException(
-          noLeader.getMessage() + "; now " + StuckClusterReport.describe(now, this::cluster),
-          noLeader);
+      throw new IOException(noLeader.getMessage() + "; now " + describeStuck(), noLeader);
     }
+  }
+
+  /**
+   * Each ConfigNode's own view in one line ({@code cn1: gone; cn2: FOLLOWER term 7 leader none}),
+   * after asking every live one for a thread dump into its log: for a wait that gave up.
+   */
+  public String describeStuck() throws InterruptedException {
+    Map<String, ChildJvm> now;
+    synchronized (this) {
+      now = new LinkedHashMap<>(nodes);
+    }
+    return StuckClusterReport.describe(now, this::cluster);
   }
 
   /**
