@@ -95,13 +95,17 @@ final class OperatorActions<Env> {
         queue(proc);
       }
       case BYPASS -> {
+        // Every member is marked before any is queued: a child bypassed at once wakes its parent,
+        // which must already see its own bypass rather than run its next step.
+        List<Procedure<Env>> bypassed = new ArrayList<>();
         for (ActionPlan.StateChange c : plan.states()) {
           Procedure<Env> p = ctx.procedures.get(c.procId());
           if (p != null) {
             p.exec.requestBypass();
-            queue(p);
+            bypassed.add(p);
           }
         }
+        bypassed.forEach(this::queue);
       }
       case RETRY_NOW -> retryNow(proc);
     }
