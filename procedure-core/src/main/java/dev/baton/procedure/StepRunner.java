@@ -9,9 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one polled procedure on a worker: checks its root stack, handles wake-ups, timeouts and
- * aborts, takes its lock, runs one step, persists the outcome and queues what comes next. When the
- * root stack has failed and no member runs, it unwinds it.
+ * Runs one polled procedure on a worker, carrying out what {@link StepDecider} decides: checks its
+ * root stack, applies its turn (wake-ups, timeouts, aborts; {@link StepPreparation}), takes its
+ * lock, runs one step, persists the outcome and queues what comes next. When the root stack has
+ * failed and no member runs, it unwinds it ({@link RollbackRunner}).
  */
 final class StepRunner<Env> implements Consumer<Schedulable> {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
@@ -20,6 +21,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   private final ProcedureCompletion<Env> completion;
   private final RollbackRunner<Env> rollback;
   private final StepPreparation<Env> preparation;
+  private final ProcedureFacts<Procedure<Env>> facts = ProcedureFacts.procedures();
 
   StepRunner(
       ExecutorContext<Env> ctx, ProcedureCompletion<Env> completion, RollbackRunner<Env> rollback) {
@@ -120,15 +122,19 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** Decides whether the procedure may run now, then runs one step; true if handed over. */
   private boolean step(Procedure<Env> proc, RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
-    if (proc.exec.isBypassRequested() && !proc.isFailed()) {
-      return bypass(proc, stack);
+    StepDecider.Turn bypass = StepDecider.bypass(proc, facts);
+    if (bypass != null) {
+      return bypass.action() == StepDecider.Action.BYPASS && bypass(proc, stack);
     }
-    if (!preparation.prepare(proc)) {
-      return false;
-    }
-    if (proc.isFailed()) {
-      fail(proc, stack);
-      return false;
+    switch (preparation.prepare(proc).action()) {
+      case RUN -> {}
+      case FAIL -> {
+        fail(proc, stack);
+        return false;
+      }
+      default -> {
+        return false;
+      }
     }
     if (!proc.exec.isLockHeld()) {
       LockState lock;
@@ -168,15 +174,11 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   }
 
   /**
-   * An operator bypassed the procedure: it finishes as SUCCESS without running its remaining steps
-   * (a succeeded child wakes its parent; a root retires its tree, releasing what it held). While
-   * children are pending it waits for them: the last one's finish queues it again. True if the
-   * write was handed over.
+   * An operator bypassed the procedure and no child is pending ({@link StepDecider#bypass}): it
+   * finishes as SUCCESS without running its remaining steps (a succeeded child wakes its parent; a
+   * root retires its tree, releasing what it held). True if the write was handed over.
    */
   private boolean bypass(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
-    if (proc.exec.getPendingChildren() > 0) {
-      return false;
-    }
     proc.exec.takeWakeRequest();
     proc.exec.takeTimeoutFired();
     proc.exec.setWaitDeadline(0);
@@ -259,51 +261,76 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
       stack.addEntry(proc);
     }
     long waitMillis = proc.takeRequestedWait();
-    if (proc.isFailed()) {
-      if (proc.retryInsteadOfRollback()) {
-        scheduleRetry(proc);
-      } else {
-        releaseLockAfterStep(proc);
-        fail(proc, stack);
-      }
+    boolean failed = proc.isFailed();
+    StepDecider.Outcome outcome =
+        StepDecider.afterStep(
+            result(yielded, suspended, proc, children),
+            failed,
+            failed && proc.retryInsteadOfRollback(),
+            waitMillis);
+    if (outcome == StepDecider.Outcome.RETRY) {
+      scheduleRetry(proc);
+      return false;
+    }
+    if (outcome == StepDecider.Outcome.FAIL) {
+      releaseLockAfterStep(proc);
+      fail(proc, stack);
       return false;
     }
     proc.exec.resetRetryAttempts();
-    StepUpdate<Env> update;
-    if (yielded) {
-      update =
-          StepUpdate.of(
-              proc,
-              () -> {
-                releaseLockAfterStep(proc);
-                ctx.scheduler.addBack(proc);
-              });
-    } else if (suspended) {
-      proc.transitionTo(ProcedureState.WAITING);
-      update = StepUpdate.of(proc, () -> releaseLockAfterStep(proc));
-    } else if (children != null && children.length == 1 && children[0] == proc) {
-      update = continueWith(proc, waitMillis);
-    } else if (children != null && children.length > 0) {
-      update = spawn(proc, stack, children);
-    } else {
-      update = succeed(proc, stack);
-    }
+    StepUpdate<Env> update =
+        switch (outcome) {
+          case YIELD ->
+              StepUpdate.of(
+                  proc,
+                  () -> {
+                    releaseLockAfterStep(proc);
+                    ctx.scheduler.addBack(proc);
+                  });
+          case SUSPEND -> {
+            proc.transitionTo(ProcedureState.WAITING);
+            yield StepUpdate.of(proc, () -> releaseLockAfterStep(proc));
+          }
+          case WAIT -> waitAfter(proc, waitMillis);
+          case CONTINUE -> continueWith(proc);
+          case SPAWN -> spawn(proc, stack, children);
+          default -> succeed(proc, stack);
+        };
     return update != null && ctx.applyPipelined(update, () -> endHandedOverStep(proc, stack));
   }
 
-  /** The step asked for another step, maybe after a wait. */
-  private StepUpdate<Env> continueWith(Procedure<Env> proc, long waitMillis) {
-    if (waitMillis >= 0) {
-      long deadline = ctx.now() + waitMillis;
-      proc.exec.setWaitDeadline(deadline);
-      proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
-      return StepUpdate.of(
-          proc,
-          () -> {
-            releaseLockAfterStep(proc);
-            ctx.timeouts.add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
-          });
+  /** How the step ended: thrown, or what it returned. */
+  private static <Env> StepDecider.StepResult result(
+      boolean yielded, boolean suspended, Procedure<Env> proc, Procedure<Env>[] children) {
+    if (yielded) {
+      return StepDecider.StepResult.YIELDED;
     }
+    if (suspended) {
+      return StepDecider.StepResult.SUSPENDED;
+    }
+    if (children != null && children.length == 1 && children[0] == proc) {
+      return StepDecider.StepResult.AGAIN;
+    }
+    return children != null && children.length > 0
+        ? StepDecider.StepResult.CHILDREN
+        : StepDecider.StepResult.DONE;
+  }
+
+  /** The step asked for another step after a wait of {@code waitMillis}. */
+  private StepUpdate<Env> waitAfter(Procedure<Env> proc, long waitMillis) {
+    long deadline = ctx.now() + waitMillis;
+    proc.exec.setWaitDeadline(deadline);
+    proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
+    return StepUpdate.of(
+        proc,
+        () -> {
+          releaseLockAfterStep(proc);
+          ctx.timeouts.add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
+        });
+  }
+
+  /** The step asked for another step at once. */
+  private StepUpdate<Env> continueWith(Procedure<Env> proc) {
     boolean yield = proc.isYieldAfterExecution(ctx.env);
     return StepUpdate.of(
         proc,
