@@ -70,7 +70,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     this.waits = new WaitAnalysis<>(ctx, workers);
     this.actions = new OperatorActions<>(ctx);
     TimeoutExecutorThread timeoutThread =
-        new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, deadlines::onTimeout);
+        new TimeoutExecutorThread(name + "-timeout", ctx.timeouts(), deadlines::onTimeout);
     this.lifecycle = new ExecutorLifecycle<>(name, ctx, workers, timeoutThread, s.failStopListener);
   }
 
@@ -173,7 +173,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    */
   public boolean abort(long procId) {
     ensureRunning();
-    return actions.abort(ctx.procedures.get(procId));
+    return actions.abort(ctx.procedures().get(procId));
   }
 
   /**
@@ -204,12 +204,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * WAITING_TIMEOUT, so it runs again now. Returns false if it is not live.
    */
   public boolean wake(long procId) {
-    Procedure<Env> proc = ctx.procedures.get(procId);
+    Procedure<Env> proc = ctx.procedures().get(procId);
     if (proc == null || proc.isFinished()) {
       return false;
     }
     proc.exec.requestWake();
-    ctx.scheduler.addFront(proc);
+    ctx.scheduler().addFront(proc);
     return true;
   }
 
@@ -235,7 +235,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * runs a step without a reported call, is finished, or is unknown.
    */
   public Optional<BlockedOn> blockedOn(long procId) {
-    Procedure<Env> p = ctx.procedures.get(procId);
+    Procedure<Env> p = ctx.procedures().get(procId);
     return p == null ? Optional.empty() : Optional.ofNullable(waits.blockedOn(p));
   }
 
@@ -254,17 +254,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Wait-for cycles the lock manager found since it was made (see {@link LockManager}). */
   public long deadlockCount() {
-    return ctx.admission.locks.deadlockCount();
+    return ctx.admission().locks.deadlockCount();
   }
 
   /** The wait-for cycles of the lock table now (left in place: none while they are broken). */
   public List<LockCycle> lockCycles() {
-    return ctx.admission.locks.cycles();
+    return ctx.admission().locks.cycles();
   }
 
   /** The last cycles the lock manager found, oldest first, broken or not. */
   public List<LockCycle> recentDeadlocks() {
-    return ctx.admission.locks.recentDeadlocks();
+    return ctx.admission().locks.recentDeadlocks();
   }
 
   /**
@@ -273,7 +273,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * running or queued to run, finished, or unknown.
    */
   public Optional<String> waitReason(long procId) {
-    Procedure<Env> p = ctx.procedures.get(procId);
+    Procedure<Env> p = ctx.procedures().get(procId);
     return p == null
         ? Optional.empty()
         : Optional.ofNullable(waits.waitReason(p, waits.blockedOn(p)));
@@ -285,17 +285,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * one.
    */
   public LockManager lockManager() {
-    return ctx.admission.locks;
+    return ctx.admission().locks;
   }
 
   /** The lock table now: every held or awaited lock with holders and waiters in order. */
   public List<LockInfo> locks() {
-    return ctx.admission.locks.snapshot();
+    return ctx.admission().locks.snapshot();
   }
 
   /** The per-type limits now: running, reserved and waiting procedures of each limited type. */
   public List<LimitInfo> limits() {
-    return ctx.admission.limiter.snapshot();
+    return ctx.admission().limiter.snapshot();
   }
 
   /** Waits until the procedure reached its terminal state. */
@@ -333,7 +333,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Number of live (unfinished-tree) procedures. */
   public int liveCount() {
-    return ctx.procedures.size();
+    return ctx.procedures().size();
   }
 
   /** Number of procedures whose step (or rollback step) a worker is running right now. */
@@ -343,12 +343,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Number of procedures ready to run and waiting for a worker in the scheduler. */
   public int queuedCount() {
-    return ctx.scheduler.size();
+    return ctx.scheduler().size();
   }
 
   /** Deadlines in the timeout queue, chores included (for tests). */
   int pendingDeadlines() {
-    return ctx.timeouts.size();
+    return ctx.timeouts().size();
   }
 
   /** Number of workers now, including temporary keep-alive workers. */

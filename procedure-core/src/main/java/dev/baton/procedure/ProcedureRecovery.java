@@ -40,7 +40,7 @@ final class ProcedureRecovery<Env> {
   @SuppressWarnings("unchecked")
   void recover() throws IOException {
     long startedAt = System.nanoTime();
-    StoreContents contents = ctx.store.load();
+    StoreContents contents = ctx.store().load();
     long loadedAt = System.nanoTime();
     long maxId = contents.maxProcId();
     List<StoreRecord> records =
@@ -49,7 +49,7 @@ final class ProcedureRecovery<Env> {
             : new ArrayList<>(contents.records());
     int count = records.size();
     RecordDecoding.Result decoded =
-        RecordDecoding.decode(ctx.codec, records, ctx.config.recoveryThreads(), name);
+        RecordDecoding.decode(ctx.codec(), records, ctx.config().recoveryThreads(), name);
     long decodedAt = System.nanoTime();
     // By procId for lookups, and in ascending procId order for everything that iterates.
     Map<Long, Procedure<Env>> loaded = new HashMap<>(hashCapacity(count));
@@ -90,16 +90,16 @@ final class ProcedureRecovery<Env> {
       inOrder = new ArrayList<>(loaded.values());
       inOrder.sort(Comparator.comparingLong(Procedure::getProcId));
     }
-    ctx.ids.reset(maxId);
+    ctx.ids().reset(maxId);
     for (Procedure<Env> p : inOrder) {
-      p.beforeRecover(ctx.env);
+      p.beforeRecover(ctx.env());
     }
     RecoveryPlanner.Sorting<Procedure<Env>> sorting =
         RecoveryPlanner.sort(inOrder, loaded::get, corruptReasons, corruptRoots, facts);
     for (Map.Entry<Procedure<Env>, String> orphan : sorting.orphans().entrySet()) {
       Procedure<Env> p = orphan.getKey();
       corruptReasons.put(p.getProcId(), orphan.getValue());
-      corruptEnvelopes.put(p.getProcId(), ctx.codec.toEnvelope(p, ctx.config.term()));
+      corruptEnvelopes.put(p.getProcId(), ctx.codec().toEnvelope(p, ctx.config().term()));
     }
     for (Procedure<Env> root : sorting.finishedRoots()) {
       List<ProcedureInfo> members = new ArrayList<>();
@@ -111,9 +111,11 @@ final class ProcedureRecovery<Env> {
       retainCompleted(root, members);
     }
     for (Map.Entry<Long, String> e : corruptReasons.entrySet()) {
-      ctx.corrupt.put(
-          e.getKey(),
-          ProcedureCodec.corruptInfo(e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
+      ctx.corrupt()
+          .put(
+              e.getKey(),
+              ProcedureCodec.corruptInfo(
+                  e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
     }
     List<Procedure<Env>> live = sorting.live();
     wireLive(live, sorting.brokenTrees());
@@ -122,13 +124,13 @@ final class ProcedureRecovery<Env> {
         "recovered {} live procedures in {} trees, {} completed, {} corrupt, in {} ms: load {} ms,"
             + " decode {} ms ({} threads), wiring {} ms",
         live.size(),
-        ctx.stacks.size(),
-        ctx.completed.rootCount(),
-        ctx.corrupt.size(),
+        ctx.stacks().size(),
+        ctx.completed().rootCount(),
+        ctx.corrupt().size(),
         TimeUnit.NANOSECONDS.toMillis(wiredAt - startedAt),
         TimeUnit.NANOSECONDS.toMillis(loadedAt - startedAt),
         TimeUnit.NANOSECONDS.toMillis(decodedAt - loadedAt),
-        RecordDecoding.threadsFor(count, ctx.config.recoveryThreads()),
+        RecordDecoding.threadsFor(count, ctx.config().recoveryThreads()),
         TimeUnit.NANOSECONDS.toMillis(wiredAt - decodedAt));
   }
 
@@ -139,10 +141,10 @@ final class ProcedureRecovery<Env> {
 
   private void retainCompleted(Procedure<Env> root, List<ProcedureInfo> members) {
     root.refreshSnapshot();
-    long expiresAt = root.getLastUpdate() + ctx.config.completedRetention().toMillis();
-    ctx.completed.add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt, true);
+    long expiresAt = root.getLastUpdate() + ctx.config().completedRetention().toMillis();
+    ctx.completed().add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt, true);
     if (root.exec.getNonceKey() != null) {
-      ctx.nonces.put(root.exec.getNonceKey(), root.getProcId());
+      ctx.nonces().put(root.exec.getNonceKey(), root.getProcId());
     }
   }
 
@@ -157,14 +159,14 @@ final class ProcedureRecovery<Env> {
       stack.addMember(root);
       newStacks.add(stack);
       if (root.exec.getNonceKey() != null) {
-        ctx.nonces.put(root.exec.getNonceKey(), root.getProcId());
+        ctx.nonces().put(root.exec.getNonceKey(), root.getProcId());
       }
     }
-    ctx.stacks.putAll(KeyedView.of(newStacks, RootProcedureStack::rootProcId));
-    ctx.procedures.putAll(KeyedView.of(live, Procedure::getProcId));
+    ctx.stacks().putAll(KeyedView.of(newStacks, RootProcedureStack::rootProcId));
+    ctx.procedures().putAll(KeyedView.of(live, Procedure::getProcId));
     for (Procedure<Env> p : live) {
       if (p.hasParent()) {
-        ctx.stacks.get(p.getRootProcId()).addMember(p);
+        ctx.stacks().get(p.getRootProcId()).addMember(p);
       }
       p.refreshSnapshot();
     }
@@ -176,32 +178,32 @@ final class ProcedureRecovery<Env> {
           f.reason() == null
               ? f.member().getFailure()
               : new ProcedureFailure("recovery", f.reason(), "", false);
-      ctx.stacks.get(f.rootProcId()).setFailed(f.member(), failure);
+      ctx.stacks().get(f.rootProcId()).setFailed(f.member(), failure);
     }
     plan.pendingChildren().forEach((p, pending) -> p.exec.setPendingChildren(pending));
     for (Procedure<Env> p : plan.resumed()) {
       p.transitionTo(ProcedureState.RUNNABLE);
     }
     for (RecoveryPlanner.Timer<Procedure<Env>> t : plan.timers()) {
-      ctx.timeouts.add(t.deadline(), t.kind(), t.proc());
+      ctx.timeouts().add(t.deadline(), t.kind(), t.proc());
     }
     for (Procedure<Env> p : plan.interruptedCandidates()) {
       // its due step may have run before the crash; a rollback must undo it too
       if (p.countInterruptedStepAsExecuted()) {
-        ctx.stacks.get(p.getRootProcId()).addEntry(p);
+        ctx.stacks().get(p.getRootProcId()).addEntry(p);
       }
     }
     retakeHeldLocks(live);
     for (Procedure<Env> p : plan.queue()) {
-      ctx.scheduler.addBack(p);
+      ctx.scheduler().addBack(p);
     }
     for (Procedure<Env> p : live) {
-      p.afterRecover(ctx.env);
+      p.afterRecover(ctx.env());
     }
   }
 
   /** Locks held across steps are taken again before anything else is scheduled. */
   private void retakeHeldLocks(List<Procedure<Env>> live) {
-    ctx.admission.retakeHeldLocks(live);
+    ctx.admission().retakeHeldLocks(live);
   }
 }

@@ -42,12 +42,12 @@ final class RollbackRunner<Env> {
 
   private boolean unwindClaimed(RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
-    Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
+    Procedure<Env> root = ctx.procedures().get(stack.rootProcId());
     if (root == null) {
       return true;
     }
     markTreeFailed(root, stack);
-    ctx.admission.rollbackStarting(stack);
+    ctx.admission().rollbackStarting(stack);
     while (true) {
       UnwindPlanner.Next<Procedure<Env>> next =
           UnwindPlanner.next(stack.rootProcId(), stack.newestEntry(), facts);
@@ -57,13 +57,13 @@ final class RollbackRunner<Env> {
           return true;
         }
         case SKIP -> {
-          if (!ctx.running) {
+          if (!ctx.isRunning()) {
             return false;
           }
           stack.popEntry(); // compensated by its parent's rollback
         }
         case UNDO -> {
-          if (!ctx.running || !undo(stack, next)) {
+          if (!ctx.isRunning() || !undo(stack, next)) {
             return false;
           }
         }
@@ -119,13 +119,13 @@ final class RollbackRunner<Env> {
   private boolean lockForRollbackStep(RootProcedureStack<Env> stack, Procedure<Env> proc) {
     LockState lock;
     try {
-      lock = ctx.admission.lockForRollback(proc);
+      lock = ctx.admission().lockForRollback(proc);
     } catch (RuntimeException e) {
       retryLater(stack, proc, e);
       return false;
     }
     if (lock == LockState.LOCK_YIELD_WAIT) {
-      ctx.scheduler.addBack(proc);
+      ctx.scheduler().addBack(proc);
     }
     return lock == LockState.LOCK_ACQUIRED;
   }
@@ -137,16 +137,16 @@ final class RollbackRunner<Env> {
     Procedure<Env> proc = next.member();
     long start = System.nanoTime();
     try {
-      proc.doRollbackStep(ctx.env);
+      proc.doRollbackStep(ctx.env());
     } catch (InterruptedException e) {
       throw e;
     } catch (Throwable t) {
-      ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
+      ctx.metrics().stepExecuted(proc.getType(), System.nanoTime() - start);
       retryLater(stack, proc, t);
       return false;
     }
-    ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
-    if (!ctx.running || Thread.currentThread().isInterrupted()) {
+    ctx.metrics().stepExecuted(proc.getType(), System.nanoTime() - start);
+    if (!ctx.isRunning() || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; rollback step of " + proc);
     }
     proc.exec.resetRetryAttempts();
@@ -162,7 +162,7 @@ final class RollbackRunner<Env> {
   }
 
   private void releaseLockAfterRollbackStep(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env)) {
+    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env())) {
       completion.releaseHeldLock(proc);
     }
   }
@@ -180,9 +180,9 @@ final class RollbackRunner<Env> {
 
   private void retryLater(RootProcedureStack<Env> stack, Procedure<Env> proc, Throwable t) {
     int attempt = proc.exec.nextRetryAttempt();
-    long wait = ctx.config.retryBackoffMillis(attempt);
+    long wait = ctx.config().retryBackoffMillis(attempt);
     long at = ctx.now() + wait;
-    ctx.metrics.stepRetried(proc.getType());
+    ctx.metrics().stepRetried(proc.getType());
     LOG.warn(
         "rollback of step {} of procedure {} failed (attempt {}); retrying in {} ms. "
             + "Fix the cause; the rollback repeats until it succeeds.",
@@ -192,8 +192,8 @@ final class RollbackRunner<Env> {
         wait,
         t);
     stack.pauseRollback(at);
-    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_ROLLBACK, at);
-    Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
-    ctx.timeouts.add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
+    ctx.admission().noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_ROLLBACK, at);
+    Procedure<Env> root = ctx.procedures().get(stack.rootProcId());
+    ctx.timeouts().add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
   }
 }

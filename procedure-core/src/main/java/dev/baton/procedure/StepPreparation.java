@@ -18,7 +18,7 @@ final class StepPreparation<Env> {
     boolean woken = proc.exec.takeWakeRequest();
     proc.exec.takeTimeoutFired();
     StepDecider.Turn turn =
-        StepDecider.decide(proc, facts, woken, ctx.now(), p -> p.setTimeoutFailure(ctx.env));
+        StepDecider.decide(proc, facts, woken, ctx.now(), p -> p.setTimeoutFailure(ctx.env()));
     if (turn.failure() != null) {
       proc.setFailureRecord(turn.failure());
     }
@@ -26,7 +26,7 @@ final class StepPreparation<Env> {
       proc.exec.setWaitDeadline(0);
     }
     if (turn.cancelWaitTimer()) {
-      ctx.timeouts.cancel(proc, TimeoutQueue.Kind.WAIT_EXPIRED); // ended before its deadline
+      ctx.timeouts().cancel(proc, TimeoutQueue.Kind.WAIT_EXPIRED); // ended before its deadline
     }
     if (turn.resume()) {
       proc.transitionTo(ProcedureState.RUNNABLE);

@@ -54,7 +54,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** Lets go of the procedure; queues it again if a worker found it busy meanwhile. */
   private void releaseExecLock(Procedure<Env> proc) {
     if (proc.exec.idLock.release()) {
-      ctx.scheduler.addFront(proc);
+      ctx.scheduler().addFront(proc);
     }
   }
 
@@ -63,7 +63,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     try {
       action.run();
     } catch (IOException e) {
-      if (ctx.running) {
+      if (ctx.isRunning()) {
         ctx.fail(e);
       }
     } catch (InterruptedException e) {
@@ -79,10 +79,10 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
    * handed over: the step ends later ({@link #endHandedOverStep}), the procedure held until then.
    */
   private boolean runLocked(Procedure<Env> proc) throws IOException, InterruptedException {
-    if (!ctx.running || proc.isFinished() || ctx.procedures.get(proc.getProcId()) != proc) {
+    if (!ctx.isRunning() || proc.isFinished() || ctx.procedures().get(proc.getProcId()) != proc) {
       return false; // a stale queue entry
     }
-    RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
+    RootProcedureStack<Env> stack = ctx.stacks().get(proc.getRootProcId());
     if (stack == null) {
       return false;
     }
@@ -104,7 +104,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   }
 
   private void unwindIfDue(RootProcedureStack<Env> stack) throws IOException, InterruptedException {
-    if (ctx.running && stack.tryStartRollback(ctx.now())) {
+    if (ctx.isRunning() && stack.tryStartRollback(ctx.now())) {
       rollback.unwind(stack);
     }
   }
@@ -139,7 +139,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     if (!proc.exec.isLockHeld()) {
       LockState lock;
       try {
-        lock = ctx.admission.acquireLock(proc);
+        lock = ctx.admission().acquireLock(proc);
       } catch (RuntimeException e) { // e.g. a lock wait timeout: the procedure fails
         proc.exec.endLockWait();
         proc.setFailure(proc.getType(), e);
@@ -147,29 +147,29 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         return false;
       }
       if (lock == LockState.LOCK_YIELD_WAIT) {
-        ctx.scheduler.addBack(proc);
+        ctx.scheduler().addBack(proc);
         return false;
       }
       if (lock == LockState.LOCK_EVENT_WAIT) {
         if (proc.exec.startLockWait(System.nanoTime())) {
-          ctx.metrics.lockWaitStarted(proc.getType());
+          ctx.metrics().lockWaitStarted(proc.getType());
         }
         return false; // parked on the lock; the release queues it again
       }
       long waited = proc.exec.endLockWait();
       if (waited != 0) {
-        ctx.metrics.lockWaitEnded(proc.getType(), System.nanoTime() - waited);
+        ctx.metrics().lockWaitEnded(proc.getType(), System.nanoTime() - waited);
       }
       proc.exec.setLockHeld(true);
     }
-    if (!ctx.admission.admitStep(proc)) {
+    if (!ctx.admission().admitStep(proc)) {
       releaseLockAfterStep(proc);
       return false; // waits for a slot of its type's limit; the freed slot queues it again
     }
     try {
       return execute(proc, stack);
     } finally {
-      ctx.admission.stepDone(proc);
+      ctx.admission().stepDone(proc);
     }
   }
 
@@ -197,7 +197,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
    * a RUNNABLE record) and undo it.
    */
   private void fail(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
-    ctx.admission.failed(proc);
+    ctx.admission().failed(proc);
     proc.transitionTo(ProcedureState.FAILED);
     stack.setFailed(proc, proc.getFailure());
     List<Procedure<Env>> batch = new ArrayList<>();
@@ -208,7 +208,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.exec.idLock.tryAcquire()) {
           idle.add(m);
           if (m.getState() == ProcedureState.RUNNABLE) {
-            ctx.admission.failed(m);
+            ctx.admission().failed(m);
             m.transitionTo(ProcedureState.FAILED);
             batch.add(m);
           }
@@ -233,9 +233,9 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     try {
       long start = System.nanoTime();
       try {
-        children = proc.doExecute(ctx.env);
+        children = proc.doExecute(ctx.env());
       } finally {
-        ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
+        ctx.metrics().stepExecuted(proc.getType(), System.nanoTime() - start);
       }
     } catch (ProcedureYieldException e) {
       yielded = true;
@@ -247,15 +247,13 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     } catch (Throwable t) {
       proc.setFailure(proc.getType(), t);
     }
-    if (!ctx.running || Thread.currentThread().isInterrupted()) {
+    if (!ctx.isRunning() || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; step of " + proc + " not recorded");
     }
     ProcedureFailure stepFailure = proc.getFailure();
     proc.exec.calls.stepEnded(stepFailure == null ? null : stepFailure.describe());
-    if (proc.getTimeout() > 0 && proc.getTimeout() != timeoutBefore) {
-      // setTimeout was called by the step: arm the new deadline (still measured from submission)
-      ctx.timeouts.add(
-          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
+    if (proc.getTimeout() != timeoutBefore) {
+      ctx.armProcedureDeadline(proc); // setTimeout was called by the step: arm the new deadline
     }
     if (proc.lastStepAddsRollbackEntry()) {
       stack.addEntry(proc);
@@ -285,7 +283,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
                   proc,
                   () -> {
                     releaseLockAfterStep(proc);
-                    ctx.scheduler.addBack(proc);
+                    ctx.scheduler().addBack(proc);
                   });
           case SUSPEND -> {
             proc.transitionTo(ProcedureState.WAITING);
@@ -325,21 +323,21 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         proc,
         () -> {
           releaseLockAfterStep(proc);
-          ctx.timeouts.add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
+          ctx.timeouts().add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
         });
   }
 
   /** The step asked for another step at once. */
   private StepUpdate<Env> continueWith(Procedure<Env> proc) {
-    boolean yield = proc.isYieldAfterExecution(ctx.env);
+    boolean yield = proc.isYieldAfterExecution(ctx.env());
     return StepUpdate.of(
         proc,
         () -> {
           releaseLockAfterStep(proc);
           if (yield) {
-            ctx.scheduler.addBack(proc);
+            ctx.scheduler().addBack(proc);
           } else {
-            ctx.scheduler.addFront(proc);
+            ctx.scheduler().addFront(proc);
           }
         });
   }
@@ -362,7 +360,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         fail(parent, stack);
         return null;
       }
-      String type = ctx.codec.registry().typeOf(child).orElse(null);
+      String type = ctx.codec().registry().typeOf(child).orElse(null);
       if (type == null) {
         parent.setFailure(
             parent.getType(), new UnknownProcedureTypeException(child.getClass().getName()));
@@ -371,7 +369,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         return null;
       }
       child.setType(type);
-      child.setProcId(ctx.ids.next());
+      child.setProcId(ctx.ids().next());
       child.setParent(parent.getProcId(), parent.getRootProcId());
       child.setSubmittedTime(now);
       child.transitionTo(ProcedureState.RUNNABLE);
@@ -388,16 +386,11 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         () -> {
           releaseLockAfterStep(parent);
           for (Procedure<Env> child : children) {
-            ctx.procedures.put(child.getProcId(), child);
+            ctx.procedures().put(child.getProcId(), child);
             stack.addMember(child);
-            if (child.getTimeout() > 0) {
-              ctx.timeouts.add(
-                  child.getSubmittedTime() + child.getTimeout(),
-                  TimeoutQueue.Kind.PROCEDURE_DEADLINE,
-                  child);
-            }
-            ctx.scheduler.addFront(child);
-            ctx.metrics.submitted(child.getType());
+            ctx.armProcedureDeadline(child);
+            ctx.scheduler().addFront(child);
+            ctx.metrics().submitted(child.getType());
           }
         });
   }
@@ -412,8 +405,8 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** A step whose state cannot be rolled back failed: try it again after a backoff. */
   private void scheduleRetry(Procedure<Env> proc) throws IOException {
     int attempt = proc.exec.nextRetryAttempt();
-    long wait = ctx.config.retryBackoffMillis(attempt);
-    ctx.metrics.stepRetried(proc.getType());
+    long wait = ctx.config().retryBackoffMillis(attempt);
+    ctx.metrics().stepRetried(proc.getType());
     LOG.warn(
         "step {} of procedure {} failed ({}) and cannot be rolled back; retry {} in {} ms",
         proc.getStepName(),
@@ -426,12 +419,12 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     ctx.persist(proc);
     releaseLockAfterStep(proc);
     long until = ctx.now() + wait;
-    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_STEP, until);
-    ctx.timeouts.add(until, TimeoutQueue.Kind.RETRY_STEP, proc);
+    ctx.admission().noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_STEP, until);
+    ctx.timeouts().add(until, TimeoutQueue.Kind.RETRY_STEP, proc);
   }
 
   private void releaseLockAfterStep(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env)) {
+    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env())) {
       completion.releaseHeldLock(proc);
     }
   }
