@@ -32,8 +32,15 @@ final class CoreSimulation {
   private static final int ABORT_PERCENT = 2;
   private static final int CLOCK_PERCENT = 10;
 
+  /**
+   * Whether a due step counted by two restarts must be undone at the place of the first ({@code
+   * -Dsim.strictDueSteps=true}); see {@link #executedStep}.
+   */
+  static final boolean STRICT_DUE_STEPS = Boolean.getBoolean("sim.strictDueSteps");
+
   /** What a procedure does, fixed at its creation from the seed. */
   private record Script(
+      boolean stateMachine,
       int steps,
       int spawnAt,
       int children,
@@ -184,6 +191,7 @@ final class CoreSimulation {
     scripts.put(
         p.id,
         new Script(
+            random.nextBoolean(),
             steps,
             canSpawn && random.nextBoolean() ? random.nextInt(steps) : -1,
             1 + random.nextInt(MAX_CHILDREN),
@@ -252,8 +260,14 @@ final class CoreSimulation {
       result = StepDecider.StepResult.AGAIN;
     }
     long wait = step == script.waitAt() ? script.waitMillis() : -1;
-    int index = stack.addEntry(p);
-    executed.computeIfAbsent(p.root, k -> new ArrayList<>()).add(new ModelStack.Undo(id, index));
+    // a state machine records a state once (a restart may have counted it already) and records
+    // nothing for the step that only finishes after its last state's children
+    boolean recorded = !(script.stateMachine() && (p.dueCounted || step >= script.steps()));
+    p.dueCounted = false;
+    if (recorded) {
+      stack.addEntry(p, step);
+      executedStep(p, step);
+    }
     p.userStep++;
     StepDecider.Outcome outcome = StepDecider.afterStep(result, failed, false, wait);
     List<ModelProc> batch = new ArrayList<>();
@@ -375,6 +389,22 @@ final class CoreSimulation {
     }
   }
 
+  /**
+   * Logs a step as executed. A state machine's due step counted again by a later restart (its entry
+   * from the earlier restart was not written yet) is where the executor places it: at the later
+   * restart. With {@link #STRICT_DUE_STEPS} it stays where it was first counted, the earliest point
+   * it may have run.
+   */
+  private void executedStep(ModelProc p, int step) {
+    List<ModelStack.Undo> log = executed.computeIfAbsent(p.root, k -> new ArrayList<>());
+    ModelStack.Undo u = new ModelStack.Undo(p.id, step);
+    if (log.contains(u) && STRICT_DUE_STEPS) {
+      return;
+    }
+    log.remove(u);
+    log.add(u);
+  }
+
   // ------------------------------------------------------------------ crash and recovery
 
   private void crash() {
@@ -390,6 +420,15 @@ final class CoreSimulation {
     stacks.putAll(recovery.stacks);
     for (RecoveryPlanner.Timer<ModelProc> t : recovery.plan.timers()) {
       timers.add(new long[] {t.deadline(), t.proc().id});
+    }
+    for (ModelProc p : recovery.plan.interruptedCandidates()) {
+      // StateMachineProcedure#countInterruptedStepAsExecuted: its due state may have run
+      Script script = scripts.get(p.id);
+      if (script.stateMachine() && !p.dueCounted && p.userStep < script.steps()) {
+        stacks.get(p.root).addEntry(p, p.userStep);
+        p.dueCounted = true;
+        executedStep(p, p.userStep);
+      }
     }
     queue.addAll(recovery.queuedIds());
   }

@@ -16,6 +16,8 @@ final class ModelProc {
   ProcedureState state = ProcedureState.RUNNABLE;
   ProcedureFailure failure;
   int[] stackIndexes = new int[0];
+  // per stack index: the step of the procedure it records
+  int[] stackSteps = new int[0];
   int pendingChildren;
   long waitDeadline;
   long timeout;
@@ -29,6 +31,8 @@ final class ModelProc {
   int userStep;
   // not persisted: a wake-up to take at the next turn
   boolean woken;
+  // not persisted: a restart counted the due step as run (a state machine's interrupted state)
+  boolean dueCounted;
 
   ModelProc(long id, long parent, long root) {
     this.id = id;
@@ -51,6 +55,7 @@ final class ModelProc {
 
   ModelProc indexes(int... idx) {
     stackIndexes = idx.clone();
+    stackSteps = idx.clone();
     return this;
   }
 
@@ -71,6 +76,7 @@ final class ModelProc {
     c.state = state;
     c.failure = failure;
     c.stackIndexes = stackIndexes.clone();
+    c.stackSteps = stackSteps.clone();
     c.pendingChildren = pendingChildren;
     c.waitDeadline = waitDeadline;
     c.timeout = timeout;
@@ -80,14 +86,23 @@ final class ModelProc {
     return c;
   }
 
-  void addStackIndex(int index) {
+  /** Records that stack index {@code index} holds this procedure's step {@code step}. */
+  void addStackIndex(int index, int step) {
     stackIndexes = Arrays.copyOf(stackIndexes, stackIndexes.length + 1);
     stackIndexes[stackIndexes.length - 1] = index;
+    stackSteps = Arrays.copyOf(stackSteps, stackSteps.length + 1);
+    stackSteps[stackSteps.length - 1] = step;
+  }
+
+  /** The step the newest stack index records, or -1. */
+  int newestStep() {
+    return stackSteps.length == 0 ? -1 : stackSteps[stackSteps.length - 1];
   }
 
   void removeNewestStackIndex() {
     if (stackIndexes.length > 0) {
       stackIndexes = Arrays.copyOf(stackIndexes, stackIndexes.length - 1);
+      stackSteps = Arrays.copyOf(stackSteps, stackSteps.length - 1);
     }
   }
 

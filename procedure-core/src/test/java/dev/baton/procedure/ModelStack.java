@@ -9,8 +9,8 @@ import java.util.List;
  * its entries with {@link RecoveryPlanner#entries}.
  */
 final class ModelStack {
-  /** What one undo did: the member and the stack index of the step it undid. */
-  record Undo(long procId, int index) {}
+  /** A step of a member: recorded as executed, or undone. */
+  record Undo(long procId, int step) {}
 
   final long rootId;
   final List<ModelProc> members = new ArrayList<>();
@@ -24,10 +24,15 @@ final class ModelStack {
     this.rootId = rootId;
   }
 
-  /** Records an executed step of {@code p} as the newest entry; returns its index. */
+  /** Records an executed step of {@code p}, numbered by its stack index, as the newest entry. */
   int addEntry(ModelProc p) {
+    return addEntry(p, nextIndex);
+  }
+
+  /** Records step {@code step} of {@code p} as the newest entry; returns its stack index. */
+  int addEntry(ModelProc p, int step) {
     int index = nextIndex++;
-    p.addStackIndex(index);
+    p.addStackIndex(index, step);
     entries.add(p);
     return index;
   }
@@ -70,8 +75,7 @@ final class ModelStack {
         if (next.markFailed()) {
           p.state = ProcedureState.FAILED;
         }
-        int[] idx = p.stackIndexes;
-        undone.add(new Undo(p.id, idx.length == 0 ? -1 : idx[idx.length - 1]));
+        undone.add(new Undo(p.id, p.newestStep()));
         entries.remove(entries.size() - 1);
         p.removeNewestStackIndex();
         if (next.rolledBack()) {

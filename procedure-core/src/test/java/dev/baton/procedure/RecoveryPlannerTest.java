@@ -129,7 +129,7 @@ class RecoveryPlannerTest {
     for (Undo u : recorded) {
       ModelProc p = stored.get(u.procId());
       for (int index : p == null ? new int[0] : p.stackIndexes) {
-        if (index == u.index()) {
+        if (index == u.step()) {
           out.add(u);
         }
       }
