@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,7 +16,8 @@ import java.util.function.LongFunction;
  * trees completed, which records lost their root, each root stack's rollback entries, failures and
  * pending children, what is queued (and in which order), and which timers are armed. Pure: it reads
  * decoded procedures through {@link ProcedureFacts} and returns the plan as values; {@link
- * ProcedureRecovery} loads and decodes the store and carries the plan out.
+ * ProcedureRecovery} loads and decodes the store and carries the plan out. Procedures are told
+ * apart by identity (a procedure class may define equals).
  */
 final class RecoveryPlanner {
   private RecoveryPlanner() {}
@@ -59,7 +61,7 @@ final class RecoveryPlanner {
     List<P> live = new ArrayList<>();
     List<P> finishedRoots = new ArrayList<>();
     Map<Long, List<P>> retained = new HashMap<>();
-    Map<P, String> orphans = new HashMap<>();
+    Map<P, String> orphans = new IdentityHashMap<>();
     for (P p : inOrder) {
       long rootId = facts.rootProcId(p);
       P root = rootId == facts.procId(p) ? p : byId.apply(rootId);
@@ -133,10 +135,10 @@ final class RecoveryPlanner {
         failedRoots.add(facts.procId(root));
       }
     }
-    Map<P, Integer> pendingChildren = new HashMap<>();
+    Map<P, Integer> pendingChildren = new IdentityHashMap<>();
     List<P> resumed = new ArrayList<>();
     List<P> runnable = new ArrayList<>();
-    Set<P> childrenDone = new HashSet<>();
+    Set<P> childrenDone = Collections.newSetFromMap(new IdentityHashMap<>());
     List<Timer<P>> timers = new ArrayList<>();
     for (P p : live) {
       switch (facts.state(p)) {
