@@ -68,21 +68,21 @@ final class AdmissionControl<Env> implements LockHost {
   @Override
   public void wake(Schedulable proc) {
     // the wait is over
-    ctx.timeouts.cancel(procedureOf(proc), TimeoutQueue.Kind.LOCK_WAIT_EXPIRED);
-    if (ctx.running) {
-      ctx.scheduler.addFront(proc);
+    ctx.timeouts().cancel(procedureOf(proc), TimeoutQueue.Kind.LOCK_WAIT_EXPIRED);
+    if (ctx.isRunning()) {
+      ctx.scheduler().addFront(proc);
     }
   }
 
   @Override
   public boolean isLive(Schedulable proc) {
-    return ctx.procedures.get(proc.getProcId()) == proc;
+    return ctx.procedures().get(proc.getProcId()) == proc;
   }
 
   @Override
   public Procedure<Env> parentOf(Schedulable proc) {
     Procedure<?> p = procedureOf(proc);
-    return p.hasParent() ? ctx.procedures.get(p.getParentProcId()) : null;
+    return p.hasParent() ? ctx.procedures().get(p.getParentProcId()) : null;
   }
 
   @Override
@@ -92,7 +92,7 @@ final class AdmissionControl<Env> implements LockHost {
 
   @Override
   public void scheduleWaitTimeout(Schedulable proc, long deadline) {
-    ctx.timeouts.add(deadline, TimeoutQueue.Kind.LOCK_WAIT_EXPIRED, procedureOf(proc));
+    ctx.timeouts().add(deadline, TimeoutQueue.Kind.LOCK_WAIT_EXPIRED, procedureOf(proc));
   }
 
   /**
@@ -113,13 +113,13 @@ final class AdmissionControl<Env> implements LockHost {
   @Override
   public boolean mayFail(Schedulable proc) {
     Procedure<?> p = procedureOf(proc);
-    RootProcedureStack<?> stack = ctx.stacks.get(p.getRootProcId());
+    RootProcedureStack<?> stack = ctx.stacks().get(p.getRootProcId());
     return !p.isFailed() && (stack == null || !stack.isFailed());
   }
 
   @Override
   public void deadlockFound(LockCycle cycle) {
-    ctx.metrics.deadlockFound(cycle.links().size());
+    ctx.metrics().deadlockFound(cycle.links().size());
     for (Consumer<LockCycle> l : deadlocks.listeners()) {
       try {
         l.accept(cycle);
@@ -148,7 +148,7 @@ final class AdmissionControl<Env> implements LockHost {
     backoff.remove(proc);
     LockState state;
     try {
-      state = proc.acquireLock(ctx.env);
+      state = proc.acquireLock(ctx.env());
     } catch (RuntimeException e) {
       giveBackSlot(proc);
       throw e;
@@ -229,7 +229,7 @@ final class AdmissionControl<Env> implements LockHost {
     if (proc.exec.isLockHeld()) {
       return LockState.LOCK_ACQUIRED;
     }
-    LockState state = proc.acquireLock(ctx.env);
+    LockState state = proc.acquireLock(ctx.env());
     if (state == LockState.LOCK_ACQUIRED) {
       proc.exec.setLockHeld(true);
     }
@@ -249,7 +249,7 @@ final class AdmissionControl<Env> implements LockHost {
     List<Procedure<Env>> holders = new ArrayList<>();
     for (Procedure<Env> p : live) {
       if (p.exec.isLockHeld() && !p.isFinished()) {
-        if (p.holdLock(ctx.env)) {
+        if (p.holdLock(ctx.env())) {
           holders.add(p);
         } else {
           p.exec.setLockHeld(false);
@@ -260,7 +260,7 @@ final class AdmissionControl<Env> implements LockHost {
     for (Procedure<Env> p : holders) {
       LockState state;
       try {
-        state = p.acquireLock(ctx.env);
+        state = p.acquireLock(ctx.env());
       } catch (RuntimeException e) {
         LOG.error("procedure {} could not re-take its lock: acquireLock threw", p.getProcId(), e);
         state = LockState.LOCK_YIELD_WAIT;

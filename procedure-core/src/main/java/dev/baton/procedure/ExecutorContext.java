@@ -30,25 +30,25 @@ import org.slf4j.LoggerFactory;
 final class ExecutorContext<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorContext.class);
 
-  final Env env;
-  final ProcedureStore store;
-  final ProcedureCodec codec;
-  final ProcedureScheduler scheduler;
-  final ExecutorConfig config;
-  final LongSupplier clock;
-  final Map<Long, Procedure<Env>> procedures = new ConcurrentHashMap<>();
-  final Map<Long, RootProcedureStack<Env>> stacks = new ConcurrentHashMap<>();
-  final Map<NonceKey, Long> nonces = new ConcurrentHashMap<>();
-  final Map<Long, ProcedureInfo> corrupt = new ConcurrentHashMap<>();
-  final CompletedProcedureRetainer completed = new CompletedProcedureRetainer();
-  final TimeoutQueue timeouts;
-  final ProcIdAllocator ids;
-  final AdmissionControl<Env> admission;
-  final ProcedureMetrics metrics;
+  private final Env env;
+  private final ProcedureStore store;
+  private final ProcedureCodec codec;
+  private final ProcedureScheduler scheduler;
+  private final ExecutorConfig config;
+  private final LongSupplier clock;
+  private final Map<Long, Procedure<Env>> procedures = new ConcurrentHashMap<>();
+  private final Map<Long, RootProcedureStack<Env>> stacks = new ConcurrentHashMap<>();
+  private final Map<NonceKey, Long> nonces = new ConcurrentHashMap<>();
+  private final Map<Long, ProcedureInfo> corrupt = new ConcurrentHashMap<>();
+  private final CompletedProcedureRetainer completed = new CompletedProcedureRetainer();
+  private final TimeoutQueue timeouts;
+  private final ProcIdAllocator ids;
+  private final AdmissionControl<Env> admission;
+  private final ProcedureMetrics metrics;
   private final Map<Long, CompletableFuture<ProcedureInfo>> finishWaiters =
       new ConcurrentHashMap<>();
   private final Consumer<Throwable> fatal;
-  volatile boolean running;
+  private volatile boolean running;
 
   ExecutorContext(
       Env env,
@@ -73,6 +73,88 @@ final class ExecutorContext<Env> {
     this.ids = new ProcIdAllocator(store);
     this.admission = new AdmissionControl<>(this, locks, limiter, deadlocks);
     this.metrics = metrics;
+  }
+
+  /** The environment procedures act on. */
+  Env env() {
+    return env;
+  }
+
+  ProcedureStore store() {
+    return store;
+  }
+
+  ProcedureCodec codec() {
+    return codec;
+  }
+
+  /** The queue workers poll. */
+  ProcedureScheduler scheduler() {
+    return scheduler;
+  }
+
+  ExecutorConfig config() {
+    return config;
+  }
+
+  /** Live procedures by procId. */
+  Map<Long, Procedure<Env>> procedures() {
+    return procedures;
+  }
+
+  /** Root stacks of live trees by root procId. */
+  Map<Long, RootProcedureStack<Env>> stacks() {
+    return stacks;
+  }
+
+  /** The procId each live or retained nonce submitted. */
+  Map<NonceKey, Long> nonces() {
+    return nonces;
+  }
+
+  /** Procedures recovery could not read, by procId. */
+  Map<Long, ProcedureInfo> corrupt() {
+    return corrupt;
+  }
+
+  CompletedProcedureRetainer completed() {
+    return completed;
+  }
+
+  TimeoutQueue timeouts() {
+    return timeouts;
+  }
+
+  ProcIdAllocator ids() {
+    return ids;
+  }
+
+  /** Locks and per-type limits. */
+  AdmissionControl<Env> admission() {
+    return admission;
+  }
+
+  ProcedureMetrics metrics() {
+    return metrics;
+  }
+
+  /** Whether steps may start and be recorded (false once stopping or failed). */
+  boolean isRunning() {
+    return running;
+  }
+
+  void setRunning(boolean on) {
+    running = on;
+  }
+
+  /**
+   * Arms the procedure-level deadline of {@code proc} (measured from submission), if it has one.
+   */
+  void armProcedureDeadline(Procedure<Env> proc) {
+    if (proc.getTimeout() > 0) {
+      timeouts.add(
+          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
+    }
   }
 
   long now() {

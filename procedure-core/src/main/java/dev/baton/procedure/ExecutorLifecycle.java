@@ -52,33 +52,34 @@ final class ExecutorLifecycle<Env> {
       if (phase != Phase.NEW) {
         throw new IllegalStateException(name + " was already started; build a new executor");
       }
-      ctx.store.start();
-      ctx.scheduler.clear();
-      ctx.running = true;
-      ctx.admission.attach();
+      ctx.store().start();
+      ctx.scheduler().clear();
+      ctx.setRunning(true);
+      ctx.admission().attach();
       try {
         new ProcedureRecovery<>(ctx, name).recover();
       } catch (IOException | RuntimeException e) {
-        ctx.running = false;
-        ctx.admission.detach();
+        ctx.setRunning(false);
+        ctx.admission().detach();
         phase = Phase.STOPPED;
         // release the store (a file store's directory lock) so a new executor can start on it
-        ctx.store.stop();
+        ctx.store().stop();
         throw e;
       }
-      ctx.scheduler.start();
-      ctx.timeouts.add(
-          ctx.now() + ctx.config.cleanerPeriod().toMillis(),
-          TimeoutQueue.Kind.CLEAN_COMPLETED,
-          null);
+      ctx.scheduler().start();
+      ctx.timeouts()
+          .add(
+              ctx.now() + ctx.config().cleanerPeriod().toMillis(),
+              TimeoutQueue.Kind.CLEAN_COMPLETED,
+              null);
       phase = Phase.RUNNING;
       workers.start();
       timeoutThread.start();
       LOG.info(
           "{} started with {} workers (max {})",
           name,
-          ctx.config.coreWorkers(),
-          ctx.config.maxWorkers());
+          ctx.config().coreWorkers(),
+          ctx.config().maxWorkers());
     }
   }
 
@@ -90,14 +91,14 @@ final class ExecutorLifecycle<Env> {
       }
       boolean wasRunning = phase == Phase.RUNNING;
       phase = Phase.STOPPED;
-      ctx.running = false;
-      ctx.scheduler.stop();
+      ctx.setRunning(false);
+      ctx.scheduler().stop();
       if (wasRunning) {
         timeoutThread.shutdown();
         workers.stop();
       }
-      ctx.admission.detach();
-      ctx.store.stop();
+      ctx.admission().detach();
+      ctx.store().stop();
       ctx.failWaiters(new CancellationException(name + " stopped"));
       LOG.info("{} stopped", name);
     }

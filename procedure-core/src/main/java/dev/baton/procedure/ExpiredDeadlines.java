@@ -26,23 +26,24 @@ final class ExpiredDeadlines<Env> {
 
   /** Called on the timeout thread for each expired deadline. */
   void onTimeout(TimeoutQueue.Entry entry) {
-    if (!ctx.running) {
+    if (!ctx.isRunning()) {
       return;
     }
     switch (entry.kind()) {
       case CLEAN_COMPLETED -> {
         cleanCompleted();
-        ctx.timeouts.add(
-            ctx.now() + ctx.config.cleanerPeriod().toMillis(),
-            TimeoutQueue.Kind.CLEAN_COMPLETED,
-            null);
+        ctx.timeouts()
+            .add(
+                ctx.now() + ctx.config().cleanerPeriod().toMillis(),
+                TimeoutQueue.Kind.CLEAN_COMPLETED,
+                null);
       }
       case WAIT_EXPIRED, PROCEDURE_DEADLINE -> {
         entry.proc().exec.fireTimeout();
-        ctx.scheduler.addFront(entry.proc());
+        ctx.scheduler().addFront(entry.proc());
       }
-      case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler.addFront(entry.proc());
-      case LOCK_WAIT_EXPIRED -> ctx.admission.lockWaitExpired(entry.proc());
+      case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler().addFront(entry.proc());
+      case LOCK_WAIT_EXPIRED -> ctx.admission().lockWaitExpired(entry.proc());
     }
   }
 
@@ -56,7 +57,7 @@ final class ExpiredDeadlines<Env> {
    */
   void cleanCompleted() {
     List<CompletedProcedureRetainer.Completed> expired = new ArrayList<>();
-    for (CompletedProcedureRetainer.Completed c : ctx.completed.expired(ctx.now())) {
+    for (CompletedProcedureRetainer.Completed c : ctx.completed().expired(ctx.now())) {
       if (c.stored()) {
         expired.add(c);
       } else {
@@ -72,7 +73,7 @@ final class ExpiredDeadlines<Env> {
       }
       List<CompletedProcedureRetainer.Completed> chunk = expired.subList(from, to);
       from = to;
-      StoreBatch.Builder batch = StoreBatch.builder().maxProcId(ctx.ids.highest());
+      StoreBatch.Builder batch = StoreBatch.builder().maxProcId(ctx.ids().highest());
       for (CompletedProcedureRetainer.Completed c : chunk) {
         batch.delete(c.root().procId());
         for (long member : c.memberIds()) {
@@ -80,7 +81,7 @@ final class ExpiredDeadlines<Env> {
         }
       }
       try {
-        ctx.store.write(batch.build());
+        ctx.store().write(batch.build());
       } catch (IOException e) {
         LOG.warn(
             "cleaner could not delete {} completed procedures (procedure {} among them): {};"
@@ -97,9 +98,9 @@ final class ExpiredDeadlines<Env> {
   }
 
   private void forget(CompletedProcedureRetainer.Completed c) {
-    ctx.completed.remove(c);
+    ctx.completed().remove(c);
     if (c.nonce() != null) {
-      ctx.nonces.remove(c.nonce(), c.root().procId());
+      ctx.nonces().remove(c.nonce(), c.root().procId());
     }
   }
 }

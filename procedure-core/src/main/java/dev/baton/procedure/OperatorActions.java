@@ -39,7 +39,7 @@ final class OperatorActions<Env> {
 
   /** What {@code action} on {@code procId} would change now, or why it is refused. */
   ActionPlan plan(OperatorAction action, long procId, boolean recursive) {
-    Procedure<Env> proc = ctx.procedures.get(procId);
+    Procedure<Env> proc = ctx.procedures().get(procId);
     if (proc == null || proc.isFinished()) {
       ProcedureInfo info = ctx.info(procId);
       return ActionPlan.refused(
@@ -54,7 +54,7 @@ final class OperatorActions<Env> {
                   + "): nothing to "
                   + action.label());
     }
-    RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
+    RootProcedureStack<Env> stack = ctx.stacks().get(proc.getRootProcId());
     boolean treeFailed = proc.isFailed() || (stack != null && stack.isFailed());
     return switch (action) {
       case ABORT ->
@@ -76,7 +76,7 @@ final class OperatorActions<Env> {
     if (!plan.allowed()) {
       return plan;
     }
-    Procedure<Env> proc = ctx.procedures.get(procId);
+    Procedure<Env> proc = ctx.procedures().get(procId);
     switch (action) {
       case ABORT -> {
         if (!abort(proc)) {
@@ -95,13 +95,17 @@ final class OperatorActions<Env> {
         queue(proc);
       }
       case BYPASS -> {
+        // Every member is marked before any is queued: a child bypassed at once wakes its parent,
+        // which must already see its own bypass rather than run its next step.
+        List<Procedure<Env>> bypassed = new ArrayList<>();
         for (ActionPlan.StateChange c : plan.states()) {
-          Procedure<Env> p = ctx.procedures.get(c.procId());
+          Procedure<Env> p = ctx.procedures().get(c.procId());
           if (p != null) {
             p.exec.requestBypass();
-            queue(p);
+            bypassed.add(p);
           }
         }
+        bypassed.forEach(this::queue);
       }
       case RETRY_NOW -> retryNow(proc);
     }
@@ -119,7 +123,7 @@ final class OperatorActions<Env> {
     if (proc == null || proc.isFinished() || proc.isFailed()) {
       return false;
     }
-    if (!proc.abort(ctx.env)) {
+    if (!proc.abort(ctx.env())) {
       return false;
     }
     proc.setAbortRequested(true);
@@ -129,18 +133,18 @@ final class OperatorActions<Env> {
 
   private void queue(Procedure<Env> proc) {
     proc.exec.requestWake();
-    ctx.scheduler.addFront(proc);
+    ctx.scheduler().addFront(proc);
   }
 
   private void retryNow(Procedure<Env> proc) {
-    RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
-    Procedure<Env> root = ctx.procedures.get(proc.getRootProcId());
+    RootProcedureStack<Env> stack = ctx.stacks().get(proc.getRootProcId());
+    Procedure<Env> root = ctx.procedures().get(proc.getRootProcId());
     if (stack != null && root != null && stack.endRollbackPause()) {
-      ctx.timeouts.cancel(root, TimeoutQueue.Kind.RETRY_ROLLBACK);
-      ctx.scheduler.addFront(root);
-    } else if (ctx.admission.backoffOf(proc) != null) {
-      ctx.timeouts.cancel(proc, TimeoutQueue.Kind.RETRY_STEP);
-      ctx.scheduler.addFront(proc);
+      ctx.timeouts().cancel(root, TimeoutQueue.Kind.RETRY_ROLLBACK);
+      ctx.scheduler().addFront(root);
+    } else if (ctx.admission().backoffOf(proc) != null) {
+      ctx.timeouts().cancel(proc, TimeoutQueue.Kind.RETRY_STEP);
+      ctx.scheduler().addFront(proc);
     } else {
       queue(proc); // a timed wait: the wake-up ends it (StepPreparation)
     }
@@ -165,7 +169,7 @@ final class OperatorActions<Env> {
    */
   private ActionPlan failurePlan(OperatorAction action, Procedure<Env> proc, String effect) {
     List<Long> affected = new ArrayList<>();
-    for (Procedure<Env> m : liveTree(ctx.procedures.get(proc.getRootProcId()))) {
+    for (Procedure<Env> m : liveTree(ctx.procedures().get(proc.getRootProcId()))) {
       if (m != proc) {
         affected.add(m.getProcId());
       }
@@ -223,7 +227,7 @@ final class OperatorActions<Env> {
   }
 
   private ActionPlan retryPlan(Procedure<Env> proc, RootProcedureStack<Env> stack) {
-    BlockedOn.Timer backoff = ctx.admission.backoffOf(proc);
+    BlockedOn.Timer backoff = ctx.admission().backoffOf(proc);
     String effect;
     List<ActionPlan.StateChange> states = List.of();
     if (backoff != null) {
@@ -265,7 +269,7 @@ final class OperatorActions<Env> {
     if (top == null) {
       return out;
     }
-    RootProcedureStack<Env> stack = ctx.stacks.get(top.getRootProcId());
+    RootProcedureStack<Env> stack = ctx.stacks().get(top.getRootProcId());
     if (stack != null) {
       for (Procedure<Env> m : stack.members()) {
         if (m != top && !m.isFinished() && descends(m, top.getProcId())) {
@@ -284,7 +288,7 @@ final class OperatorActions<Env> {
       if (parent == ancestor) {
         return true;
       }
-      Procedure<Env> p = ctx.procedures.get(parent);
+      Procedure<Env> p = ctx.procedures().get(parent);
       parent = p == null ? 0 : p.getParentProcId();
     }
     return false;
@@ -293,7 +297,7 @@ final class OperatorActions<Env> {
   /** The locks the procedures {@code ids} hold or wait for. */
   private List<String> locksOf(Set<Long> ids) {
     List<String> out = new ArrayList<>();
-    for (LockInfo lock : ctx.admission.locks.snapshot()) {
+    for (LockInfo lock : ctx.admission().locks.snapshot()) {
       for (LockInfo.Holder h : lock.holders()) {
         if (ids.contains(h.procId())) {
           out.add(lock.resource());

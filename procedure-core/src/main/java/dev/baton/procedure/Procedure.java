@@ -50,24 +50,64 @@ public abstract class Procedure<Env> implements Schedulable {
   // ---------------------------------------------------------------- to implement
 
   /**
-   * Runs one step.
+   * Runs one step. The outcome (this procedure's state, its serialized data, the children) is
+   * persisted before the next step starts; a crash or a leader change before that runs the step
+   * again (at least once), so a step must be idempotent: running it twice has the effect of running
+   * it once. It runs on a worker under this procedure's lock ({@link #acquireLock}) and may block
+   * (the executor adds workers while one is stuck).
    *
-   * @return null when this procedure is done, {@code this} alone to run another step, or children
-   *     to run before this procedure runs again
+   * <p>A failure, thrown (any exception but the two below and {@link InterruptedException}) or
+   * recorded with {@link #setFailure}, fails the procedure: its root's whole tree stops starting
+   * steps and is rolled back ({@link #rollback}), this step included.
+   *
+   * @return null when this procedure is done (SUCCESS), {@code this} alone to run another step, or
+   *     children to run before this procedure runs again (it WAITS until every child finished)
+   * @throws ProcedureYieldException to give the worker up: the procedure is persisted as it is and
+   *     queued again at the back
+   * @throws ProcedureSuspendedException to WAIT until {@link ProcedureExecutor#wake} is called
+   * @throws InterruptedException when the executor stops: the step is not recorded and runs again
+   *     on the next executor
    */
   protected abstract Procedure<Env>[] execute(Env env)
       throws ProcedureYieldException, ProcedureSuspendedException, InterruptedException;
 
-  /** Undoes one executed step. Called once per executed step, newest first. */
+  /**
+   * Undoes one executed step. When a member of this procedure's tree failed, the executor calls it
+   * once for every step of this procedure that ran (the failing one included), newest first,
+   * interleaved with the other members' undos in exact reverse order of execution; never for a
+   * procedure that reached SUCCESS (its parent's undo compensates). It receives the procedure as
+   * its last persisted state plus what the undone steps left, so it must cope with a step that ran
+   * partly or (after a crash) not at all, and, like a step, be idempotent: a crash before its
+   * outcome is persisted runs it again.
+   *
+   * <p>A failure (thrown) does not stop the rollback: the same undo is retried after a backoff
+   * ({@link ProcedureExecutor.Builder#retryBackoff}) until it succeeds, and the procedure reports
+   * it as waiting.
+   *
+   * @throws InterruptedException when the executor stops: the undo runs again on the next one
+   */
   protected abstract void rollback(Env env) throws IOException, InterruptedException;
 
-  /** Asked by an abort request; return true to fail the procedure with an abort cause. */
+  /**
+   * Asked when a client or an operator requests an abort, on the requesting thread while a step may
+   * be running: it must only decide, quickly and without blocking. Return true to accept: at its
+   * next turn the procedure fails with an abort cause and its tree rolls back; false refuses
+   * (nothing changes). It may be asked more than once.
+   */
   protected abstract boolean abort(Env env);
 
-  /** Writes the procedure's own state. Default: none. */
+  /**
+   * Writes the procedure's own state, after every step and undo, so a restart continues from it.
+   * Must be deterministic for a given state and must not fail for a state the procedure is in.
+   * Default: none.
+   */
   protected void serializeStateData(DataOutputStream out) throws IOException {}
 
-  /** Reads what {@link #serializeStateData} wrote. Default: none. */
+  /**
+   * Reads what {@link #serializeStateData} wrote, into a new instance made by the registry, when
+   * the executor recovers. A failure reports the procedure as corrupt (its tree fails); the rest
+   * recover. Default: none.
+   */
   protected void deserializeStateData(DataInputStream in) throws IOException {}
 
   // ---------------------------------------------------------------- optional hooks

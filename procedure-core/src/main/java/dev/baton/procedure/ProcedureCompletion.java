@@ -27,7 +27,7 @@ final class ProcedureCompletion<Env> {
    * child; once durable the parent is queued and the child's locks and waiters released.
    */
   StepUpdate<Env> childSucceeded(Procedure<Env> child, RootProcedureStack<Env> stack) {
-    Procedure<Env> parent = ctx.procedures.get(child.getParentProcId());
+    Procedure<Env> parent = ctx.procedures().get(child.getParentProcId());
     if (parent == null) {
       throw new IllegalStateException("parent of " + child + " is not live");
     }
@@ -46,7 +46,7 @@ final class ProcedureCompletion<Env> {
         List.of(),
         () -> {
           if (queueParent) {
-            ctx.scheduler.addFront(parent);
+            ctx.scheduler().addFront(parent);
           }
           releaseHeldLock(child);
           cleanup(child);
@@ -74,7 +74,7 @@ final class ProcedureCompletion<Env> {
         }
       }
     }
-    if (ctx.config.completedRetention().isZero()) {
+    if (ctx.config().completedRetention().isZero()) {
       // nothing is retained in the store: the final write deletes the tree, so the store never
       // holds finished records for the cleaner to delete later in bursts
       List<Procedure<Env>> tree = new ArrayList<>(others);
@@ -94,17 +94,17 @@ final class ProcedureCompletion<Env> {
       RootProcedureStack<Env> stack,
       List<Procedure<Env>> others,
       boolean stored) {
-    long expiresAt = ctx.now() + ctx.config.queryableAfterFinish().toMillis();
+    long expiresAt = ctx.now() + ctx.config().queryableAfterFinish().toMillis();
     List<ProcedureInfo> memberInfos = new ArrayList<>(others.size());
     for (Procedure<Env> m : others) {
       memberInfos.add(m.snapshot());
     }
-    ctx.completed.add(root.snapshot(), memberInfos, root.exec.getNonceKey(), expiresAt, stored);
+    ctx.completed().add(root.snapshot(), memberInfos, root.exec.getNonceKey(), expiresAt, stored);
     for (Procedure<Env> m : others) {
-      ctx.procedures.remove(m.getProcId());
+      ctx.procedures().remove(m.getProcId());
     }
-    ctx.procedures.remove(root.getProcId());
-    ctx.stacks.remove(root.getProcId());
+    ctx.procedures().remove(root.getProcId());
+    ctx.stacks().remove(root.getProcId());
     for (Procedure<Env> m : stack.members()) {
       if (m == root || !m.isSuccess()) { // succeeded children were cleaned up when they finished
         releaseHeldLock(m);
@@ -117,14 +117,14 @@ final class ProcedureCompletion<Env> {
   }
 
   private void reportFinished(Procedure<Env> proc) {
-    ctx.metrics.finished(proc.getType(), proc.getState(), ctx.now() - proc.getSubmittedTime());
+    ctx.metrics().finished(proc.getType(), proc.getState(), ctx.now() - proc.getSubmittedTime());
   }
 
   void releaseHeldLock(Procedure<Env> proc) {
     if (proc.exec.isLockHeld()) {
       proc.exec.setLockHeld(false);
       try {
-        proc.releaseLock(ctx.env);
+        proc.releaseLock(ctx.env());
       } catch (RuntimeException e) {
         LOG.error("releaseLock of {} threw; its lock may stay held", proc, e);
       }
@@ -132,10 +132,10 @@ final class ProcedureCompletion<Env> {
   }
 
   private void cleanup(Procedure<Env> proc) {
-    ctx.admission.finished(proc); // whatever its releaseLock left, and any wait or slot
-    ctx.timeouts.cancelAll(proc); // deadlines not passed yet no longer hold it
+    ctx.admission().finished(proc); // whatever its releaseLock left, and any wait or slot
+    ctx.timeouts().cancelAll(proc); // deadlines not passed yet no longer hold it
     try {
-      proc.completionCleanup(ctx.env);
+      proc.completionCleanup(ctx.env());
     } catch (RuntimeException e) {
       LOG.warn("completionCleanup of {} threw; ignored", proc, e);
     }

@@ -70,7 +70,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     this.waits = new WaitAnalysis<>(ctx, workers);
     this.actions = new OperatorActions<>(ctx);
     TimeoutExecutorThread timeoutThread =
-        new TimeoutExecutorThread(name + "-timeout", ctx.timeouts, deadlines::onTimeout);
+        new TimeoutExecutorThread(name + "-timeout", ctx.timeouts(), deadlines::onTimeout);
     this.lifecycle = new ExecutorLifecycle<>(name, ctx, workers, timeoutThread, s.failStopListener);
   }
 
@@ -173,7 +173,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    */
   public boolean abort(long procId) {
     ensureRunning();
-    return actions.abort(ctx.procedures.get(procId));
+    return actions.abort(ctx.procedures().get(procId));
   }
 
   /**
@@ -204,12 +204,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * WAITING_TIMEOUT, so it runs again now. Returns false if it is not live.
    */
   public boolean wake(long procId) {
-    Procedure<Env> proc = ctx.procedures.get(procId);
+    Procedure<Env> proc = ctx.procedures().get(procId);
     if (proc == null || proc.isFinished()) {
       return false;
     }
     proc.exec.requestWake();
-    ctx.scheduler.addFront(proc);
+    ctx.scheduler().addFront(proc);
     return true;
   }
 
@@ -235,7 +235,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * runs a step without a reported call, is finished, or is unknown.
    */
   public Optional<BlockedOn> blockedOn(long procId) {
-    Procedure<Env> p = ctx.procedures.get(procId);
+    Procedure<Env> p = ctx.procedures().get(procId);
     return p == null ? Optional.empty() : Optional.ofNullable(waits.blockedOn(p));
   }
 
@@ -254,17 +254,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Wait-for cycles the lock manager found since it was made (see {@link LockManager}). */
   public long deadlockCount() {
-    return ctx.admission.locks.deadlockCount();
+    return ctx.admission().locks.deadlockCount();
   }
 
   /** The wait-for cycles of the lock table now (left in place: none while they are broken). */
   public List<LockCycle> lockCycles() {
-    return ctx.admission.locks.cycles();
+    return ctx.admission().locks.cycles();
   }
 
   /** The last cycles the lock manager found, oldest first, broken or not. */
   public List<LockCycle> recentDeadlocks() {
-    return ctx.admission.locks.recentDeadlocks();
+    return ctx.admission().locks.recentDeadlocks();
   }
 
   /**
@@ -273,7 +273,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * running or queued to run, finished, or unknown.
    */
   public Optional<String> waitReason(long procId) {
-    Procedure<Env> p = ctx.procedures.get(procId);
+    Procedure<Env> p = ctx.procedures().get(procId);
     return p == null
         ? Optional.empty()
         : Optional.ofNullable(waits.waitReason(p, waits.blockedOn(p)));
@@ -285,17 +285,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * one.
    */
   public LockManager lockManager() {
-    return ctx.admission.locks;
+    return ctx.admission().locks;
   }
 
   /** The lock table now: every held or awaited lock with holders and waiters in order. */
   public List<LockInfo> locks() {
-    return ctx.admission.locks.snapshot();
+    return ctx.admission().locks.snapshot();
   }
 
   /** The per-type limits now: running, reserved and waiting procedures of each limited type. */
   public List<LimitInfo> limits() {
-    return ctx.admission.limiter.snapshot();
+    return ctx.admission().limiter.snapshot();
   }
 
   /** Waits until the procedure reached its terminal state. */
@@ -333,7 +333,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Number of live (unfinished-tree) procedures. */
   public int liveCount() {
-    return ctx.procedures.size();
+    return ctx.procedures().size();
   }
 
   /** Number of procedures whose step (or rollback step) a worker is running right now. */
@@ -343,12 +343,12 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Number of procedures ready to run and waiting for a worker in the scheduler. */
   public int queuedCount() {
-    return ctx.scheduler.size();
+    return ctx.scheduler().size();
   }
 
   /** Deadlines in the timeout queue, chores included (for tests). */
   int pendingDeadlines() {
-    return ctx.timeouts.size();
+    return ctx.timeouts().size();
   }
 
   /** Number of workers now, including temporary keep-alive workers. */
@@ -373,52 +373,101 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       this.s = new ExecutorSettings<>(env, store, registry);
     }
 
+    /**
+     * The queue workers poll procedures from. Not null. Default: a new {@link
+     * dev.baton.procedure.scheduler.FifoScheduler}; a {@link
+     * dev.baton.procedure.scheduler.FairScheduler} queues per resource.
+     */
     public Builder<Env> scheduler(ProcedureScheduler scheduler) {
       s.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 
+    /**
+     * Worker threads that always run. Bounds: at least 1, at most {@link #maxWorkers}. Default: the
+     * number of processors, at least 2 ({@link ExecutorConfig#DEFAULT_CORE_WORKERS}).
+     */
     public Builder<Env> coreWorkers(int n) {
       s.coreWorkers = n;
       return this;
     }
 
+    /**
+     * Worker threads at most, the temporary keep-alive workers added while workers are stuck
+     * included. Bounds: at least {@link #coreWorkers}. Default: core workers times {@link
+     * ExecutorConfig#DEFAULT_MAX_WORKERS_FACTOR}.
+     */
     public Builder<Env> maxWorkers(int n) {
       s.maxWorkers = n;
       return this;
     }
 
-    /** Threads that decode the stored records at start, at most (see {@link RecordDecoding}). */
+    /**
+     * Threads that decode the stored records at start, at most (one per {@link
+     * RecordDecoding#MIN_RECORDS_PER_THREAD} records). Bounds: at least 1. Default: the number of
+     * processors ({@link ExecutorConfig#DEFAULT_RECOVERY_THREADS}).
+     */
     public Builder<Env> recoveryThreads(int n) {
       s.recoveryThreads = n;
       return this;
     }
 
+    /**
+     * A worker running one step longer than this counts as stuck, and a temporary worker is added
+     * (up to {@link #maxWorkers}). Bounds: a positive duration. Default: 10 s ({@link
+     * ExecutorConfig#DEFAULT_STUCK_THRESHOLD}).
+     */
     public Builder<Env> stuckThreshold(Duration d) {
       s.stuckThreshold = d;
       return this;
     }
 
+    /**
+     * How often the monitor looks for stuck workers. Bounds: a positive duration. Default: 1 s
+     * ({@link ExecutorConfig#DEFAULT_STUCK_CHECK_INTERVAL}).
+     */
     public Builder<Env> stuckCheckInterval(Duration d) {
       s.stuckCheckInterval = d;
       return this;
     }
 
+    /**
+     * Idle time after which a temporary worker retires. Bounds: a positive duration. Default: 60 s
+     * ({@link ExecutorConfig#DEFAULT_KEEP_ALIVE}).
+     */
     public Builder<Env> keepAlive(Duration d) {
       s.keepAlive = d;
       return this;
     }
 
+    /**
+     * How long a finished root (and its tree, and its nonce) stays queryable before the cleaner
+     * deletes it from the store. Bounds: zero or positive; zero keeps nothing in the store and the
+     * info only for {@link ExecutorConfig#ZERO_RETENTION_GRACE} in memory. Default: 10 min ({@link
+     * ExecutorConfig#DEFAULT_COMPLETED_RETENTION}).
+     */
     public Builder<Env> completedRetention(Duration d) {
       s.completedRetention = d;
       return this;
     }
 
+    /**
+     * How often the cleaner of finished roots runs at most; it runs more often when the retention
+     * is shorter ({@link ExecutorConfig#cleanerPeriod}). Bounds: a positive duration. Default: 30 s
+     * ({@link ExecutorConfig#DEFAULT_CLEANER_INTERVAL}).
+     */
     public Builder<Env> cleanerInterval(Duration d) {
       s.cleanerInterval = d;
       return this;
     }
 
+    /**
+     * The backoff before a failed step of a state that cannot be rolled back, or a failed rollback
+     * step, runs again: {@code initial}, doubling per attempt, capped at {@code max}. Bounds:
+     * {@code initial} a positive duration, {@code max >= initial}. Defaults: 100 ms and 30 s
+     * ({@link ExecutorConfig#DEFAULT_RETRY_BACKOFF_INITIAL}, {@link
+     * ExecutorConfig#DEFAULT_RETRY_BACKOFF_MAX}).
+     */
     public Builder<Env> retryBackoff(Duration initial, Duration max) {
       s.retryBackoffInitial = initial;
       s.retryBackoffMax = max;
@@ -439,7 +488,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     /**
      * Caps the steps of procedures of {@code type} that execute at once at {@code max}; see {@link
      * ProcedureLimiter} for exactly what counts. A procedure over the limit waits without holding a
-     * worker.
+     * worker. Bounds: {@code max >= 1}. Default: no limit for any type.
      *
      * @throws IllegalArgumentException if {@code type} is not registered or {@code max < 1}
      */
@@ -448,7 +497,10 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
       return this;
     }
 
-    /** The fencing term stamped on every record this executor writes. */
+    /**
+     * The fencing term stamped on every record this executor writes (a Raft-backed store refuses
+     * writes of a stale term). Bounds: 0 or more. Default: 0, for local stores.
+     */
     public Builder<Env> term(long term) {
       s.term = term;
       return this;
@@ -461,14 +513,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * own fail-stop thread, with the cause ({@link ProcedureExecutor#failure()}). Not called for an
      * explicit {@link ProcedureExecutor#stop()}. An embedding that keeps running (e.g. a Raft
      * leader that is still leader) uses it to build a new executor; the listener must not block for
-     * long and must not throw (a thrown exception is logged).
+     * long and must not throw (a thrown exception is logged). Default: none.
      */
     public Builder<Env> onFailStop(Consumer<Throwable> listener) {
       s.failStopListener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
-    /** Where the executor reports steps, finished procedures, lock waits and store writes. */
+    /**
+     * Where the executor reports steps, finished procedures, lock waits and store writes; called on
+     * workers, so it must not block. Not null. Default: {@link ProcedureMetrics#NONE}.
+     */
     public Builder<Env> metrics(ProcedureMetrics metrics) {
       s.metrics = Objects.requireNonNull(metrics, "metrics");
       return this;
@@ -488,14 +543,19 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
     /**
      * Told of every wait-for cycle the lock manager finds, broken or not, on the thread that parked
-     * the procedure that closed it; must not block (e.g. count it for metrics).
+     * the procedure that closed it; must not block (e.g. count it for metrics). May be called more
+     * than once to add listeners. Default: none.
      */
     public Builder<Env> onDeadlock(Consumer<LockCycle> listener) {
       s.deadlockListeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
-    /** Wall clock in epoch milliseconds (submission times, deadlines); for tests. */
+    /**
+     * The executor's one clock, in epoch milliseconds: submission times, waits, procedure timeouts,
+     * retry backoffs, retention. Not null. Default: {@link System#currentTimeMillis}; a test passes
+     * a fake one.
+     */
     public Builder<Env> clock(LongSupplier clock) {
       s.clock = Objects.requireNonNull(clock, "clock");
       return this;

@@ -7,26 +7,26 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.RandomAccess;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds an executor's state from its store: live procedures, root stacks and their rollback
- * entries, pending child counts, waits and deadlines, held locks, failed roots resumed into
- * rollback, runnable procedures queued. A record that cannot be read is reported as corrupt (with
- * the reason) and its tree is failed; everything else recovers.
+ * Rebuilds an executor's state from its store, carrying out what {@link RecoveryPlanner} plans:
+ * live procedures, root stacks and their rollback entries, pending child counts, waits and
+ * deadlines, held locks, failed roots resumed into rollback, runnable procedures queued. A record
+ * that cannot be read is reported as corrupt (with the reason) and its tree is failed; everything
+ * else recovers.
  */
 final class ProcedureRecovery<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureRecovery.class);
 
   private final ExecutorContext<Env> ctx;
   private final String name;
+  private final ProcedureFacts<Procedure<Env>> facts = ProcedureFacts.procedures();
 
   /**
    * @param name the executor's name (its decoding threads are named after it)
@@ -40,7 +40,7 @@ final class ProcedureRecovery<Env> {
   @SuppressWarnings("unchecked")
   void recover() throws IOException {
     long startedAt = System.nanoTime();
-    StoreContents contents = ctx.store.load();
+    StoreContents contents = ctx.store().load();
     long loadedAt = System.nanoTime();
     long maxId = contents.maxProcId();
     List<StoreRecord> records =
@@ -49,7 +49,7 @@ final class ProcedureRecovery<Env> {
             : new ArrayList<>(contents.records());
     int count = records.size();
     RecordDecoding.Result decoded =
-        RecordDecoding.decode(ctx.codec, records, ctx.config.recoveryThreads(), name);
+        RecordDecoding.decode(ctx.codec(), records, ctx.config().recoveryThreads(), name);
     long decodedAt = System.nanoTime();
     // By procId for lookups, and in ascending procId order for everything that iterates.
     Map<Long, Procedure<Env>> loaded = new HashMap<>(hashCapacity(count));
@@ -58,6 +58,7 @@ final class ProcedureRecovery<Env> {
     boolean ascending = true;
     Map<Long, String> corruptReasons = new HashMap<>();
     Map<Long, ProcedureEnvelope> corruptEnvelopes = new HashMap<>();
+    Map<Long, Long> corruptRoots = new HashMap<>();
     for (int i = 0; i < count; i++) {
       StoreRecord r = records.get(i);
       maxId = Math.max(maxId, r.procId());
@@ -76,7 +77,9 @@ final class ProcedureRecovery<Env> {
             e.getMessage());
         corruptReasons.put(r.procId(), e.getMessage());
         try {
-          corruptEnvelopes.put(r.procId(), ProcedureCodec.parseEnvelope(r.procId(), r.data()));
+          ProcedureEnvelope envelope = ProcedureCodec.parseEnvelope(r.procId(), r.data());
+          corruptEnvelopes.put(r.procId(), envelope);
+          corruptRoots.put(r.procId(), envelope.getRootProcId());
         } catch (ProcedureCodecException unreadable) {
           // the envelope itself is unreadable; report what we know
         }
@@ -87,63 +90,47 @@ final class ProcedureRecovery<Env> {
       inOrder = new ArrayList<>(loaded.values());
       inOrder.sort(Comparator.comparingLong(Procedure::getProcId));
     }
-    ctx.ids.reset(maxId);
+    ctx.ids().reset(maxId);
     for (Procedure<Env> p : inOrder) {
-      p.beforeRecover(ctx.env);
+      p.beforeRecover(ctx.env());
     }
-    List<Procedure<Env>> live = new ArrayList<>();
-    Map<Long, String> brokenTrees = new HashMap<>();
-    for (Map.Entry<Long, String> e : corruptReasons.entrySet()) {
-      ProcedureEnvelope env = corruptEnvelopes.get(e.getKey());
-      if (env != null && env.getRootProcId() != e.getKey()) {
-        brokenTrees.put(env.getRootProcId(), "member " + e.getKey() + " is corrupt");
-      }
+    RecoveryPlanner.Sorting<Procedure<Env>> sorting =
+        RecoveryPlanner.sort(inOrder, loaded::get, corruptReasons, corruptRoots, facts);
+    for (Map.Entry<Procedure<Env>, String> orphan : sorting.orphans().entrySet()) {
+      Procedure<Env> p = orphan.getKey();
+      corruptReasons.put(p.getProcId(), orphan.getValue());
+      corruptEnvelopes.put(p.getProcId(), ctx.codec().toEnvelope(p, ctx.config().term()));
     }
-    List<Procedure<Env>> finishedRoots = new ArrayList<>();
-    Map<Long, List<ProcedureInfo>> finishedMembers = new HashMap<>();
-    for (Procedure<Env> p : inOrder) {
-      long rootId = p.getRootProcId();
-      Procedure<Env> root = rootId == p.getProcId() ? p : loaded.get(rootId);
-      if (root == null) {
-        String why =
-            corruptReasons.containsKey(rootId)
-                ? "its root " + rootId + " is corrupt"
-                : "its root " + rootId + " is missing";
-        corruptReasons.put(p.getProcId(), why);
-        corruptEnvelopes.put(p.getProcId(), ctx.codec.toEnvelope(p, ctx.config.term()));
-        continue;
-      }
-      if (!root.isFinished()) {
-        live.add(p);
-      } else if (p == root) {
-        finishedRoots.add(p);
-      } else {
+    for (Procedure<Env> root : sorting.finishedRoots()) {
+      List<ProcedureInfo> members = new ArrayList<>();
+      for (Procedure<Env> m : sorting.retainedMembers().getOrDefault(root.getProcId(), List.of())) {
         // a member kept with its finished root: retained (queryable), never live again
-        p.refreshSnapshot();
-        finishedMembers.computeIfAbsent(rootId, k -> new ArrayList<>()).add(p.snapshot());
+        m.refreshSnapshot();
+        members.add(m.snapshot());
       }
-    }
-    for (Procedure<Env> root : finishedRoots) {
-      retainCompleted(root, finishedMembers.getOrDefault(root.getProcId(), List.of()));
+      retainCompleted(root, members);
     }
     for (Map.Entry<Long, String> e : corruptReasons.entrySet()) {
-      ctx.corrupt.put(
-          e.getKey(),
-          ProcedureCodec.corruptInfo(e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
+      ctx.corrupt()
+          .put(
+              e.getKey(),
+              ProcedureCodec.corruptInfo(
+                  e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
     }
-    wireLive(live, brokenTrees);
+    List<Procedure<Env>> live = sorting.live();
+    wireLive(live, sorting.brokenTrees());
     long wiredAt = System.nanoTime();
     LOG.info(
         "recovered {} live procedures in {} trees, {} completed, {} corrupt, in {} ms: load {} ms,"
             + " decode {} ms ({} threads), wiring {} ms",
         live.size(),
-        ctx.stacks.size(),
-        ctx.completed.rootCount(),
-        ctx.corrupt.size(),
+        ctx.stacks().size(),
+        ctx.completed().rootCount(),
+        ctx.corrupt().size(),
         TimeUnit.NANOSECONDS.toMillis(wiredAt - startedAt),
         TimeUnit.NANOSECONDS.toMillis(loadedAt - startedAt),
         TimeUnit.NANOSECONDS.toMillis(decodedAt - loadedAt),
-        RecordDecoding.threadsFor(count, ctx.config.recoveryThreads()),
+        RecordDecoding.threadsFor(count, ctx.config().recoveryThreads()),
         TimeUnit.NANOSECONDS.toMillis(wiredAt - decodedAt));
   }
 
@@ -154,109 +141,69 @@ final class ProcedureRecovery<Env> {
 
   private void retainCompleted(Procedure<Env> root, List<ProcedureInfo> members) {
     root.refreshSnapshot();
-    long expiresAt = root.getLastUpdate() + ctx.config.completedRetention().toMillis();
-    ctx.completed.add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt, true);
+    long expiresAt = root.getLastUpdate() + ctx.config().completedRetention().toMillis();
+    ctx.completed().add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt, true);
     if (root.exec.getNonceKey() != null) {
-      ctx.nonces.put(root.exec.getNonceKey(), root.getProcId());
+      ctx.nonces().put(root.exec.getNonceKey(), root.getProcId());
     }
   }
 
+  /** Carries out the wiring {@link RecoveryPlanner#wire} plans for {@code live}. */
   private void wireLive(List<Procedure<Env>> live, Map<Long, String> brokenTrees) {
+    RecoveryPlanner.Wiring<Procedure<Env>> plan = RecoveryPlanner.wire(live, brokenTrees, facts);
     // Roots first (a root has the lowest procId of its tree, so it is its stack's first member);
     // the maps are sized once for everything (see KeyedView).
-    List<RootProcedureStack<Env>> newStacks = new ArrayList<>();
-    for (Procedure<Env> p : live) {
-      if (!p.hasParent()) {
-        RootProcedureStack<Env> stack = new RootProcedureStack<>(p.getProcId());
-        stack.addMember(p);
-        newStacks.add(stack);
-        if (p.exec.getNonceKey() != null) {
-          ctx.nonces.put(p.exec.getNonceKey(), p.getProcId());
-        }
+    List<RootProcedureStack<Env>> newStacks = new ArrayList<>(plan.roots().size());
+    for (Procedure<Env> root : plan.roots()) {
+      RootProcedureStack<Env> stack = new RootProcedureStack<>(root.getProcId());
+      stack.addMember(root);
+      newStacks.add(stack);
+      if (root.exec.getNonceKey() != null) {
+        ctx.nonces().put(root.exec.getNonceKey(), root.getProcId());
       }
     }
-    ctx.stacks.putAll(KeyedView.of(newStacks, RootProcedureStack::rootProcId));
-    ctx.procedures.putAll(KeyedView.of(live, Procedure::getProcId));
-    Map<Long, Integer> unfinishedChildren = new HashMap<>();
+    ctx.stacks().putAll(KeyedView.of(newStacks, RootProcedureStack::rootProcId));
+    ctx.procedures().putAll(KeyedView.of(live, Procedure::getProcId));
     for (Procedure<Env> p : live) {
       if (p.hasParent()) {
-        ctx.stacks.get(p.getRootProcId()).addMember(p);
-        if (!p.isFinished()) {
-          unfinishedChildren.merge(p.getParentProcId(), 1, Integer::sum);
-        }
+        ctx.stacks().get(p.getRootProcId()).addMember(p);
       }
       p.refreshSnapshot();
     }
     for (RootProcedureStack<Env> stack : newStacks) {
       stack.rebuildEntries();
-      String broken = brokenTrees.get(stack.rootProcId());
-      if (broken != null) {
-        stack.setFailed(
-            ctx.procedures.get(stack.rootProcId()),
-            new ProcedureFailure("recovery", broken, "", false));
-      }
     }
-    List<Procedure<Env>> runnable = new ArrayList<>();
-    Set<Procedure<Env>> childrenDone = new HashSet<>();
-    for (Procedure<Env> p : live) {
-      RootProcedureStack<Env> stack = ctx.stacks.get(p.getRootProcId());
-      switch (p.getState()) {
-        case RUNNABLE, INITIALIZING -> {
-          if (p.getState() == ProcedureState.INITIALIZING) {
-            p.transitionTo(ProcedureState.RUNNABLE);
-          }
-          runnable.add(p);
-        }
-        case WAITING -> {
-          int pending = unfinishedChildren.getOrDefault(p.getProcId(), 0);
-          if (p.exec.getPendingChildren() > 0) {
-            p.exec.setPendingChildren(pending);
-            if (pending == 0) {
-              p.transitionTo(ProcedureState.RUNNABLE);
-              runnable.add(p);
-              childrenDone.add(p);
-            }
-          }
-        }
-        case WAITING_TIMEOUT ->
-            ctx.timeouts.add(p.exec.getWaitDeadline(), TimeoutQueue.Kind.WAIT_EXPIRED, p);
-        case FAILED -> stack.setFailed(p, p.getFailure());
-        default -> {
-          // SUCCESS children wait for their root; ROLLEDBACK members for the unwind to finish
-        }
-      }
-      if (p.getTimeout() > 0 && !p.isFinished()) {
-        ctx.timeouts.add(
-            p.getSubmittedTime() + p.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, p);
-      }
+    for (RecoveryPlanner.StackFailure<Procedure<Env>> f : plan.failures()) {
+      ProcedureFailure failure =
+          f.reason() == null
+              ? f.member().getFailure()
+              : new ProcedureFailure("recovery", f.reason(), "", false);
+      ctx.stacks().get(f.rootProcId()).setFailed(f.member(), failure);
     }
-    for (Procedure<Env> p : runnable) {
-      if (childrenDone.contains(p) && ctx.stacks.get(p.getRootProcId()).isFailed()) {
-        // Stored WAITING in a failed tree: its children were being rolled back, so its due step
-        // never ran and must not be undone.
-        continue;
-      }
+    plan.pendingChildren().forEach((p, pending) -> p.exec.setPendingChildren(pending));
+    for (Procedure<Env> p : plan.resumed()) {
+      p.transitionTo(ProcedureState.RUNNABLE);
+    }
+    for (RecoveryPlanner.Timer<Procedure<Env>> t : plan.timers()) {
+      ctx.timeouts().add(t.deadline(), t.kind(), t.proc());
+    }
+    for (Procedure<Env> p : plan.interruptedCandidates()) {
       // its due step may have run before the crash; a rollback must undo it too
       if (p.countInterruptedStepAsExecuted()) {
-        ctx.stacks.get(p.getRootProcId()).addEntry(p);
+        ctx.stacks().get(p.getRootProcId()).addEntry(p);
       }
     }
     retakeHeldLocks(live);
-    for (RootProcedureStack<Env> stack : newStacks) {
-      if (stack.isFailed()) {
-        ctx.scheduler.addBack(ctx.procedures.get(stack.rootProcId()));
-      }
-    }
-    for (Procedure<Env> p : runnable) {
-      ctx.scheduler.addBack(p);
+    for (Procedure<Env> p : plan.queue()) {
+      ctx.scheduler().addBack(p);
     }
     for (Procedure<Env> p : live) {
-      p.afterRecover(ctx.env);
+      p.afterRecover(ctx.env());
     }
   }
 
   /** Locks held across steps are taken again before anything else is scheduled. */
   private void retakeHeldLocks(List<Procedure<Env>> live) {
-    ctx.admission.retakeHeldLocks(live);
+    ctx.admission().retakeHeldLocks(live);
   }
 }

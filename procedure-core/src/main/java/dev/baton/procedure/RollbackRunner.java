@@ -1,16 +1,16 @@
 package dev.baton.procedure;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Unwinds a failed root stack: from the newest entry down, every executed step of every member that
- * has not succeeded is rolled back and persisted, so a restart during rollback continues where it
- * stopped. A succeeded child is skipped: the parent's rollback of the step that spawned it
- * compensates. At the end every unfinished member is ROLLEDBACK and the tree completes.
+ * Carries out the unwind of a failed root stack that {@link UnwindPlanner} plans: from the newest
+ * entry down, every executed step of every member that has not succeeded is rolled back and
+ * persisted, so a restart during rollback continues where it stopped. A succeeded child is skipped:
+ * the parent's rollback of the step that spawned it compensates. At the end every unfinished member
+ * is ROLLEDBACK and the tree completes.
  *
  * <p>Runs on one worker while the stack is claimed ({@link RootProcedureStack#tryStartRollback}),
  * so no member runs meanwhile. Each rollback step runs under the procedure's lock, taken and
@@ -22,6 +22,7 @@ final class RollbackRunner<Env> {
 
   private final ExecutorContext<Env> ctx;
   private final ProcedureCompletion<Env> completion;
+  private final ProcedureFacts<Procedure<Env>> facts = ProcedureFacts.procedures();
 
   RollbackRunner(ExecutorContext<Env> ctx, ProcedureCompletion<Env> completion) {
     this.ctx = ctx;
@@ -41,69 +42,72 @@ final class RollbackRunner<Env> {
 
   private boolean unwindClaimed(RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
-    Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
+    Procedure<Env> root = ctx.procedures().get(stack.rootProcId());
     if (root == null) {
       return true;
     }
     markTreeFailed(root, stack);
-    ctx.admission.rollbackStarting(stack);
-    Procedure<Env> proc;
-    while ((proc = stack.newestEntry()) != null) {
-      if (!ctx.running) {
-        return false;
-      }
-      if (proc.isSuccess()) {
-        stack.popEntry(); // compensated by its parent's rollback
-        continue;
-      }
-      if (proc.getState() != ProcedureState.FAILED) {
-        proc.transitionTo(ProcedureState.FAILED);
-      }
-      if (!lockForRollbackStep(stack, proc)) {
-        return false;
-      }
-      try {
-        if (!rollbackStep(stack, proc)) {
-          return false;
+    ctx.admission().rollbackStarting(stack);
+    while (true) {
+      UnwindPlanner.Next<Procedure<Env>> next =
+          UnwindPlanner.next(stack.rootProcId(), stack.newestEntry(), facts);
+      switch (next.move()) {
+        case FINISH -> {
+          finish(root, stack);
+          return true;
         }
-      } finally {
-        releaseLockAfterRollbackStep(proc);
+        case SKIP -> {
+          if (!ctx.isRunning()) {
+            return false;
+          }
+          stack.popEntry(); // compensated by its parent's rollback
+        }
+        case UNDO -> {
+          if (!ctx.isRunning() || !undo(stack, next)) {
+            return false;
+          }
+        }
       }
     }
-    finish(root, stack);
-    return true;
+  }
+
+  /** Runs one planned undo under the member's lock; false if the unwind pauses. */
+  private boolean undo(RootProcedureStack<Env> stack, UnwindPlanner.Next<Procedure<Env>> next)
+      throws IOException, InterruptedException {
+    Procedure<Env> proc = next.member();
+    if (next.markFailed()) {
+      proc.transitionTo(ProcedureState.FAILED);
+    }
+    if (!lockForRollbackStep(stack, proc)) {
+      return false;
+    }
+    try {
+      return rollbackStep(stack, next);
+    } finally {
+      releaseLockAfterRollbackStep(proc);
+    }
   }
 
   /**
    * Persists, in one batch, the root and every member that is neither finished nor FAILED as
-   * FAILED, before the first undo. No member runs while the stack unwinds, so from here on every
-   * executed step is in the stored stack indexes: a restart must not count a member's due state as
-   * run (it counts it only for a RUNNABLE record, which may have run before a crash), or a member
-   * that never ran would have that state undone, after its parent's spawning state if that one was
-   * already undone.
+   * FAILED, before the first undo ({@link UnwindPlanner#failTree}).
    */
   private void markTreeFailed(Procedure<Env> root, RootProcedureStack<Env> stack)
       throws IOException {
-    List<Procedure<Env>> batch = new ArrayList<>();
-    if (root.getState() != ProcedureState.FAILED) {
-      if (!root.isFailed()) {
-        ProcedureFailure cause = stack.firstFailure();
-        root.setFailureRecord(
-            cause != null
-                ? cause
-                : new ProcedureFailure("executor", "a member of the tree failed", "", false));
-      }
-      root.transitionTo(ProcedureState.FAILED);
-      batch.add(root);
+    UnwindPlanner.TreeFailure<Procedure<Env>> plan =
+        UnwindPlanner.failTree(root, stack.members(), facts);
+    if (plan.rootNeedsCause()) {
+      ProcedureFailure cause = stack.firstFailure();
+      root.setFailureRecord(
+          cause != null
+              ? cause
+              : new ProcedureFailure("executor", "a member of the tree failed", "", false));
     }
-    for (Procedure<Env> m : stack.members()) {
-      if (m != root && !m.isFinished() && m.getState() != ProcedureState.FAILED) {
-        m.transitionTo(ProcedureState.FAILED);
-        batch.add(m);
-      }
+    for (Procedure<Env> m : plan.markFailed()) {
+      m.transitionTo(ProcedureState.FAILED);
     }
-    if (!batch.isEmpty()) {
-      ctx.write(batch, List.of());
+    if (!plan.markFailed().isEmpty()) {
+      ctx.write(plan.markFailed(), List.of());
     }
   }
 
@@ -115,60 +119,57 @@ final class RollbackRunner<Env> {
   private boolean lockForRollbackStep(RootProcedureStack<Env> stack, Procedure<Env> proc) {
     LockState lock;
     try {
-      lock = ctx.admission.lockForRollback(proc);
+      lock = ctx.admission().lockForRollback(proc);
     } catch (RuntimeException e) {
       retryLater(stack, proc, e);
       return false;
     }
     if (lock == LockState.LOCK_YIELD_WAIT) {
-      ctx.scheduler.addBack(proc);
+      ctx.scheduler().addBack(proc);
     }
     return lock == LockState.LOCK_ACQUIRED;
   }
 
-  /** Undoes the newest step of {@code proc} and persists it; false if it is retried later. */
-  private boolean rollbackStep(RootProcedureStack<Env> stack, Procedure<Env> proc)
+  /** Undoes the newest step of the planned member and persists it; false if retried later. */
+  private boolean rollbackStep(
+      RootProcedureStack<Env> stack, UnwindPlanner.Next<Procedure<Env>> next)
       throws IOException, InterruptedException {
+    Procedure<Env> proc = next.member();
     long start = System.nanoTime();
     try {
-      proc.doRollbackStep(ctx.env);
+      proc.doRollbackStep(ctx.env());
     } catch (InterruptedException e) {
       throw e;
     } catch (Throwable t) {
-      ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
+      ctx.metrics().stepExecuted(proc.getType(), System.nanoTime() - start);
       retryLater(stack, proc, t);
       return false;
     }
-    ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
-    if (!ctx.running || Thread.currentThread().isInterrupted()) {
+    ctx.metrics().stepExecuted(proc.getType(), System.nanoTime() - start);
+    if (!ctx.isRunning() || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; rollback step of " + proc);
     }
     proc.exec.resetRetryAttempts();
     stack.popEntry();
-    if (!proc.exec.removeNewestStackIndex()) {
+    proc.exec.removeNewestStackIndex();
+    if (next.rolledBack()) {
       proc.transitionTo(ProcedureState.ROLLEDBACK);
     }
-    if (proc.getProcId() != stack.rootProcId() || !proc.isFinished()) {
-      // The root's terminal record is written by finish(), in the same batch as the members' final
-      // records: a root must never be stored as finished while a member's stored record is live.
+    if (next.persist()) {
       ctx.persist(proc);
     }
     return true;
   }
 
   private void releaseLockAfterRollbackStep(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env)) {
+    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env())) {
       completion.releaseHeldLock(proc);
     }
   }
 
   /** Every step is undone: mark the unfinished members ROLLEDBACK and complete the tree. */
   private void finish(Procedure<Env> root, RootProcedureStack<Env> stack) throws IOException {
-    List<Procedure<Env>> members = new ArrayList<>(stack.members());
-    for (Procedure<Env> m : members) {
-      if (m.isSuccess() || m.getState() == ProcedureState.ROLLEDBACK) {
-        continue;
-      }
+    for (Procedure<Env> m : UnwindPlanner.membersToRollBack(stack.members(), facts)) {
       if (m.getState() != ProcedureState.FAILED) {
         m.transitionTo(ProcedureState.FAILED);
       }
@@ -179,9 +180,9 @@ final class RollbackRunner<Env> {
 
   private void retryLater(RootProcedureStack<Env> stack, Procedure<Env> proc, Throwable t) {
     int attempt = proc.exec.nextRetryAttempt();
-    long wait = ctx.config.retryBackoffMillis(attempt);
+    long wait = ctx.config().retryBackoffMillis(attempt);
     long at = ctx.now() + wait;
-    ctx.metrics.stepRetried(proc.getType());
+    ctx.metrics().stepRetried(proc.getType());
     LOG.warn(
         "rollback of step {} of procedure {} failed (attempt {}); retrying in {} ms. "
             + "Fix the cause; the rollback repeats until it succeeds.",
@@ -191,8 +192,8 @@ final class RollbackRunner<Env> {
         wait,
         t);
     stack.pauseRollback(at);
-    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_ROLLBACK, at);
-    Procedure<Env> root = ctx.procedures.get(stack.rootProcId());
-    ctx.timeouts.add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
+    ctx.admission().noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_ROLLBACK, at);
+    Procedure<Env> root = ctx.procedures().get(stack.rootProcId());
+    ctx.timeouts().add(at, TimeoutQueue.Kind.RETRY_ROLLBACK, root);
   }
 }

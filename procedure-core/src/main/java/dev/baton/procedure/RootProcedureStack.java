@@ -3,7 +3,6 @@ package dev.baton.procedure;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.TreeMap;
 
 /**
  * The shared state of a root procedure and all its descendants: how many members are on a worker
@@ -138,53 +137,14 @@ final class RootProcedureStack<Env> {
   }
 
   /**
-   * Rebuilds the entries from the stored stack indexes of the members. Indexes lost with an
-   * unpersisted step leave gaps; only the order matters, and new entries continue after the highest
-   * restored index so stored indexes never collide.
+   * Rebuilds the entries from the stored stack indexes of the members, as {@link
+   * RecoveryPlanner#entries} orders them.
    */
   synchronized void rebuildEntries() {
-    if (members.size() == 1 && rebuildFromSoleMember(members.get(0))) {
-      return;
-    }
-    TreeMap<Integer, Procedure<Env>> byIndex = new TreeMap<>();
-    for (Procedure<Env> member : members) {
-      for (int index : member.exec.getStackIndexes()) {
-        Procedure<Env> previous = byIndex.put(index, member);
-        if (previous != null && previous != member) {
-          throw new IllegalStateException(
-              "rollback stack of root "
-                  + rootProcId
-                  + ": index "
-                  + index
-                  + " claimed by procedures "
-                  + previous.getProcId()
-                  + " and "
-                  + member.getProcId());
-        }
-      }
-    }
+    RecoveryPlanner.Entries<Procedure<Env>> rebuilt =
+        RecoveryPlanner.entries(rootProcId, members, ProcedureFacts.procedures());
     entries.clear();
-    entries.addAll(byIndex.values());
-    nextIndex = byIndex.isEmpty() ? 0 : byIndex.lastKey() + 1;
-  }
-
-  /**
-   * The common case, a root without children: if its stored indexes are strictly ascending (as
-   * {@link #addEntry} appends them), each is one entry of that member, in that order: what the
-   * general path computes, without a map per stack. Returns false (nothing changed) otherwise.
-   */
-  private boolean rebuildFromSoleMember(Procedure<Env> member) {
-    int[] indexes = member.exec.getStackIndexes();
-    for (int i = 1; i < indexes.length; i++) {
-      if (indexes[i] <= indexes[i - 1]) {
-        return false;
-      }
-    }
-    entries.clear();
-    for (int i = 0; i < indexes.length; i++) {
-      entries.add(member);
-    }
-    nextIndex = indexes.length == 0 ? 0 : indexes[indexes.length - 1] + 1;
-    return true;
+    entries.addAll(rebuilt.entries());
+    nextIndex = rebuilt.nextIndex();
   }
 }

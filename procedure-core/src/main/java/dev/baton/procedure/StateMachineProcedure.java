@@ -49,17 +49,38 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
   private boolean lastStepUnsupportedRollback;
   private final List<Procedure<Env>> newChildren = new ArrayList<>();
 
-  /** Runs the step for {@code state}. */
+  /**
+   * Runs the step for {@code state}: names the next state ({@link #setNextState}) and may add
+   * children ({@link #addChildProcedure}). Persisted before the next step; after a crash before
+   * that, the same state runs again, so it must be idempotent. A failure (thrown, or {@link
+   * #setFailure}) discards what the step named or added and rolls the tree back, this state
+   * included; in a state whose {@link #isRollbackSupported} is false the same state is retried
+   * after a backoff instead.
+   *
+   * @return {@link Flow#HAS_MORE_STATE} to run the next state, {@link Flow#NO_MORE_STATE} to finish
+   *     (after the children added by this step, if any)
+   */
   protected abstract Flow executeFromState(Env env, S state)
       throws ProcedureSuspendedException, ProcedureYieldException, InterruptedException;
 
-  /** Undoes what {@code executeFromState(env, state)} did; must be idempotent. */
+  /**
+   * Undoes what {@code executeFromState(env, state)} did. Called once for every state whose step
+   * ran (the failing one and, after a crash, the one that was due included), newest first; it must
+   * cope with a step that ran partly or not at all, and be idempotent (a crash before its outcome
+   * is persisted calls it again). A thrown failure retries it after a backoff until it succeeds.
+   */
   protected abstract void rollbackState(Env env, S state) throws IOException, InterruptedException;
 
+  /** The state of id {@code stateId}, as {@link #getStateId} numbered it. */
   protected abstract S getState(int stateId);
 
+  /**
+   * A stable id of {@code state}, stored with the procedure: at least 0, distinct per state, and
+   * unchanged across versions of the code (stored procedures are read back with it).
+   */
   protected abstract int getStateId(S state);
 
+  /** The state the first step runs. */
   protected abstract S getInitialState();
 
   /**

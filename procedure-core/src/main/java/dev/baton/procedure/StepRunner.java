@@ -9,9 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one polled procedure on a worker: checks its root stack, handles wake-ups, timeouts and
- * aborts, takes its lock, runs one step, persists the outcome and queues what comes next. When the
- * root stack has failed and no member runs, it unwinds it.
+ * Runs one polled procedure on a worker, carrying out what {@link StepDecider} decides: checks its
+ * root stack, applies its turn (wake-ups, timeouts, aborts; {@link StepPreparation}), takes its
+ * lock, runs one step, persists the outcome and queues what comes next. When the root stack has
+ * failed and no member runs, it unwinds it ({@link RollbackRunner}).
  */
 final class StepRunner<Env> implements Consumer<Schedulable> {
   private static final Logger LOG = LoggerFactory.getLogger(StepRunner.class);
@@ -20,6 +21,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   private final ProcedureCompletion<Env> completion;
   private final RollbackRunner<Env> rollback;
   private final StepPreparation<Env> preparation;
+  private final ProcedureFacts<Procedure<Env>> facts = ProcedureFacts.procedures();
 
   StepRunner(
       ExecutorContext<Env> ctx, ProcedureCompletion<Env> completion, RollbackRunner<Env> rollback) {
@@ -52,7 +54,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** Lets go of the procedure; queues it again if a worker found it busy meanwhile. */
   private void releaseExecLock(Procedure<Env> proc) {
     if (proc.exec.idLock.release()) {
-      ctx.scheduler.addFront(proc);
+      ctx.scheduler().addFront(proc);
     }
   }
 
@@ -61,7 +63,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     try {
       action.run();
     } catch (IOException e) {
-      if (ctx.running) {
+      if (ctx.isRunning()) {
         ctx.fail(e);
       }
     } catch (InterruptedException e) {
@@ -77,10 +79,10 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
    * handed over: the step ends later ({@link #endHandedOverStep}), the procedure held until then.
    */
   private boolean runLocked(Procedure<Env> proc) throws IOException, InterruptedException {
-    if (!ctx.running || proc.isFinished() || ctx.procedures.get(proc.getProcId()) != proc) {
+    if (!ctx.isRunning() || proc.isFinished() || ctx.procedures().get(proc.getProcId()) != proc) {
       return false; // a stale queue entry
     }
-    RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
+    RootProcedureStack<Env> stack = ctx.stacks().get(proc.getRootProcId());
     if (stack == null) {
       return false;
     }
@@ -102,7 +104,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   }
 
   private void unwindIfDue(RootProcedureStack<Env> stack) throws IOException, InterruptedException {
-    if (ctx.running && stack.tryStartRollback(ctx.now())) {
+    if (ctx.isRunning() && stack.tryStartRollback(ctx.now())) {
       rollback.unwind(stack);
     }
   }
@@ -120,20 +122,24 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** Decides whether the procedure may run now, then runs one step; true if handed over. */
   private boolean step(Procedure<Env> proc, RootProcedureStack<Env> stack)
       throws IOException, InterruptedException {
-    if (proc.exec.isBypassRequested() && !proc.isFailed()) {
-      return bypass(proc, stack);
+    StepDecider.Turn bypass = StepDecider.bypass(proc, facts);
+    if (bypass != null) {
+      return bypass.action() == StepDecider.Action.BYPASS && bypass(proc, stack);
     }
-    if (!preparation.prepare(proc)) {
-      return false;
-    }
-    if (proc.isFailed()) {
-      fail(proc, stack);
-      return false;
+    switch (preparation.prepare(proc).action()) {
+      case RUN -> {}
+      case FAIL -> {
+        fail(proc, stack);
+        return false;
+      }
+      default -> {
+        return false;
+      }
     }
     if (!proc.exec.isLockHeld()) {
       LockState lock;
       try {
-        lock = ctx.admission.acquireLock(proc);
+        lock = ctx.admission().acquireLock(proc);
       } catch (RuntimeException e) { // e.g. a lock wait timeout: the procedure fails
         proc.exec.endLockWait();
         proc.setFailure(proc.getType(), e);
@@ -141,42 +147,38 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         return false;
       }
       if (lock == LockState.LOCK_YIELD_WAIT) {
-        ctx.scheduler.addBack(proc);
+        ctx.scheduler().addBack(proc);
         return false;
       }
       if (lock == LockState.LOCK_EVENT_WAIT) {
         if (proc.exec.startLockWait(System.nanoTime())) {
-          ctx.metrics.lockWaitStarted(proc.getType());
+          ctx.metrics().lockWaitStarted(proc.getType());
         }
         return false; // parked on the lock; the release queues it again
       }
       long waited = proc.exec.endLockWait();
       if (waited != 0) {
-        ctx.metrics.lockWaitEnded(proc.getType(), System.nanoTime() - waited);
+        ctx.metrics().lockWaitEnded(proc.getType(), System.nanoTime() - waited);
       }
       proc.exec.setLockHeld(true);
     }
-    if (!ctx.admission.admitStep(proc)) {
+    if (!ctx.admission().admitStep(proc)) {
       releaseLockAfterStep(proc);
       return false; // waits for a slot of its type's limit; the freed slot queues it again
     }
     try {
       return execute(proc, stack);
     } finally {
-      ctx.admission.stepDone(proc);
+      ctx.admission().stepDone(proc);
     }
   }
 
   /**
-   * An operator bypassed the procedure: it finishes as SUCCESS without running its remaining steps
-   * (a succeeded child wakes its parent; a root retires its tree, releasing what it held). While
-   * children are pending it waits for them: the last one's finish queues it again. True if the
-   * write was handed over.
+   * An operator bypassed the procedure and no child is pending ({@link StepDecider#bypass}): it
+   * finishes as SUCCESS without running its remaining steps (a succeeded child wakes its parent; a
+   * root retires its tree, releasing what it held). True if the write was handed over.
    */
   private boolean bypass(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
-    if (proc.exec.getPendingChildren() > 0) {
-      return false;
-    }
     proc.exec.takeWakeRequest();
     proc.exec.takeTimeoutFired();
     proc.exec.setWaitDeadline(0);
@@ -195,7 +197,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
    * a RUNNABLE record) and undo it.
    */
   private void fail(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
-    ctx.admission.failed(proc);
+    ctx.admission().failed(proc);
     proc.transitionTo(ProcedureState.FAILED);
     stack.setFailed(proc, proc.getFailure());
     List<Procedure<Env>> batch = new ArrayList<>();
@@ -206,7 +208,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.exec.idLock.tryAcquire()) {
           idle.add(m);
           if (m.getState() == ProcedureState.RUNNABLE) {
-            ctx.admission.failed(m);
+            ctx.admission().failed(m);
             m.transitionTo(ProcedureState.FAILED);
             batch.add(m);
           }
@@ -231,9 +233,9 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     try {
       long start = System.nanoTime();
       try {
-        children = proc.doExecute(ctx.env);
+        children = proc.doExecute(ctx.env());
       } finally {
-        ctx.metrics.stepExecuted(proc.getType(), System.nanoTime() - start);
+        ctx.metrics().stepExecuted(proc.getType(), System.nanoTime() - start);
       }
     } catch (ProcedureYieldException e) {
       yielded = true;
@@ -245,74 +247,97 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     } catch (Throwable t) {
       proc.setFailure(proc.getType(), t);
     }
-    if (!ctx.running || Thread.currentThread().isInterrupted()) {
+    if (!ctx.isRunning() || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; step of " + proc + " not recorded");
     }
     ProcedureFailure stepFailure = proc.getFailure();
     proc.exec.calls.stepEnded(stepFailure == null ? null : stepFailure.describe());
-    if (proc.getTimeout() > 0 && proc.getTimeout() != timeoutBefore) {
-      // setTimeout was called by the step: arm the new deadline (still measured from submission)
-      ctx.timeouts.add(
-          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
+    if (proc.getTimeout() != timeoutBefore) {
+      ctx.armProcedureDeadline(proc); // setTimeout was called by the step: arm the new deadline
     }
     if (proc.lastStepAddsRollbackEntry()) {
       stack.addEntry(proc);
     }
     long waitMillis = proc.takeRequestedWait();
-    if (proc.isFailed()) {
-      if (proc.retryInsteadOfRollback()) {
-        scheduleRetry(proc);
-      } else {
-        releaseLockAfterStep(proc);
-        fail(proc, stack);
-      }
+    boolean failed = proc.isFailed();
+    StepDecider.Outcome outcome =
+        StepDecider.afterStep(
+            result(yielded, suspended, proc, children),
+            failed,
+            failed && proc.retryInsteadOfRollback(),
+            waitMillis);
+    if (outcome == StepDecider.Outcome.RETRY) {
+      scheduleRetry(proc);
+      return false;
+    }
+    if (outcome == StepDecider.Outcome.FAIL) {
+      releaseLockAfterStep(proc);
+      fail(proc, stack);
       return false;
     }
     proc.exec.resetRetryAttempts();
-    StepUpdate<Env> update;
-    if (yielded) {
-      update =
-          StepUpdate.of(
-              proc,
-              () -> {
-                releaseLockAfterStep(proc);
-                ctx.scheduler.addBack(proc);
-              });
-    } else if (suspended) {
-      proc.transitionTo(ProcedureState.WAITING);
-      update = StepUpdate.of(proc, () -> releaseLockAfterStep(proc));
-    } else if (children != null && children.length == 1 && children[0] == proc) {
-      update = continueWith(proc, waitMillis);
-    } else if (children != null && children.length > 0) {
-      update = spawn(proc, stack, children);
-    } else {
-      update = succeed(proc, stack);
-    }
+    StepUpdate<Env> update =
+        switch (outcome) {
+          case YIELD ->
+              StepUpdate.of(
+                  proc,
+                  () -> {
+                    releaseLockAfterStep(proc);
+                    ctx.scheduler().addBack(proc);
+                  });
+          case SUSPEND -> {
+            proc.transitionTo(ProcedureState.WAITING);
+            yield StepUpdate.of(proc, () -> releaseLockAfterStep(proc));
+          }
+          case WAIT -> waitAfter(proc, waitMillis);
+          case CONTINUE -> continueWith(proc);
+          case SPAWN -> spawn(proc, stack, children);
+          default -> succeed(proc, stack);
+        };
     return update != null && ctx.applyPipelined(update, () -> endHandedOverStep(proc, stack));
   }
 
-  /** The step asked for another step, maybe after a wait. */
-  private StepUpdate<Env> continueWith(Procedure<Env> proc, long waitMillis) {
-    if (waitMillis >= 0) {
-      long deadline = ctx.now() + waitMillis;
-      proc.exec.setWaitDeadline(deadline);
-      proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
-      return StepUpdate.of(
-          proc,
-          () -> {
-            releaseLockAfterStep(proc);
-            ctx.timeouts.add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
-          });
+  /** How the step ended: thrown, or what it returned. */
+  private static <Env> StepDecider.StepResult result(
+      boolean yielded, boolean suspended, Procedure<Env> proc, Procedure<Env>[] children) {
+    if (yielded) {
+      return StepDecider.StepResult.YIELDED;
     }
-    boolean yield = proc.isYieldAfterExecution(ctx.env);
+    if (suspended) {
+      return StepDecider.StepResult.SUSPENDED;
+    }
+    if (children != null && children.length == 1 && children[0] == proc) {
+      return StepDecider.StepResult.AGAIN;
+    }
+    return children != null && children.length > 0
+        ? StepDecider.StepResult.CHILDREN
+        : StepDecider.StepResult.DONE;
+  }
+
+  /** The step asked for another step after a wait of {@code waitMillis}. */
+  private StepUpdate<Env> waitAfter(Procedure<Env> proc, long waitMillis) {
+    long deadline = ctx.now() + waitMillis;
+    proc.exec.setWaitDeadline(deadline);
+    proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
+    return StepUpdate.of(
+        proc,
+        () -> {
+          releaseLockAfterStep(proc);
+          ctx.timeouts().add(deadline, TimeoutQueue.Kind.WAIT_EXPIRED, proc);
+        });
+  }
+
+  /** The step asked for another step at once. */
+  private StepUpdate<Env> continueWith(Procedure<Env> proc) {
+    boolean yield = proc.isYieldAfterExecution(ctx.env());
     return StepUpdate.of(
         proc,
         () -> {
           releaseLockAfterStep(proc);
           if (yield) {
-            ctx.scheduler.addBack(proc);
+            ctx.scheduler().addBack(proc);
           } else {
-            ctx.scheduler.addFront(proc);
+            ctx.scheduler().addFront(proc);
           }
         });
   }
@@ -335,7 +360,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         fail(parent, stack);
         return null;
       }
-      String type = ctx.codec.registry().typeOf(child).orElse(null);
+      String type = ctx.codec().registry().typeOf(child).orElse(null);
       if (type == null) {
         parent.setFailure(
             parent.getType(), new UnknownProcedureTypeException(child.getClass().getName()));
@@ -344,7 +369,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         return null;
       }
       child.setType(type);
-      child.setProcId(ctx.ids.next());
+      child.setProcId(ctx.ids().next());
       child.setParent(parent.getProcId(), parent.getRootProcId());
       child.setSubmittedTime(now);
       child.transitionTo(ProcedureState.RUNNABLE);
@@ -361,16 +386,11 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         () -> {
           releaseLockAfterStep(parent);
           for (Procedure<Env> child : children) {
-            ctx.procedures.put(child.getProcId(), child);
+            ctx.procedures().put(child.getProcId(), child);
             stack.addMember(child);
-            if (child.getTimeout() > 0) {
-              ctx.timeouts.add(
-                  child.getSubmittedTime() + child.getTimeout(),
-                  TimeoutQueue.Kind.PROCEDURE_DEADLINE,
-                  child);
-            }
-            ctx.scheduler.addFront(child);
-            ctx.metrics.submitted(child.getType());
+            ctx.armProcedureDeadline(child);
+            ctx.scheduler().addFront(child);
+            ctx.metrics().submitted(child.getType());
           }
         });
   }
@@ -385,8 +405,8 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** A step whose state cannot be rolled back failed: try it again after a backoff. */
   private void scheduleRetry(Procedure<Env> proc) throws IOException {
     int attempt = proc.exec.nextRetryAttempt();
-    long wait = ctx.config.retryBackoffMillis(attempt);
-    ctx.metrics.stepRetried(proc.getType());
+    long wait = ctx.config().retryBackoffMillis(attempt);
+    ctx.metrics().stepRetried(proc.getType());
     LOG.warn(
         "step {} of procedure {} failed ({}) and cannot be rolled back; retry {} in {} ms",
         proc.getStepName(),
@@ -399,12 +419,12 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     ctx.persist(proc);
     releaseLockAfterStep(proc);
     long until = ctx.now() + wait;
-    ctx.admission.noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_STEP, until);
-    ctx.timeouts.add(until, TimeoutQueue.Kind.RETRY_STEP, proc);
+    ctx.admission().noteBackoff(proc, BlockedOn.TimerPurpose.RETRY_STEP, until);
+    ctx.timeouts().add(until, TimeoutQueue.Kind.RETRY_STEP, proc);
   }
 
   private void releaseLockAfterStep(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env)) {
+    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env())) {
       completion.releaseHeldLock(proc);
     }
   }

@@ -46,7 +46,7 @@ final class Submissions<Env> {
     }
     schedule(proc);
     settled(proc, nonce);
-    ctx.metrics.submitted(proc.getType());
+    ctx.metrics().submitted(proc.getType());
     return proc.getProcId();
   }
 
@@ -102,7 +102,7 @@ final class Submissions<Env> {
    */
   private CompletableFuture<Long> prepare(Procedure<Env> proc, NonceKey nonce) {
     String type =
-        ctx.codec
+        ctx.codec()
             .registry()
             .typeOf(proc)
             .orElseThrow(
@@ -116,7 +116,7 @@ final class Submissions<Env> {
     }
     long procId;
     try {
-      procId = ctx.ids.next();
+      procId = ctx.ids().next();
     } catch (IOException e) {
       throw new UncheckedIOException(
           "no procedure id could be reserved for " + type + ": " + e.getMessage(), e);
@@ -128,7 +128,7 @@ final class Submissions<Env> {
         return inFlight;
       }
       // a procedure settled before (queued, so visible) keeps its nonce here until it is cleaned
-      Long existing = ctx.nonces.putIfAbsent(nonce, procId);
+      Long existing = ctx.nonces().putIfAbsent(nonce, procId);
       if (existing != null) {
         pending.remove(nonce, mine);
         mine.complete(existing);
@@ -149,7 +149,7 @@ final class Submissions<Env> {
         new UncheckedIOException(
             "submission of " + proc.getType() + " could not be persisted: " + e.getMessage(), e);
     if (nonce != null) {
-      ctx.nonces.remove(nonce, proc.getProcId());
+      ctx.nonces().remove(nonce, proc.getProcId());
       CompletableFuture<Long> mine = pending.remove(nonce);
       if (mine != null) {
         mine.completeExceptionally(failure);
@@ -171,12 +171,12 @@ final class Submissions<Env> {
   /** See {@link ProcedureExecutor#adopt}. */
   boolean adopt(StoreRecord record) throws ProcedureCodecException {
     long procId = record.procId();
-    ctx.ids.observe(procId);
+    ctx.ids().observe(procId);
     if (ctx.info(procId) != null) {
       return false;
     }
     @SuppressWarnings("unchecked")
-    Procedure<Env> proc = (Procedure<Env>) ctx.codec.decode(procId, record.data());
+    Procedure<Env> proc = (Procedure<Env>) ctx.codec().decode(procId, record.data());
     if (proc.getParentProcId() != Procedure.NO_PARENT
         || proc.getRootProcId() != procId
         || proc.getState() != ProcedureState.RUNNABLE
@@ -185,7 +185,7 @@ final class Submissions<Env> {
           "procedure " + procId + " cannot be adopted: it is not a new root (" + proc + ")");
     }
     if (proc.exec.getNonceKey() != null) {
-      Long existing = ctx.nonces.putIfAbsent(proc.exec.getNonceKey(), procId);
+      Long existing = ctx.nonces().putIfAbsent(proc.exec.getNonceKey(), procId);
       if (existing != null && existing != procId) {
         throw new ProcedureCodecException(
             "procedure "
@@ -198,7 +198,7 @@ final class Submissions<Env> {
     }
     proc.refreshSnapshot();
     schedule(proc);
-    ctx.metrics.submitted(proc.getType());
+    ctx.metrics().submitted(proc.getType());
     return true;
   }
 
@@ -207,12 +207,9 @@ final class Submissions<Env> {
     long procId = proc.getProcId();
     RootProcedureStack<Env> stack = new RootProcedureStack<>(procId);
     stack.addMember(proc);
-    ctx.stacks.put(procId, stack);
-    ctx.procedures.put(procId, proc);
-    if (proc.getTimeout() > 0) {
-      ctx.timeouts.add(
-          proc.getSubmittedTime() + proc.getTimeout(), TimeoutQueue.Kind.PROCEDURE_DEADLINE, proc);
-    }
-    ctx.scheduler.addBack(proc);
+    ctx.stacks().put(procId, stack);
+    ctx.procedures().put(procId, proc);
+    ctx.armProcedureDeadline(proc);
+    ctx.scheduler().addBack(proc);
   }
 }

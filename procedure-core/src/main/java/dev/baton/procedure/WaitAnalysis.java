@@ -29,7 +29,7 @@ final class WaitAnalysis<Env> {
     if (proc.isFinished()) {
       return null;
     }
-    AdmissionControl<Env> admission = ctx.admission;
+    AdmissionControl<Env> admission = ctx.admission();
     var lock = admission.locks.lockWait(proc);
     if (lock.isPresent()) {
       return new BlockedOn.Lock(lock.get());
@@ -76,7 +76,7 @@ final class WaitAnalysis<Env> {
       return new BlockedOn.Suspended();
     }
     List<Long> unfinished = new ArrayList<>();
-    RootProcedureStack<Env> stack = ctx.stacks.get(proc.getRootProcId());
+    RootProcedureStack<Env> stack = ctx.stacks().get(proc.getRootProcId());
     if (stack != null) {
       for (Procedure<Env> m : stack.members()) {
         if (m.getParentProcId() == proc.getProcId() && !m.isFinished()) {
@@ -94,12 +94,12 @@ final class WaitAnalysis<Env> {
 
   private BlockedOn queued() {
     return new BlockedOn.NoFreeWorker(
-        workers.workerCount(), workers.activeCount(), ctx.scheduler.size());
+        workers.workerCount(), workers.activeCount(), ctx.scheduler().size());
   }
 
   /** The text of {@link #blockedOn} (with the procedure's own deadline), or null. */
   String waitReason(Procedure<Env> proc, BlockedOn blocker) {
-    String reason = ctx.admission.locks.waitReason(proc).orElse(null);
+    String reason = ctx.admission().locks.waitReason(proc).orElse(null);
     if (reason == null && blocker != null && !(blocker instanceof BlockedOn.NoFreeWorker)) {
       reason = blocker.describe(ctx.now());
     }
@@ -113,7 +113,7 @@ final class WaitAnalysis<Env> {
 
   /** {@code info} of a live procedure with what it waits on and why; others as they are. */
   ProcedureInfo annotate(ProcedureInfo info) {
-    Procedure<Env> p = ctx.procedures.get(info.procId());
+    Procedure<Env> p = ctx.procedures().get(info.procId());
     if (p == null) {
       return info;
     }
@@ -139,7 +139,7 @@ final class WaitAnalysis<Env> {
       if (!seen.add(id)) {
         return new WaitChain(procId, links, true, cycleText(links, id));
       }
-      Procedure<Env> p = ctx.procedures.get(id);
+      Procedure<Env> p = ctx.procedures().get(id);
       if (p == null) {
         ProcedureInfo done = ctx.info(id);
         String what =
@@ -195,7 +195,7 @@ final class WaitAnalysis<Env> {
    */
   Map<String, Integer> blockedCounts() {
     Map<String, Integer> out = new TreeMap<>();
-    for (Procedure<Env> p : ctx.procedures.values()) {
+    for (Procedure<Env> p : ctx.procedures().values()) {
       BlockedOn b = blockedOn(p);
       if (b != null) {
         out.merge(b.kind(), 1, Integer::sum);

@@ -30,11 +30,16 @@ public record FlowDefinition(List<NodeSpec> nodes, List<Edge> edges) {
     private final List<NodeSpec> nodes = new ArrayList<>();
     private final List<Edge> edges = new ArrayList<>();
 
+    /** Adds a task node; names are unique (checked by {@link #build}). */
     public Builder node(NodeSpec node) {
       nodes.add(node);
       return this;
     }
 
+    /**
+     * Adds an edge: {@code child} is triggered by {@code parent} (both named by {@link #node};
+     * checked by {@link #build}).
+     */
     public Builder edge(String parent, String child) {
       edges.add(new Edge(parent, child));
       return this;

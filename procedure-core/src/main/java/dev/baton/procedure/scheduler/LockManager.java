@@ -95,21 +95,21 @@ public final class LockManager {
    */
   public synchronized void attach(LockHost newHost) {
     Objects.requireNonNull(newHost, "host");
-    if (table.host != LockHost.DETACHED && table.host != newHost) {
+    if (table.host() != LockHost.DETACHED && table.host() != newHost) {
       LOG.warn(
           "lock manager taken over by a new executor while the previous one had not stopped; "
               + "the {} locks of the previous one are dropped. Stop an executor before starting "
               + "its successor on the same lock manager.",
-          table.entries.size());
+          table.entryCount());
     }
-    table.host = newHost;
+    table.host(newHost);
     table.clear();
   }
 
   /** Unbinds {@code oldHost} (if still bound): wake-ups and timers stop. The table is kept. */
   public synchronized void detach(LockHost oldHost) {
-    if (table.host == oldHost) {
-      table.host = LockHost.DETACHED;
+    if (table.host() == oldHost) {
+      table.host(LockHost.DETACHED);
     }
   }
 
@@ -122,12 +122,12 @@ public final class LockManager {
     List<Schedulable> wake = new ArrayList<>();
     List<LockCycle> found;
     synchronized (this) {
-      LockOwner o = table.owners.get(proc);
+      LockOwner o = table.owner(proc);
       if (o == null || o.waiting == null) {
         return false;
       }
       LockWaiter w = o.waiting;
-      long now = table.host.now();
+      long now = table.host().now();
       if (w.deadline == 0 || now < w.deadline) {
         return false;
       }
@@ -160,10 +160,10 @@ public final class LockManager {
     LockOutcome result;
     List<LockCycle> found;
     synchronized (this) {
-      if (!table.host.isLive(proc)) {
+      if (!table.host().isLive(proc)) {
         return LockOutcome.PARKED; // an object of a stopped executor: it never runs again
       }
-      LockOwner o = table.owners.get(proc);
+      LockOwner o = table.owner(proc);
       if (o != null && o.refusal != null) {
         RuntimeException refusal = o.refusal;
         o.refusal = null;
@@ -222,7 +222,7 @@ public final class LockManager {
     List<Schedulable> wake = new ArrayList<>();
     List<LockCycle> found;
     synchronized (this) {
-      LockOwner o = table.owners.remove(proc);
+      LockOwner o = table.removeOwner(proc);
       if (o == null) {
         return;
       }
@@ -260,8 +260,8 @@ public final class LockManager {
         if (cycle == null) {
           continue;
         }
-        LockCycle c = new LockCycle(table.host.now(), cycle.links(), 0);
-        if (table.host.breaksDeadlocks()) {
+        LockCycle c = new LockCycle(table.host().now(), cycle.links(), 0);
+        if (table.host().breaksDeadlocks()) {
           LockOwner victim = victimOf(cycle);
           if (victim != null) {
             c = c.brokenBy(victim.proc.getProcId());
@@ -290,10 +290,10 @@ public final class LockManager {
   private LockOwner victimOf(WaitForGraph.Found cycle) {
     LockOwner victim = null;
     for (Schedulable p : cycle.members()) {
-      LockOwner o = table.owners.get(p);
+      LockOwner o = table.owner(p);
       if (o != null
           && o.waiting != null
-          && table.host.mayFail(p)
+          && table.host().mayFail(p)
           && (victim == null || p.getProcId() > victim.proc.getProcId())) {
         victim = o;
       }
@@ -307,7 +307,7 @@ public final class LockManager {
     }
     LockHost h;
     synchronized (this) {
-      h = table.host;
+      h = table.host();
     }
     for (LockCycle c : found) {
       LOG.warn(
@@ -330,7 +330,7 @@ public final class LockManager {
 
   /** The wait-for cycles in the table now (none once every cycle found was broken). */
   public synchronized List<LockCycle> cycles() {
-    long now = table.host.now();
+    long now = table.host().now();
     List<LockCycle> out = new ArrayList<>();
     for (WaitForGraph.Found f : WaitForGraph.allCycles(table)) {
       out.add(new LockCycle(now, f.links(), 0));
@@ -340,7 +340,7 @@ public final class LockManager {
 
   /** The mode in which {@code proc} itself holds {@code key}, if it does. */
   public synchronized Optional<LockMode> heldMode(Schedulable proc, ResourceKey key) {
-    LockAndQueue e = table.entries.get(key);
+    LockAndQueue e = table.entry(key);
     if (e == null) {
       return Optional.empty();
     }
@@ -354,7 +354,7 @@ public final class LockManager {
 
   /** Whether {@code proc} is parked on a wait queue. */
   public synchronized boolean isWaiting(Schedulable proc) {
-    LockOwner o = table.owners.get(proc);
+    LockOwner o = table.owner(proc);
     return o != null && o.waiting != null;
   }
 
@@ -363,7 +363,7 @@ public final class LockManager {
    * procedure 12 (EXCLUSIVE) for 1500 ms"}; empty if it does not wait for a lock.
    */
   public synchronized Optional<String> waitReason(Schedulable proc) {
-    LockOwner o = table.owners.get(proc);
+    LockOwner o = table.owner(proc);
     if (o == null) {
       return Optional.empty();
     }
@@ -373,12 +373,12 @@ public final class LockManager {
     if (o.refusal != null) {
       return Optional.of("failing to break a deadlock: " + o.refusal.getMessage());
     }
-    return lockWait(proc).map(w -> w.describe(table.host.now()));
+    return lockWait(proc).map(w -> w.describe(table.host().now()));
   }
 
   /** The lock {@code proc} is parked on and who holds it or is ahead of it; empty if not parked. */
   public synchronized Optional<LockWait> lockWait(Schedulable proc) {
-    LockOwner o = table.owners.get(proc);
+    LockOwner o = table.owner(proc);
     if (o == null || o.waiting == null) {
       return Optional.empty();
     }
@@ -387,8 +387,8 @@ public final class LockManager {
 
   /** The lock table: every held or awaited lock, ordered by resource (parents first). */
   public synchronized List<LockInfo> snapshot() {
-    long now = table.host.now();
-    List<LockAndQueue> sorted = new ArrayList<>(table.entries.values());
+    long now = table.host().now();
+    List<LockAndQueue> sorted = new ArrayList<>(table.entries());
     sorted.sort((a, b) -> a.key.compareTo(b.key));
     List<LockInfo> out = new ArrayList<>(sorted.size());
     for (LockAndQueue e : sorted) {
@@ -399,7 +399,7 @@ public final class LockManager {
 
   /** Number of locks in the table (held or awaited). */
   public synchronized int size() {
-    return table.entries.size();
+    return table.entryCount();
   }
 
   private void wakeAll(List<Schedulable> wake) {
@@ -409,12 +409,12 @@ public final class LockManager {
     LockHost h;
     synchronized (this) {
       for (Schedulable p : wake) {
-        LockOwner o = table.owners.get(p);
+        LockOwner o = table.owner(p);
         if (o != null) {
           table.forgetIfIdle(o);
         }
       }
-      h = table.host;
+      h = table.host();
     }
     for (Schedulable p : wake) {
       h.wake(p);

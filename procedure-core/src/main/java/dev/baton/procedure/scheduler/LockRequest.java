@@ -129,7 +129,12 @@ public final class LockRequest {
       return this;
     }
 
-    /** Fails the waiting procedure after {@code timeout}; {@link Duration#ZERO} for no limit. */
+    /**
+     * Fails the procedure once it has waited this long for the lock. Bounds: zero or positive;
+     * {@link Duration#ZERO} waits without limit. Default: zero.
+     *
+     * @throws IllegalArgumentException for a null or negative timeout
+     */
     public Builder waitTimeout(Duration timeout) {
       this.waitTimeout = checkTimeout(timeout);
       return this;

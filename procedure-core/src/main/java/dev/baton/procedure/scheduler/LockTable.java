@@ -1,6 +1,8 @@
 package dev.baton.procedure.scheduler;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -15,13 +17,51 @@ import java.util.Map;
 final class LockTable {
   private static final int MAX_ANCESTOR_DEPTH = 10_000;
 
-  final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
-  final Map<Schedulable, LockOwner> owners = new IdentityHashMap<>();
+  private final Map<ResourceKey, LockAndQueue> entries = new HashMap<>();
+  private final Map<Schedulable, LockOwner> owners = new IdentityHashMap<>();
   // waiters queued since the manager last looked for wait-for cycles
   private List<LockWaiter> enqueued = new ArrayList<>(2);
 
-  /** The executor the manager is attached to; set by the manager under its monitor. */
-  LockHost host = LockHost.DETACHED;
+  // the executor the manager is attached to; set by the manager under its monitor
+  private LockHost host = LockHost.DETACHED;
+
+  /** The executor the manager is attached to ({@link LockHost#DETACHED} if none). */
+  LockHost host() {
+    return host;
+  }
+
+  void host(LockHost attached) {
+    host = attached;
+  }
+
+  /** The owner record of {@code proc}, or null if it holds and waits for nothing. */
+  LockOwner owner(Schedulable proc) {
+    return owners.get(proc);
+  }
+
+  /** Removes and returns the owner record of {@code proc} (null if none). */
+  LockOwner removeOwner(Schedulable proc) {
+    return owners.remove(proc);
+  }
+
+  /** Every owner record (a live view). */
+  Collection<LockOwner> owners() {
+    return Collections.unmodifiableCollection(owners.values());
+  }
+
+  /** The lock of {@code key}, or null if nobody holds or waits for it. */
+  LockAndQueue entry(ResourceKey key) {
+    return entries.get(key);
+  }
+
+  /** Every lock held or waited for (a live view). */
+  Collection<LockAndQueue> entries() {
+    return Collections.unmodifiableCollection(entries.values());
+  }
+
+  int entryCount() {
+    return entries.size();
+  }
 
   void clear() {
     entries.clear();

@@ -67,8 +67,8 @@ final class WaitForGraph {
    * queue (the common case of a procedure that just parked); such a one is on no cycle.
    */
   private static boolean nobodyWaitsFor(LockTable table, Schedulable proc) {
-    LockOwner o = table.owners.get(proc);
-    return table.host.parentOf(proc) == null
+    LockOwner o = table.owner(proc);
+    return table.host().parentOf(proc) == null
         && (o == null
             || (o.held.isEmpty()
                 && (o.waiting == null || o.waiting.queuedOn.waiters.peekLast() == o.waiting)));
@@ -82,8 +82,8 @@ final class WaitForGraph {
     List<Found> out = new ArrayList<>();
     Set<Schedulable> onCycles = Collections.newSetFromMap(new IdentityHashMap<>());
     List<LockOwner> parked = new ArrayList<>();
-    for (LockOwner o : table.owners.values()) {
-      if (o.waiting != null && table.host.parentOf(o.proc) != null) {
+    for (LockOwner o : table.owners()) {
+      if (o.waiting != null && table.host().parentOf(o.proc) != null) {
         parked.add(o);
       }
     }
@@ -125,14 +125,14 @@ final class WaitForGraph {
 
   /** Records every procedure that waits for {@code x}. */
   private void expand(Schedulable x) {
-    Schedulable a = table.host.parentOf(x);
+    Schedulable a = table.host().parentOf(x);
     for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
       if (waitsFor(a, new Edge(x, LockCycle.Reason.DESCENDANT, null, null))) {
         return;
       }
-      a = table.host.parentOf(a);
+      a = table.host().parentOf(a);
     }
-    LockOwner ox = table.owners.get(x);
+    LockOwner ox = table.owner(x);
     if (ox == null) {
       return;
     }

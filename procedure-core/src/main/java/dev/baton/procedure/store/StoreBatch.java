@@ -99,12 +99,14 @@ public final class StoreBatch {
 
     private Builder() {}
 
+    /** Writes {@code record}, replacing the stored one of its procId; raises the max procId. */
     public Builder upsert(StoreRecord record) {
       upserts.add(record);
       maxProcId = Math.max(maxProcId, record.procId());
       return this;
     }
 
+    /** Deletes the record of {@code procId}. */
     public Builder delete(long procId) {
       if (deleteCount == deletes.length) {
         deletes = java.util.Arrays.copyOf(deletes, Math.max(4, deleteCount * 2));
@@ -113,15 +115,21 @@ public final class StoreBatch {
       return this;
     }
 
+    /**
+     * Raises the highest procId the store remembers to at least {@code id} (never lowers it), so
+     * ids are not reused after the records are deleted. Default: the highest upserted procId.
+     */
     public Builder maxProcId(long id) {
       maxProcId = Math.max(maxProcId, id);
       return this;
     }
 
+    /** Whether nothing is upserted or deleted yet. */
     public boolean isEmpty() {
       return upserts.isEmpty() && deleteCount == 0;
     }
 
+    /** The batch, written by the store as one unit. */
     public StoreBatch build() {
       return new StoreBatch(
           new ArrayList<>(upserts), java.util.Arrays.copyOf(deletes, deleteCount), maxProcId);
