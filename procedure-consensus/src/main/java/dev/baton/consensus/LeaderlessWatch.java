@@ -10,6 +10,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.thirdparty.com.google.protobuf.TextFormat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,6 +32,14 @@ final class LeaderlessWatch {
 
   /** Election timeouts (the maximum) without a known leader before a warning, and between two. */
   static final int TIMEOUTS_BEFORE_WARNING = 10;
+
+  /**
+   * Why a member with an empty log may wait for ever: Ratis counts no vote of a member whose log is
+   * empty once the group committed entries (it cannot tell "never received" from "disk wiped").
+   */
+  static final String EMPTY_LOG_HINT =
+      "; this node's log is empty and Ratis does not count its vote: the group elects a leader only"
+          + " when members holding the log are a majority again (bring back the lost member)";
 
   private static final ScheduledExecutorService CHECKS =
       Executors.newSingleThreadScheduledExecutor(
@@ -115,16 +124,18 @@ final class LeaderlessWatch {
     if (now - lastWarning >= warnAfterNanos) {
       lastWarning = now;
       warnings++;
+      TermIndex last = d.get().getRaftLog().getLastEntryTermIndex();
       LOG.warn(
           "node {}: no leader known for {} ms (term {}, {}, last entry {}, committed {}, {} leaders"
-              + " seen since start); Ratis: {}",
+              + " seen since start){}; Ratis: {}",
           nodeId,
           TimeUnit.NANOSECONDS.toMillis(now - leaderlessSince),
           info.getCurrentTerm(),
           info.getCurrentRole(),
-          d.get().getRaftLog().getLastEntryTermIndex(),
+          last,
           d.get().getRaftLog().getLastCommittedIndex(),
           leadersSeen.getAsLong(),
+          last == null ? EMPTY_LOG_HINT : "",
           TextFormat.shortDebugString(info.getRoleInfoProto()));
     }
   }

@@ -121,6 +121,7 @@ public final class ProcessCluster implements AutoCloseable {
       c.awaitLeader(Set.of(), -1);
       ConfigNodeWaits.clusterPoll(CLUSTER_WAIT, "every DataNode registered")
           .untilTrue(() -> c.api().get("/api/metadata").get("dataNodes").size() == dataNodes);
+      c.awaitEveryNodeHoldsTheLog();
       LOG.info(
           "cluster up in {}: nodes {}, DataNodes {}", c.dir, c.httpOf, c.dataNodes.addresses());
       return c;
@@ -492,6 +493,23 @@ public final class ProcessCluster implements AutoCloseable {
       }
     }
     return null;
+  }
+
+  /**
+   * Waits until every ConfigNode applied what the leader had committed when this was called. Ratis
+   * does not count the vote of a member whose log is empty once the group has committed entries (it
+   * cannot tell a member that never received the log from one whose disk was wiped): a cluster that
+   * loses its leader while a member is still empty elects no one until the lost member returns. A
+   * cluster is up only when no member is empty.
+   */
+  public void awaitEveryNodeHoldsTheLog() throws IOException, InterruptedException {
+    String leader = leader();
+    long committed = cluster(leader).path("commitIndex").asLong();
+    for (String id : servingNodes()) {
+      ConfigNodeWaits.clusterPoll(
+              CLUSTER_WAIT, "node " + id + " applied the log up to index " + committed)
+          .untilTrue(() -> cluster(id).path("appliedIndex").asLong() >= committed);
+    }
   }
 
   /** The current running leader. */
