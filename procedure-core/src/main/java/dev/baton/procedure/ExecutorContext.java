@@ -7,6 +7,7 @@ import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -29,6 +31,12 @@ import org.slf4j.LoggerFactory;
  */
 final class ExecutorContext<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ExecutorContext.class);
+
+  /**
+   * Most encoded bytes of one batch of {@link #writeSeparately}: a quarter of what Baton's
+   * replicated store puts in one log entry (1 MiB), so it packs several batches into one entry.
+   */
+  static final int MAX_SEPARATE_BATCH_BYTES = 1 << 18;
 
   private final Env env;
   private final ProcedureStore store;
@@ -282,18 +290,62 @@ final class ExecutorContext<Env> {
     }
   }
 
+  /**
+   * Persists {@code upserts}, each record standing on its own rather than all of them atomically:
+   * in batches of at most {@link #MAX_SEPARATE_BATCH_BYTES} encoded bytes (one batch for most
+   * calls; a larger record goes alone), all handed to the store at once and awaited together, so
+   * the store groups them (one force of a file store, few entries of a replicated one). Snapshots
+   * are refreshed once every batch is durable; the first failure is thrown.
+   */
+  void writeSeparately(List<Procedure<Env>> upserts) throws IOException {
+    long now = now();
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    StoreBatch.Builder batch = StoreBatch.builder().maxProcId(ids.highest());
+    int batchRecords = 0;
+    long batchBytes = 0;
+    for (Procedure<Env> p : upserts) {
+      StoreRecord record = encodeRecord(p, now);
+      if (batchRecords > 0 && batchBytes + record.data().length > MAX_SEPARATE_BATCH_BYTES) {
+        writes.add(timedWriteAsync(batch.build()));
+        batch = StoreBatch.builder().maxProcId(ids.highest());
+        batchRecords = 0;
+        batchBytes = 0;
+      }
+      batch.upsert(record);
+      batchRecords++;
+      batchBytes += record.data().length;
+    }
+    if (batchRecords > 0) {
+      writes.add(timedWriteAsync(batch.build()));
+    }
+    try {
+      CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while writing " + upserts.size() + " records");
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    }
+    refreshSnapshots(upserts, List.of());
+  }
+
   private StoreBatch encode(Collection<Procedure<Env>> upserts, Collection<Procedure<Env>> deletes)
       throws IOException {
     long now = now();
     StoreBatch.Builder b = StoreBatch.builder().maxProcId(ids.highest());
     for (Procedure<Env> p : upserts) {
-      p.setLastUpdate(now);
-      b.upsert(new StoreRecord(p.getProcId(), codec.encode(p, config.term())));
+      b.upsert(encodeRecord(p, now));
     }
     for (Procedure<Env> p : deletes) {
       b.delete(p.getProcId());
     }
     return b.build();
+  }
+
+  /** The record of {@code proc}, last updated at {@code now}. */
+  private StoreRecord encodeRecord(Procedure<Env> proc, long now) throws IOException {
+    proc.setLastUpdate(now);
+    return new StoreRecord(proc.getProcId(), codec.encode(proc, config.term()));
   }
 
   private static <Env> void refreshSnapshots(

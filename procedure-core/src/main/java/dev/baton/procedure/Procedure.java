@@ -292,12 +292,21 @@ public abstract class Procedure<Env> implements Schedulable {
   }
 
   /**
-   * Recovery found this procedure RUNNABLE: its next step may have run before the crash without its
-   * outcome being persisted. Returns true if that step is to be counted as executed (so a rollback
-   * undoes it); plain procedures count executions only when they are recorded.
+   * Whether recovery, finding this procedure RUNNABLE, counts its due step as executed (its next
+   * step may have run before the crash without its outcome being persisted) and has not counted it
+   * yet. Plain procedures count executions only when they are recorded: false. Reads only.
    */
-  boolean countInterruptedStepAsExecuted() {
+  boolean dueStepUncounted() {
     return false;
+  }
+
+  /**
+   * Counts the due step as executed (so a rollback undoes it); called by recovery only when {@link
+   * #dueStepUncounted()} is true, and written to the store before any step runs.
+   */
+  void countDueStepAsExecuted() {
+    throw new IllegalStateException(
+        "procedure " + getProcId() + " does not count a due step as executed");
   }
 
   /** Whether a failure of the step that just ran should be retried instead of rolled back. */

@@ -46,6 +46,13 @@ interface ProcedureFacts<P> {
 
   boolean bypassRequested(P p);
 
+  /**
+   * Whether a restart that finds the procedure RUNNABLE counts its due step as executed (it may
+   * have run before the crash without its outcome being persisted), and no earlier restart has
+   * counted and written it yet: a state machine's due state (see {@link StateMachineProcedure}).
+   */
+  boolean dueStepUncounted(P p);
+
   default boolean hasParent(P p) {
     return parentProcId(p) != Procedure.NO_PARENT;
   }
@@ -130,6 +137,11 @@ interface ProcedureFacts<P> {
     @Override
     public boolean bypassRequested(Procedure<Object> p) {
       return p.exec.isBypassRequested();
+    }
+
+    @Override
+    public boolean dueStepUncounted(Procedure<Object> p) {
+      return p.dueStepUncounted();
     }
   }
 }

@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Rebuilds an executor's state from its store, carrying out what {@link RecoveryPlanner} plans:
  * live procedures, root stacks and their rollback entries, pending child counts, waits and
- * deadlines, held locks, failed roots resumed into rollback, runnable procedures queued. A record
- * that cannot be read is reported as corrupt (with the reason) and its tree is failed; everything
- * else recovers.
+ * deadlines, held locks, failed roots resumed into rollback, runnable procedures queued, and the
+ * due steps it counts as executed written to the store before any worker starts. A record that
+ * cannot be read is reported as corrupt (with the reason) and its tree is failed; everything else
+ * recovers.
  */
 final class ProcedureRecovery<Env> {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureRecovery.class);
@@ -118,11 +119,11 @@ final class ProcedureRecovery<Env> {
                   e.getKey(), corruptEnvelopes.get(e.getKey()), e.getValue()));
     }
     List<Procedure<Env>> live = sorting.live();
-    wireLive(live, sorting.brokenTrees());
+    int dueSteps = wireLive(live, sorting.brokenTrees());
     long wiredAt = System.nanoTime();
     LOG.info(
         "recovered {} live procedures in {} trees, {} completed, {} corrupt, in {} ms: load {} ms,"
-            + " decode {} ms ({} threads), wiring {} ms",
+            + " decode {} ms ({} threads), wiring {} ms ({} due steps counted and written)",
         live.size(),
         ctx.stacks().size(),
         ctx.completed().rootCount(),
@@ -131,7 +132,8 @@ final class ProcedureRecovery<Env> {
         TimeUnit.NANOSECONDS.toMillis(loadedAt - startedAt),
         TimeUnit.NANOSECONDS.toMillis(decodedAt - loadedAt),
         RecordDecoding.threadsFor(count, ctx.config().recoveryThreads()),
-        TimeUnit.NANOSECONDS.toMillis(wiredAt - decodedAt));
+        TimeUnit.NANOSECONDS.toMillis(wiredAt - decodedAt),
+        dueSteps);
   }
 
   /** A HashMap capacity that holds {@code entries} without resizing. */
@@ -148,8 +150,12 @@ final class ProcedureRecovery<Env> {
     }
   }
 
-  /** Carries out the wiring {@link RecoveryPlanner#wire} plans for {@code live}. */
-  private void wireLive(List<Procedure<Env>> live, Map<Long, String> brokenTrees) {
+  /**
+   * Carries out the wiring {@link RecoveryPlanner#wire} plans for {@code live}; returns how many
+   * due steps it counted as executed and wrote.
+   */
+  private int wireLive(List<Procedure<Env>> live, Map<Long, String> brokenTrees)
+      throws IOException {
     RecoveryPlanner.Wiring<Procedure<Env>> plan = RecoveryPlanner.wire(live, brokenTrees, facts);
     // Roots first (a root has the lowest procId of its tree, so it is its stack's first member);
     // the maps are sized once for everything (see KeyedView).
@@ -187,12 +193,13 @@ final class ProcedureRecovery<Env> {
     for (RecoveryPlanner.Timer<Procedure<Env>> t : plan.timers()) {
       ctx.timeouts().add(t.deadline(), t.kind(), t.proc());
     }
-    for (Procedure<Env> p : plan.interruptedCandidates()) {
+    for (Procedure<Env> p : plan.dueSteps()) {
       // its due step may have run before the crash; a rollback must undo it too
-      if (p.countInterruptedStepAsExecuted()) {
-        ctx.stacks().get(p.getRootProcId()).addEntry(p);
-      }
+      p.countDueStepAsExecuted();
+      ctx.stacks().get(p.getRootProcId()).addEntry(p);
     }
+    // written before any step runs: a restart before their next step finds each entry in place
+    ctx.writeSeparately(plan.dueSteps());
     retakeHeldLocks(live);
     for (Procedure<Env> p : plan.queue()) {
       ctx.scheduler().addBack(p);
@@ -200,6 +207,7 @@ final class ProcedureRecovery<Env> {
     for (Procedure<Env> p : live) {
       p.afterRecover(ctx.env());
     }
+    return plan.dueSteps().size();
   }
 
   /** Locks held across steps are taken again before anything else is scheduled. */

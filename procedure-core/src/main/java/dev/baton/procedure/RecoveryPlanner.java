@@ -100,8 +100,10 @@ final class RecoveryPlanner {
    * @param resumed procedures that become RUNNABLE (stored INITIALIZING, or WAITING for children
    *     that all finished)
    * @param failures stack failures, in the order they are set (the first names the root's cause)
-   * @param interruptedCandidates RUNNABLE procedures whose due step may have run before the crash:
-   *     each asked whether that step counts as executed (then it gets a rollback entry), in order
+   * @param dueSteps RUNNABLE procedures whose due step counts as executed (it may have run before
+   *     the crash) and is not counted yet: each gets a rollback entry, in this order, and all are
+   *     written before any step runs, so that a later restart finds each entry where this one put
+   *     it, below the entries of steps recorded after this restart
    * @param timers the timers to arm, in order
    * @param queue what is queued, in order: the roots of failed stacks (they unwind first), then
    *     every runnable procedure
@@ -111,7 +113,7 @@ final class RecoveryPlanner {
       Map<P, Integer> pendingChildren,
       List<P> resumed,
       List<StackFailure<P>> failures,
-      List<P> interruptedCandidates,
+      List<P> dueSteps,
       List<Timer<P>> timers,
       List<P> queue) {}
 
@@ -177,12 +179,13 @@ final class RecoveryPlanner {
                 TimeoutQueue.Kind.PROCEDURE_DEADLINE));
       }
     }
-    List<P> interrupted = new ArrayList<>(runnable.size());
+    List<P> dueSteps = new ArrayList<>();
     for (P p : runnable) {
       // Stored WAITING in a failed tree: its children were being rolled back, so its due step
       // never ran and must not be undone.
-      if (!(childrenDone.contains(p) && failedRoots.contains(facts.rootProcId(p)))) {
-        interrupted.add(p);
+      if (!(childrenDone.contains(p) && failedRoots.contains(facts.rootProcId(p)))
+          && facts.dueStepUncounted(p)) {
+        dueSteps.add(p);
       }
     }
     List<P> queue = new ArrayList<>(runnable.size() + failedRoots.size());
@@ -192,7 +195,7 @@ final class RecoveryPlanner {
       }
     }
     queue.addAll(runnable);
-    return new Wiring<>(roots, pendingChildren, resumed, failures, interrupted, timers, queue);
+    return new Wiring<>(roots, pendingChildren, resumed, failures, dueSteps, timers, queue);
   }
 
   /**

@@ -14,8 +14,10 @@ import java.util.List;
  * <p>Rollback calls {@link #rollbackState} once for every state whose {@code executeFromState} ran
  * (the failing one included), newest first; never for a state that was only named as next. One case
  * is counted as run although the framework cannot know: the state that was due when the executor
- * crashed (it may have run without its outcome being persisted). So rollbackState must cope with a
- * state that ran partly or not at all, as it must for a failing step anyway. A state whose {@link
+ * crashed (it may have run without its outcome being persisted); the restart writes it down as run
+ * before any step runs, so it is undone in its place, after every step recorded later, even if the
+ * executor restarts again before the state's step ends. So rollbackState must cope with a state
+ * that ran partly or not at all, as it must for a failing step anyway. A state whose {@link
  * #isRollbackSupported} is false is retried with backoff when it fails, instead of being rolled
  * back, and an abort is refused while the procedure is in it. A step fails by throwing or by
  * calling {@code setFailure}; either way what it did to the flow (the next state named, {@link
@@ -198,18 +200,27 @@ public abstract class StateMachineProcedure<Env, S> extends Procedure<Env> {
   }
 
   @Override
-  boolean countInterruptedStepAsExecuted() {
+  boolean dueStepUncounted() {
     if (noMoreState) {
       return false;
     }
-    int stateId = nextStateId == NO_STATE ? getStateId(getInitialState()) : nextStateId;
     int n = executedStates.length;
-    if (n > 0 && executedStates[n - 1] == stateId) {
-      return false;
+    return n == 0 || executedStates[n - 1] != dueStateId();
+  }
+
+  @Override
+  void countDueStepAsExecuted() {
+    if (!dueStepUncounted()) {
+      throw new IllegalStateException(
+          "procedure " + getProcId() + ": its due state is counted already, or there is none");
     }
-    nextStateId = stateId;
-    recordExecuted(stateId);
-    return true;
+    nextStateId = dueStateId();
+    recordExecuted(nextStateId);
+  }
+
+  /** The id of the state the next step runs. */
+  private int dueStateId() {
+    return nextStateId == NO_STATE ? getStateId(getInitialState()) : nextStateId;
   }
 
   @Override

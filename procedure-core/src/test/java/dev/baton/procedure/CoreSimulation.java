@@ -32,12 +32,6 @@ final class CoreSimulation {
   private static final int ABORT_PERCENT = 2;
   private static final int CLOCK_PERCENT = 10;
 
-  /**
-   * Whether a due step counted by two restarts must be undone at the place of the first ({@code
-   * -Dsim.strictDueSteps=true}); see {@link #executedStep}.
-   */
-  static final boolean STRICT_DUE_STEPS = Boolean.getBoolean("sim.strictDueSteps");
-
   /** What a procedure does, fixed at its creation from the seed. */
   private record Script(
       boolean stateMachine,
@@ -188,10 +182,14 @@ final class CoreSimulation {
   private void script(ModelProc p) {
     int steps = 1 + random.nextInt(MAX_STEPS);
     boolean canSpawn = depth.get(p.id) < MAX_DEPTH;
+    boolean stateMachine = random.nextBoolean();
+    if (stateMachine) {
+      p.stateMachine(steps);
+    }
     scripts.put(
         p.id,
         new Script(
-            random.nextBoolean(),
+            stateMachine,
             steps,
             canSpawn && random.nextBoolean() ? random.nextInt(steps) : -1,
             1 + random.nextInt(MAX_CHILDREN),
@@ -390,18 +388,14 @@ final class CoreSimulation {
   }
 
   /**
-   * Logs a step as executed. A state machine's due step counted again by a later restart (its entry
-   * from the earlier restart was not written yet) is where the executor places it: at the later
-   * restart. With {@link #STRICT_DUE_STEPS} it stays where it was first counted, the earliest point
-   * it may have run.
+   * Logs a step as executed. A state machine's due step counted by a restart is logged there, the
+   * earliest point it may have run; it is never logged again (a later restart finds it counted, the
+   * step itself records nothing).
    */
   private void executedStep(ModelProc p, int step) {
     List<ModelStack.Undo> log = executed.computeIfAbsent(p.root, k -> new ArrayList<>());
     ModelStack.Undo u = new ModelStack.Undo(p.id, step);
-    if (log.contains(u) && STRICT_DUE_STEPS) {
-      return;
-    }
-    log.remove(u);
+    check(!log.contains(u), "step " + step + " of " + p + " counted as executed twice");
     log.add(u);
   }
 
@@ -421,15 +415,12 @@ final class CoreSimulation {
     for (RecoveryPlanner.Timer<ModelProc> t : recovery.plan.timers()) {
       timers.add(new long[] {t.deadline(), t.proc().id});
     }
-    for (ModelProc p : recovery.plan.interruptedCandidates()) {
-      // StateMachineProcedure#countInterruptedStepAsExecuted: its due state may have run
-      Script script = scripts.get(p.id);
-      if (script.stateMachine() && !p.dueCounted && p.userStep < script.steps()) {
-        stacks.get(p.root).addEntry(p, p.userStep);
-        p.dueCounted = true;
-        executedStep(p, p.userStep);
-      }
+    // a state machine's due state may have run: counted, and written before any step runs
+    List<ModelProc> counted = recovery.countDueSteps();
+    for (ModelProc p : counted) {
+      executedStep(p, p.userStep);
     }
+    write(counted);
     queue.addAll(recovery.queuedIds());
   }
 

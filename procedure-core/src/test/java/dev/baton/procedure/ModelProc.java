@@ -31,7 +31,10 @@ final class ModelProc {
   int userStep;
   // not persisted: a wake-up to take at the next turn
   boolean woken;
-  // not persisted: a restart counted the due step as run (a state machine's interrupted state)
+  // a state machine of this many states (0: a plain procedure): a restart that finds it RUNNABLE
+  // counts its due state (userStep) as run
+  int machineStates;
+  // a restart counted the due state as run (and wrote it)
   boolean dueCounted;
 
   ModelProc(long id, long parent, long root) {
@@ -51,6 +54,17 @@ final class ModelProc {
   ModelProc state(ProcedureState s) {
     state = s;
     return this;
+  }
+
+  /** Makes this a state machine of {@code states} states. */
+  ModelProc stateMachine(int states) {
+    machineStates = states;
+    return this;
+  }
+
+  /** Whether a restart that finds it RUNNABLE counts its due state as run, not counted yet. */
+  boolean dueStepUncounted() {
+    return machineStates > 0 && !dueCounted && userStep < machineStates;
   }
 
   ModelProc indexes(int... idx) {
@@ -83,6 +97,8 @@ final class ModelProc {
     c.submitted = submitted;
     c.failedTerminal = failedTerminal;
     c.userStep = userStep;
+    c.machineStates = machineStates;
+    c.dueCounted = dueCounted;
     return c;
   }
 
@@ -180,6 +196,11 @@ final class ModelProc {
     @Override
     public boolean bypassRequested(ModelProc p) {
       return p.bypass;
+    }
+
+    @Override
+    public boolean dueStepUncounted(ModelProc p) {
+      return p.dueStepUncounted();
     }
   }
 }

@@ -11,7 +11,8 @@ import java.util.TreeMap;
 /**
  * A restart from stored model records, as {@link ProcedureRecovery} carries out {@link
  * RecoveryPlanner}'s plan: copies of the records sorted, live trees wired into {@link ModelStack}s
- * with their entries, failures, pending children and resumed members.
+ * with their entries, failures, pending children and resumed members; {@link #countDueSteps} counts
+ * the due steps.
  */
 final class ModelRecovery {
   final RecoveryPlanner.Sorting<ModelProc> sorting;
@@ -42,6 +43,19 @@ final class ModelRecovery {
     }
     plan.pendingChildren().forEach((p, n) -> p.pendingChildren = n);
     plan.resumed().forEach(p -> p.state = ProcedureState.RUNNABLE);
+  }
+
+  /**
+   * Counts the planned due steps as run, as {@link ProcedureRecovery} does: each gets the next
+   * entry of its stack, recording its due state. Returns them: what recovery writes before any step
+   * runs.
+   */
+  List<ModelProc> countDueSteps() {
+    for (ModelProc p : plan.dueSteps()) {
+      stacks.get(p.root).addEntry(p, p.userStep);
+      p.dueCounted = true;
+    }
+    return plan.dueSteps();
   }
 
   /** The ids queued, in order. */

@@ -139,7 +139,8 @@ class RecoveryPlannerTest {
 
   @Test
   void wiringResumesParentsWhoseChildrenAllFinishedAndArmsTimers() {
-    ModelProc r = ModelProc.root(1).state(WAITING);
+    ModelProc r = ModelProc.root(1).state(WAITING).stateMachine(2);
+    r.userStep = 1;
     r.pendingChildren = 2;
     r.timeout = TIMEOUT;
     r.submitted = SUBMITTED;
@@ -147,11 +148,17 @@ class RecoveryPlannerTest {
     ModelProc alsoDone = ModelProc.child(3, r).state(SUCCESS);
     ModelProc other = ModelProc.root(4).state(WAITING_TIMEOUT);
     other.waitDeadline = WAIT_DEADLINE;
-    ModelProc fresh = ModelProc.root(5).state(INITIALIZING);
+    ModelProc fresh = ModelProc.root(5).state(INITIALIZING).stateMachine(1);
+    ModelProc plain = ModelProc.root(6).state(RUNNABLE);
+    ModelProc counted = ModelProc.root(7).state(RUNNABLE).stateMachine(2);
+    counted.dueCounted = true;
+    ModelProc pastLastState = ModelProc.root(8).state(RUNNABLE).stateMachine(1);
+    pastLastState.userStep = 1;
 
-    ModelRecovery recovery = new ModelRecovery(List.of(r, done, alsoDone, other, fresh));
+    ModelRecovery recovery =
+        new ModelRecovery(List.of(r, done, alsoDone, other, fresh, plain, counted, pastLastState));
 
-    assertEquals(List.of(1L, 5L), recovery.queuedIds());
+    assertEquals(List.of(1L, 5L, 6L, 7L, 8L), recovery.queuedIds());
     assertEquals(RUNNABLE, recovery.live.get(1L).state);
     assertEquals(0, recovery.live.get(1L).pendingChildren);
     assertEquals(RUNNABLE, recovery.live.get(5L).state);
@@ -163,12 +170,19 @@ class RecoveryPlannerTest {
         List.of("1:PROCEDURE_DEADLINE@" + (SUBMITTED + TIMEOUT), "4:WAIT_EXPIRED@" + WAIT_DEADLINE),
         timers);
     assertEquals(
-        List.of(1L, 5L), recovery.plan.interruptedCandidates().stream().map(p -> p.id).toList());
+        List.of(1L, 5L),
+        ids(recovery.plan.dueSteps()),
+        "runnable state machines with a due state not counted yet");
+  }
+
+  private static List<Long> ids(List<ModelProc> procs) {
+    return procs.stream().map(p -> p.id).toList();
   }
 
   @Test
   void aParentResumedInAFailedTreeDoesNotCountItsDueStepAsRun() {
-    ModelProc r = ModelProc.root(1).state(WAITING);
+    ModelProc r = ModelProc.root(1).state(WAITING).stateMachine(2);
+    r.userStep = 1;
     r.pendingChildren = 1;
     ModelProc failed = ModelProc.child(2, r).state(ROLLEDBACK);
     ModelProc sibling = ModelProc.child(3, r).state(FAILED).failed("boom");
@@ -176,8 +190,58 @@ class RecoveryPlannerTest {
     assertTrue(recovery.stacks.get(1L).failed);
     assertEquals(List.of(1L), recovery.queuedIds().subList(0, 1));
     assertFalse(
-        recovery.plan.interruptedCandidates().stream().anyMatch(p -> p.id == 1L),
+        recovery.plan.dueSteps().stream().anyMatch(p -> p.id == 1L),
         "its children were being rolled back: its due step never ran");
+  }
+
+  /**
+   * Root 1 spawned 2 (a state machine of three states, state 0 run, state 1 due) and 3 (plain, one
+   * step run); then the executor crashed. Each row: what happens next, the due steps the restart
+   * (if any) plans, and the rollback entries of the stack afterwards. Restart 1 counts 2's due
+   * state 1 and writes it, so restart 2, after 3 recorded a step, finds it in its place below that
+   * step instead of counting it again on top.
+   */
+  @Test
+  void aDueStateCountedAtARestartKeepsItsPlaceThroughASecondRestart() {
+    ModelProc r = ModelProc.root(1);
+    ModelProc sm = ModelProc.child(2, r).stateMachine(3);
+    ModelProc plain = ModelProc.child(3, r);
+    stack.members.addAll(List.of(r, sm, plain));
+    stack.addEntry(r, 0);
+    r.state = WAITING;
+    r.pendingChildren = 2;
+    stack.addEntry(sm, 0);
+    sm.userStep = 1;
+    stack.addEntry(plain, 0);
+    plain.userStep = 1;
+    write(r, sm, plain);
+
+    record Row(String what, boolean restart, List<Long> dueSteps, List<Long> entries) {}
+    List<Row> table =
+        List.of(
+            new Row("restart 1", true, List.of(2L), List.of(1L, 2L, 3L, 2L)),
+            new Row("3 records step 1", false, List.of(), List.of(1L, 2L, 3L, 2L, 3L)),
+            new Row("restart 2", true, List.of(), List.of(1L, 2L, 3L, 2L, 3L)));
+    ModelRecovery recovery = null;
+    for (Row row : table) {
+      if (row.restart()) {
+        recovery = new ModelRecovery(store.values());
+        assertEquals(row.dueSteps(), ids(recovery.plan.dueSteps()), row.what());
+        write(recovery.countDueSteps().toArray(new ModelProc[0]));
+      } else {
+        ModelProc p = recovery.live.get(3L);
+        recovery.stacks.get(1L).addEntry(p, p.userStep++);
+        write(p);
+      }
+      assertEquals(row.entries(), ids(recovery.stacks.get(1L).entries), row.what());
+    }
+
+    ModelProc liveRoot = recovery.live.get(1L);
+    liveRoot.failed("aborted after the second restart");
+    assertEquals(
+        List.of(new Undo(3, 1), new Undo(2, 1), new Undo(3, 0), new Undo(2, 0), new Undo(1, 0)),
+        recovery.stacks.get(1L).unwindAll(liveRoot),
+        "3's step recorded after restart 1 is undone before 2's state counted at restart 1");
   }
 
   @Test

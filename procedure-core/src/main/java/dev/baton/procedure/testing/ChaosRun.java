@@ -35,20 +35,22 @@ final class ChaosRun<Env> {
     while (true) {
       ProcedureExecutor<Env> executor = ProcedureTestKit.newExecutor(registry, env, store);
       try {
-        // Armed before the workers start, so the crash hits the first write they make; the
-        // submission's own write is let through.
+        // Armed before the executor starts, so the crash hits its first write: the recovery's (the
+        // due state it counts as run), if it writes, else the workers' first; the submission's
+        // own write is let through.
         store.arm(next, procId < 0 ? 1 : 0);
-        executor.start();
-        if (procId < 0) {
-          procId = executor.submit(proc);
-        }
-        Optional<ProcedureInfo> now = executor.getInfo(procId);
-        if (now.isPresent() && now.get().finished()) {
-          return now.get();
-        }
-        ProcedureInfo done = awaitOrCrash(executor, procId, deadline);
-        if (done != null) {
-          return done;
+        if (startedWithoutCrash(executor)) {
+          if (procId < 0) {
+            procId = executor.submit(proc);
+          }
+          Optional<ProcedureInfo> now = executor.getInfo(procId);
+          if (now.isPresent() && now.get().finished()) {
+            return now.get();
+          }
+          ProcedureInfo done = awaitOrCrash(executor, procId, deadline);
+          if (done != null) {
+            return done;
+          }
         }
       } catch (java.io.IOException e) {
         throw new AssertionError("executor restart failed: " + e, e);
@@ -64,6 +66,17 @@ final class ChaosRun<Env> {
           next == CrashInjectingStore.Mode.BEFORE_PERSIST
               ? CrashInjectingStore.Mode.AFTER_PERSIST
               : CrashInjectingStore.Mode.BEFORE_PERSIST;
+    }
+  }
+
+  /** Starts the executor; false if the simulated crash hit the recovery's own write. */
+  private static boolean startedWithoutCrash(ProcedureExecutor<?> executor)
+      throws java.io.IOException {
+    try {
+      executor.start();
+      return true;
+    } catch (CrashInjectingStore.SimulatedCrashException crashedInRecovery) {
+      return false;
     }
   }
 

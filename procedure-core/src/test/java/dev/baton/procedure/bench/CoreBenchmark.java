@@ -5,6 +5,7 @@ import dev.baton.procedure.store.InMemoryProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,8 @@ import java.util.stream.Stream;
  *       batches per force (group commit).
  *   <li>Recovery: a store holding {@code bench.live} procedures parked in WAITING_TIMEOUT for an
  *       hour; a new executor's {@code start()} is timed (procedures rebuilt per second) and the
- *       heap the rebuilt procedures take is measured. In-memory store, then file store.
+ *       heap the rebuilt procedures take is measured. In-memory store, then file store; then a file
+ *       store of procedures each with a due state, which the recovery counts as run and writes.
  * </ol>
  *
  * Run from the repository root:
@@ -92,9 +94,22 @@ public final class CoreBenchmark {
     try {
       inMemoryThroughput(settings, report);
       fileThroughput(settings, report, tempDirs);
-      recovery("recovery (in-memory)", "recovery_in_memory", false, settings, report, tempDirs);
+      recovery(
+          "recovery (in-memory)",
+          "recovery_in_memory",
+          Fill.PARKED_IN_MEMORY,
+          settings,
+          report,
+          tempDirs);
       if (settings.fileRecovery()) {
-        recovery("recovery (file)", "recovery_file", true, settings, report, tempDirs);
+        recovery("recovery (file)", "recovery_file", Fill.PARKED_FILE, settings, report, tempDirs);
+        recovery(
+            "recovery with due steps (file)",
+            "recovery_due_steps_file",
+            Fill.HELD_FILE,
+            settings,
+            report,
+            tempDirs);
       }
     } finally {
       for (Path dir : tempDirs) {
@@ -232,36 +247,55 @@ public final class CoreBenchmark {
     return new CountingStore(new FileProcedureStore(dir, FileProcedureStore.Config.defaults()));
   }
 
+  /** What a recovery measurement rebuilds. */
+  private enum Fill {
+    /** {@link ParkedProcedure}s in an in-memory store. */
+    PARKED_IN_MEMORY,
+    /** {@link ParkedProcedure}s in a file store. */
+    PARKED_FILE,
+    /**
+     * {@link ParkedProcedure}s held before parking, in a file store, each with its first state due:
+     * the recovery counts and writes every one. Each round recovers a fresh copy of the filled
+     * directory (copied before the timed start), so every round writes them all.
+     */
+    HELD_FILE
+  }
+
   /**
-   * Fills a store with parked procedures and recovers it {@code recoveryRounds} times. The
-   * in-memory store is one instance throughout; the file store is filled with fsync off (the bytes
-   * on disk are the same) and each round opens the directory with a new default store.
+   * Fills a store and recovers it {@code recoveryRounds} times. The in-memory store is one instance
+   * throughout; a file store is filled with fsync off (the bytes on disk are the same) and each
+   * round opens the directory (or a fresh copy of it) with a new default store.
    */
   private static void recovery(
       String section,
       String key,
-      boolean fileStore,
+      Fill fill,
       BenchSettings settings,
       CoreBenchReport report,
       List<Path> dirs)
       throws Exception {
     Supplier<ProcedureStore> reopen;
-    progress("%s: filling with %,d parked procedures", section, settings.live());
-    if (!fileStore) {
+    progress("%s: filling with %,d procedures (%s)", section, settings.live(), fill);
+    if (fill == Fill.PARKED_IN_MEMORY) {
       InMemoryProcedureStore store = new InMemoryProcedureStore();
-      RecoveryRun.fill(store, settings.live());
+      RecoveryRun.fill(store, settings.live(), false);
       reopen = () -> store;
     } else {
       Path dir = Files.createTempDirectory("baton-bench-recovery-");
       dirs.add(dir);
-      RecoveryRun.fill(
-          new FileProcedureStore(dir, FileProcedureStore.Config.defaults().withFsync(false)),
-          settings.live());
-      reopen = () -> new FileProcedureStore(dir, FileProcedureStore.Config.defaults());
+      FileProcedureStore filling =
+          new FileProcedureStore(dir, FileProcedureStore.Config.defaults().withFsync(false));
+      RecoveryRun.fill(filling, settings.live(), fill == Fill.HELD_FILE);
+      reopen =
+          fill == Fill.HELD_FILE
+              ? () ->
+                  new FileProcedureStore(copyOf(dir, dirs), FileProcedureStore.Config.defaults())
+              : () -> new FileProcedureStore(dir, FileProcedureStore.Config.defaults());
     }
     List<RecoveryRun.Result> rounds = new ArrayList<>();
     for (int i = 0; i < settings.recoveryRounds(); i++) {
-      RecoveryRun.Result r = RecoveryRun.recover(reopen.get(), settings.live());
+      RecoveryRun.Result r =
+          RecoveryRun.recover(reopen.get(), settings.live(), fill == Fill.HELD_FILE);
       progress(
           "%s: round %d: start() %.1f ms (GC %d ms, thread CPU %.0f ms), %,.0f procedures/s,"
               + " %,.0f heap bytes/procedure",
@@ -319,6 +353,29 @@ public final class CoreBenchmark {
   private static void progress(String format, Object... args) {
     PrintStream err = System.err;
     err.printf("[bench] " + format + "%n", args);
+  }
+
+  /**
+   * A new temporary directory holding a copy of {@code dir}'s files, to delete with {@code dirs}.
+   */
+  private static Path copyOf(Path dir, List<Path> dirs) {
+    try {
+      Path copy = Files.createTempDirectory("baton-bench-recovery-copy-");
+      dirs.add(copy);
+      try (Stream<Path> paths = Files.walk(dir)) {
+        for (Path p : paths.sorted().toList()) {
+          Path target = copy.resolve(dir.relativize(p).toString());
+          if (Files.isDirectory(p)) {
+            Files.createDirectories(target);
+          } else {
+            Files.copy(p, target);
+          }
+        }
+      }
+      return copy;
+    } catch (IOException e) {
+      throw new UncheckedIOException("copying " + dir, e);
+    }
   }
 
   private static void deleteRecursively(Path dir) throws IOException {

@@ -6,6 +6,8 @@ import java.time.Duration;
 /**
  * A procedure that runs one step and then parks in WAITING_TIMEOUT for an hour: the live procedure
  * a recovery has to rebuild (a record in the store, a root stack, a deadline in the timeout queue).
+ * In an environment that holds parking ({@link BenchEnv#holdParking}) its step waits until the
+ * executor stops instead.
  */
 final class ParkedProcedure extends StateMachineProcedure<BenchEnv, ParkedProcedure.State> {
   /** The registered type name. */
@@ -20,10 +22,11 @@ final class ParkedProcedure extends StateMachineProcedure<BenchEnv, ParkedProced
   }
 
   @Override
-  protected Flow executeFromState(BenchEnv env, State state) {
+  protected Flow executeFromState(BenchEnv env, State state) throws InterruptedException {
     if (state == State.DONE) {
       return Flow.NO_MORE_STATE;
     }
+    env.awaitParkingAllowed();
     env.parked.increment();
     waitTimeout(PARK_TIME.toMillis());
     setNextState(State.DONE);

@@ -7,12 +7,14 @@ import dev.baton.procedure.store.ProcedureStore;
 import java.io.IOException;
 import java.lang.ref.Reference;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The recovery measurement: a store holding many live procedures parked in WAITING_TIMEOUT, and the
- * time a new executor's {@code start()} takes to rebuild them, with the heap they then take.
+ * The recovery measurement: a store holding many live procedures parked in WAITING_TIMEOUT (or held
+ * before parking, each with a due state the recovery writes), and the time a new executor's {@code
+ * start()} takes to rebuild them, with the heap they then take.
  */
 final class RecoveryRun {
   /** Filling the store must finish within this. */
@@ -41,23 +43,27 @@ final class RecoveryRun {
 
   private RecoveryRun() {}
 
-  /** Runs {@code live} {@link ParkedProcedure}s until every one is parked, then stops. */
-  static void fill(ProcedureStore store, int live)
+  /**
+   * Runs {@code live} {@link ParkedProcedure}s until every one is parked, then stops; or, with
+   * {@code held}, submits them with parking held (all but the ones on a worker never run a step,
+   * each stored with its first state due) and stops once every submission is durable.
+   */
+  static void fill(ProcedureStore store, int live, boolean held)
       throws IOException, InterruptedException, TimeoutException {
-    BenchEnv env = new BenchEnv(live);
+    BenchEnv env = new BenchEnv(live, held);
     ProcedureExecutor<BenchEnv> executor = BenchExecutors.build(env, store);
     executor.start();
     try {
       long t0 = System.nanoTime();
       Submitters submitters =
-          new Submitters(executor, env, ParkedProcedure::new, live, t0 + MAX_FILL.toNanos(), true);
+          new Submitters(executor, env, ParkedProcedure::new, live, t0 + MAX_FILL.toNanos(), !held);
       submitters.start();
       submitters.join();
       if (submitters.submitted() != live) {
         throw new TimeoutException(
             "only " + submitters.submitted() + " of " + live + " submitted within " + MAX_FILL);
       }
-      for (long[] ids : submitters.ids()) {
+      for (long[] ids : held ? List.<long[]>of() : submitters.ids()) {
         for (long id : ids) {
           if (id != 0) {
             awaitParked(executor, id, t0 + MAX_FILL.toNanos());
@@ -87,9 +93,13 @@ final class RecoveryRun {
     }
   }
 
-  /** Builds a new executor on {@code store} (not started) and times its {@code start()}. */
-  static Result recover(ProcedureStore store, int live) throws IOException, InterruptedException {
-    BenchEnv env = new BenchEnv(1);
+  /**
+   * Builds a new executor on {@code store} (not started) and times its {@code start()}; with {@code
+   * held}, its workers are held as the filling executor's were.
+   */
+  static Result recover(ProcedureStore store, int live, boolean held)
+      throws IOException, InterruptedException {
+    BenchEnv env = new BenchEnv(1, held);
     ProcedureExecutor<BenchEnv> executor = BenchExecutors.build(env, store);
     try {
       long before = JvmMeter.usedHeapAfterGc();
