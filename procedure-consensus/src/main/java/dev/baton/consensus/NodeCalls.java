@@ -2,6 +2,7 @@ package dev.baton.consensus;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import dev.baton.consensus.proto.AuditRecord;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.OperatorActionEntry;
@@ -137,6 +138,31 @@ final class NodeCalls {
     return bounded(
         client.actionAsync(send(Command.newBuilder().setAction(action).build()), action),
         action.getAction() + " of " + action.getProcId(),
+        requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#recordResume}. */
+  CompletableFuture<AuditEntry> record(OperatorActionEntry action) {
+    String what = action.getAction() + " of " + action.getProcId();
+    return bounded(
+        send(Command.newBuilder().setAction(action).build())
+            .thenApply(
+                reply -> {
+                  if (reply.getKindCase() != CommandReply.KindCase.RECORDED) {
+                    throw new CompletionException(
+                        new IllegalArgumentException(
+                            what + " was not recorded: " + reply.getRejected()));
+                  }
+                  return AuditEntry.of(
+                      AuditRecord.newBuilder()
+                          .setIndex(reply.getRecorded())
+                          .setAction(action)
+                          .setDecided(true)
+                          .setRefused(action.getRefused())
+                          .setOutcome(action.getOutcome())
+                          .build());
+                }),
+        what,
         requestTimeout);
   }
 

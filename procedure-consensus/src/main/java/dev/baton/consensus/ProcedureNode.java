@@ -378,6 +378,40 @@ public final class ProcedureNode<Env> implements AutoCloseable {
                 .build());
   }
 
+  /**
+   * Records a flow resume that was carried out (or refused) in the replicated audit trail, as
+   * action {@value AuditEntry#FLOW_RESUME} on the flow {@code flowId}, decided with its outcome,
+   * with {@code principal}, {@code reason} and the time now. Fails with an {@link
+   * IllegalArgumentException} when the entry is refused (no reason, no node).
+   *
+   * @param node the flow's node resumed
+   * @param resumeAction how: {@code RERUN}, {@code MARK_SUCCEEDED} or {@code MARK_FAILED}
+   * @param refused whether the resume was refused; {@code outcome} then says why
+   */
+  public CompletableFuture<AuditEntry> recordResume(
+      long flowId,
+      String node,
+      String resumeAction,
+      String principal,
+      String reason,
+      boolean refused,
+      String outcome) {
+    return requireCalls()
+        .record(
+            OperatorActionEntry.newBuilder()
+                .setProcId(flowId)
+                .setAction(AuditEntry.FLOW_RESUME)
+                .setFlowNode(node)
+                .setResumeAction(resumeAction)
+                .setPrincipal(principal)
+                .setReason(reason == null ? "" : reason)
+                .setTimeMillis(System.currentTimeMillis())
+                .setDecided(true)
+                .setRefused(refused)
+                .setOutcome(outcome)
+                .build());
+  }
+
   /** A linearizable read of the audit trail of operator actions, oldest first. */
   public CompletableFuture<List<AuditEntry>> audit() {
     return requireCalls().audit();

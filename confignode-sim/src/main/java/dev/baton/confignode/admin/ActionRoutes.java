@@ -218,7 +218,8 @@ final class ActionRoutes implements AdminRoutes {
     return plan;
   }
 
-  private static HttpError refused(String why) {
+  /** The 409 {@value #REFUSED} of an action refused for {@code why}. */
+  static HttpError refused(String why) {
     return new HttpError(HttpURLConnection.HTTP_CONFLICT, REFUSED, why);
   }
 }
