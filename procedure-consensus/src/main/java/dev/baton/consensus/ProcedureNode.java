@@ -412,6 +412,19 @@ public final class ProcedureNode<Env> implements AutoCloseable {
                 .build());
   }
 
+  /**
+   * The state timeline of a procedure from this node's Raft log: every record of it the executor
+   * wrote, with the entry's index and term ({@link ProcedureHistory}). Reads this node's log only
+   * (committed entries), no round trip.
+   *
+   * @throws IOException when the log cannot be read, or this node serves no Raft group
+   */
+  public ProcedureHistory history(long procId) throws IOException {
+    RaftServer.Division d =
+        division().orElseThrow(() -> new IOException("node " + nodeId + " serves no Raft group"));
+    return ProcedureHistory.read(d.getRaftLog(), new ProcedureCodec(registry), procId);
+  }
+
   /** A linearizable read of the audit trail of operator actions, oldest first. */
   public CompletableFuture<List<AuditEntry>> audit() {
     return requireCalls().audit();
