@@ -23,10 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * The console's figures at scale, on a local secured 3-ConfigNode process cluster, in one run: with
  * N live procedures (one-hour Sleeps), the latency of {@code GET /api/procedures?limit=100} and of
  * the procedures page's own data call ({@code limit=50&after=0&notState=SUCCESS}) on the leader and
- * a follower; then the executor's throughput (closed-loop clients submitting Noops of a few steps
- * and long-polling each to its end) without watchers, with 10 watchers of {@code GET /api/events}
- * on the leader (counting the changes each receives), and without again. Not a test: run it by hand
- * with the jar on the class path (its child processes run from the class path):
+ * a follower; then, after a warm-up phase, the executor's throughput (closed-loop clients
+ * submitting Noops of a few steps and long-polling each to its end) in {@link #ROUNDS} rounds of a
+ * phase without watchers and one with 10 watchers of {@code GET /api/events} on the leader
+ * (counting the changes the slowest receives), alternating so that a drift of the machine's load
+ * falls on both alike. Not a test: run it by hand with the jar on the class path (its child
+ * processes run from the class path):
  *
  * <pre>
  * mvn -B -q -pl integration-test -am verify -DskipTests
@@ -48,6 +50,9 @@ public final class ConsoleScaleBenchmark {
 
   /** Watchers of the events stream in the middle phase. */
   static final int WATCHERS = 10;
+
+  /** Rounds of a phase without watchers then one with them. */
+  static final int ROUNDS = 3;
 
   /** Closed-loop clients of the throughput phases. */
   static final int CLIENTS = 8;
@@ -85,43 +90,55 @@ public final class ConsoleScaleBenchmark {
         System.out.println("procedures page data on the " + role + ": " + timed(api, PAGE_PATH));
       }
 
-      Throughput before = throughput(cluster, seconds);
-      List<Watcher> watchers = new ArrayList<>();
-      Throughput watched;
-      try {
-        for (int i = 0; i < WATCHERS; i++) {
-          watchers.add(Watcher.open(cluster, leader));
-        }
-        long[] counted = new long[WATCHERS];
-        for (int i = 0; i < WATCHERS; i++) {
-          counted[i] = watchers.get(i).events.get();
-        }
-        watched = throughput(cluster, seconds);
-        long least = Long.MAX_VALUE;
-        for (int i = 0; i < WATCHERS; i++) {
-          least = Math.min(least, watchers.get(i).events.get() - counted[i]);
-        }
-        System.out.printf(
-            Locale.ROOT,
-            "%d watchers: the slowest received %d changes in %.1f s, %.0f changes/s%n",
-            WATCHERS,
-            least,
-            watched.seconds,
-            least / watched.seconds);
-      } finally {
-        for (Watcher w : watchers) {
-          w.close();
-        }
+      throughput(cluster, seconds); // warm-up, not counted
+      long without = 0;
+      long with = 0;
+      double withoutSeconds = 0;
+      double withSeconds = 0;
+      for (int round = 1; round <= ROUNDS; round++) {
+        Throughput alone = throughput(cluster, seconds);
+        Throughput watched = watched(cluster, leader, seconds);
+        System.out.println("round " + round + " without watchers: " + alone);
+        System.out.println("round " + round + " with " + WATCHERS + " watchers: " + watched);
+        without += alone.procedures;
+        withoutSeconds += alone.seconds;
+        with += watched.procedures;
+        withSeconds += watched.seconds;
       }
-      Throughput after = throughput(cluster, seconds);
-      double base = (before.perSecond() + after.perSecond()) / 2;
-      System.out.println("without watchers (before): " + before);
-      System.out.println("with " + WATCHERS + " watchers:        " + watched);
-      System.out.println("without watchers (after):  " + after);
       System.out.printf(
           Locale.ROOT,
-          "throughput with watchers / without (mean of before and after): %.3f%n",
-          watched.perSecond() / base);
+          "throughput with %d watchers / without, over %d alternating rounds: %.3f%n",
+          WATCHERS,
+          ROUNDS,
+          (with / withSeconds) / (without / withoutSeconds));
+    }
+  }
+
+  /** A throughput phase with {@link #WATCHERS} watchers on {@code node}; prints what they got. */
+  private static Throughput watched(ProcessCluster cluster, String node, int seconds)
+      throws Exception {
+    List<Watcher> watchers = new ArrayList<>();
+    try {
+      for (int i = 0; i < WATCHERS; i++) {
+        watchers.add(Watcher.open(cluster, node));
+      }
+      Throughput t = throughput(cluster, seconds);
+      long least = Long.MAX_VALUE;
+      for (Watcher w : watchers) {
+        least = Math.min(least, w.events.get());
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "%d watchers: the slowest received %d changes in %.1f s, %.0f changes/s%n",
+          WATCHERS,
+          least,
+          t.seconds,
+          least / t.seconds);
+      return t;
+    } finally {
+      for (Watcher w : watchers) {
+        w.close();
+      }
     }
   }
 

@@ -5,6 +5,7 @@ import com.google.protobuf.UnsafeByteOperations;
 import dev.baton.consensus.proto.AuditRecord;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.ListPage;
 import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
@@ -163,6 +164,14 @@ final class NodeCalls {
                           .build());
                 }),
         what,
+        requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#page}. */
+  CompletableFuture<List<ProcedureInfo>> page(ListPage page) {
+    return bounded(
+        read(Query.newBuilder().setListPage(page).build()).thenApply(client::listOf),
+        "list page",
         requestTimeout);
   }
 

@@ -1,5 +1,6 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.proto.ListPage;
 import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.tls.PeerIdentity;
 import dev.baton.consensus.tls.TlsSettings;
@@ -10,6 +11,7 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.ProcedureState;
 import dev.baton.procedure.store.ProcedureStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -486,6 +488,32 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /** A linearizable read of every procedure, answered like {@link #getInfo}. */
   public CompletableFuture<List<ProcedureInfo>> list() {
     return requireCalls().list();
+  }
+
+  /**
+   * A linearizable read of one page of procedures in id order: those after {@code after} that match
+   * every filter given (null, or 0 for {@code parent}: any), at most {@code limit} plus one, which
+   * tells that more follow. Only the envelopes of the records scanned are read, so a page costs
+   * what it holds and skips, not the whole table.
+   */
+  public CompletableFuture<List<ProcedureInfo>> page(
+      long after,
+      int limit,
+      String type,
+      long parent,
+      ProcedureState state,
+      ProcedureState notState) {
+    ListPage.Builder page = ListPage.newBuilder().setAfter(after).setLimit(limit).setParent(parent);
+    if (type != null) {
+      page.setType(type);
+    }
+    if (state != null) {
+      page.setState(state.name());
+    }
+    if (notState != null) {
+      page.setNotState(notState.name());
+    }
+    return requireCalls().page(page.build());
   }
 
   private synchronized NodeCalls requireCalls() {

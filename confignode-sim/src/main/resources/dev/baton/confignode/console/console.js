@@ -138,7 +138,8 @@ async function procedure(id) {
     ['waits on', waitReason || (blockedOn ? blockedOn.kind : '–')],
     ['blockedOn', blockedOn ? JSON.stringify(blockedOn) : '–'], ['failure', p.failure || '–'],
     ['result', p.result || '–']];
-  fill('#p-fields', fields.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { id: `p-${k.replace(' ', '-')}` }, String(v))]));
+  fill('#p-fields', fields.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { id: `p-${k.replace(' ', '-')}` }, String(v))])
+    .concat(p.type === FLOW_TYPE ? [el('dt', {}, 'flow'), el('dd', {}, el('a', { href: `#flow/${id}` }, 'its nodes'))] : []));
   if (why) {
     fill('#p-why', why.links.map((l) => el('li', { class: why.cycle ? 'cycle' : '' },
       el('a', { href: `#procedure/${l.procId}` }, `#${l.procId}`), ` ${l.type || ''} ${l.state || ''}: `,
