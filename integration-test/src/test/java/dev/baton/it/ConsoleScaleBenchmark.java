@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * mvn -B -q -pl integration-test -am verify -DskipTests
  * java -cp integration-test/target/test-classes:confignode-sim/target/confignode-sim.jar \
- *   dev.baton.it.ConsoleScaleBenchmark [LIVE_PROCEDURES, default 100000] [PHASE_SECONDS, default 20]
+ *   dev.baton.it.ConsoleScaleBenchmark [LIVE_PROCEDURES, default 100000] [PHASE_SECONDS, default 20] \
+ *   [leader|follower: where the watchers watch, default leader]
  * </pre>
  *
  * The page figure is its data call only: its static files are the same whatever the cluster holds.
@@ -47,6 +48,9 @@ public final class ConsoleScaleBenchmark {
 
   static final String LIST_PATH = "/api/procedures?limit=100";
   static final String PAGE_PATH = "/api/procedures?limit=50&after=0&notState=SUCCESS";
+
+  /** The third argument that puts the watchers on a follower instead of the leader. */
+  static final String ON_FOLLOWER = "follower";
 
   /** Watchers of the events stream in the middle phase. */
   static final int WATCHERS = 10;
@@ -90,6 +94,8 @@ public final class ConsoleScaleBenchmark {
         System.out.println("procedures page data on the " + role + ": " + timed(api, PAGE_PATH));
       }
 
+      String watchOn = args.length > 2 && args[2].equals(ON_FOLLOWER) ? follower : leader;
+      System.out.println("watchers on the " + (watchOn.equals(leader) ? "leader" : "follower"));
       throughput(cluster, seconds); // warm-up, not counted
       long without = 0;
       long with = 0;
@@ -97,7 +103,7 @@ public final class ConsoleScaleBenchmark {
       double withSeconds = 0;
       for (int round = 1; round <= ROUNDS; round++) {
         Throughput alone = throughput(cluster, seconds);
-        Throughput watched = watched(cluster, leader, seconds);
+        Throughput watched = watched(cluster, watchOn, seconds);
         System.out.println("round " + round + " without watchers: " + alone);
         System.out.println("round " + round + " with " + WATCHERS + " watchers: " + watched);
         without += alone.procedures;
