@@ -124,7 +124,8 @@ public final class MembershipCatchUpBenchmark {
     }
   }
 
-  private static void load(ProcessCluster cluster, int live) throws Exception {
+  /** Submits {@code live} one-hour Sleeps from {@link #LOADERS} clients. */
+  static void load(ProcessCluster cluster, int live) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(LOADERS);
     try {
       List<Future<?>> parts = new ArrayList<>();

@@ -3,6 +3,7 @@ package dev.baton.consensus;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.baton.consensus.proto.ActionResult;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.MetadataEntry;
@@ -149,6 +150,15 @@ final class CommandApplier {
           String bad = invalidAction(command.getAction());
           if (bad != null) {
             reply = rejected("operator action in entry " + index + " refused: " + bad);
+          } else if (command.getAction().getDecided()) {
+            table.actionRequested(index, command.getAction());
+            table.actionDecided(
+                ActionResult.newBuilder()
+                    .setIndex(index)
+                    .setRefused(command.getAction().getRefused())
+                    .setOutcome(command.getAction().getOutcome())
+                    .build());
+            reply = CommandReply.newBuilder().setRecorded(index).build();
           } else {
             action = command.getAction();
             table.actionRequested(index, action);
@@ -168,7 +178,19 @@ final class CommandApplier {
 
   /** Why an operator action entry cannot be carried out whatever the procedure's state, or null. */
   private static String invalidAction(OperatorActionEntry a) {
-    if (OperatorAction.ofLabel(a.getAction()).isEmpty()) {
+    if (a.getDecided() || AuditEntry.FLOW_RESUME.equals(a.getAction())) {
+      if (!AuditEntry.FLOW_RESUME.equals(a.getAction()) || !a.getDecided()) {
+        return "only a flow resume ('"
+            + AuditEntry.FLOW_RESUME
+            + "') is recorded decided, and it always is; got '"
+            + a.getAction()
+            + "', decided "
+            + a.getDecided();
+      }
+      if (a.getFlowNode().isBlank()) {
+        return "a flow resume names the flow's node";
+      }
+    } else if (OperatorAction.ofLabel(a.getAction()).isEmpty()) {
       return "unknown action '" + a.getAction() + "'";
     }
     if (a.getReason().isBlank()) {

@@ -2,8 +2,10 @@ package dev.baton.consensus;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import dev.baton.consensus.proto.AuditRecord;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
+import dev.baton.consensus.proto.ListPage;
 import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
@@ -137,6 +139,39 @@ final class NodeCalls {
     return bounded(
         client.actionAsync(send(Command.newBuilder().setAction(action).build()), action),
         action.getAction() + " of " + action.getProcId(),
+        requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#recordResume}. */
+  CompletableFuture<AuditEntry> record(OperatorActionEntry action) {
+    String what = action.getAction() + " of " + action.getProcId();
+    return bounded(
+        send(Command.newBuilder().setAction(action).build())
+            .thenApply(
+                reply -> {
+                  if (reply.getKindCase() != CommandReply.KindCase.RECORDED) {
+                    throw new CompletionException(
+                        new IllegalArgumentException(
+                            what + " was not recorded: " + reply.getRejected()));
+                  }
+                  return AuditEntry.of(
+                      AuditRecord.newBuilder()
+                          .setIndex(reply.getRecorded())
+                          .setAction(action)
+                          .setDecided(true)
+                          .setRefused(action.getRefused())
+                          .setOutcome(action.getOutcome())
+                          .build());
+                }),
+        what,
+        requestTimeout);
+  }
+
+  /** See {@link ProcedureNode#page}. */
+  CompletableFuture<List<ProcedureInfo>> page(ListPage page) {
+    return bounded(
+        read(Query.newBuilder().setListPage(page).build()).thenApply(client::listOf),
+        "list page",
         requestTimeout);
   }
 

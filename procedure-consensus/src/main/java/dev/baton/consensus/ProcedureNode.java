@@ -1,5 +1,6 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.proto.ListPage;
 import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.tls.PeerIdentity;
 import dev.baton.consensus.tls.TlsSettings;
@@ -10,6 +11,7 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.ProcedureState;
 import dev.baton.procedure.store.ProcedureStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -393,6 +395,53 @@ public final class ProcedureNode<Env> implements AutoCloseable {
                 .build());
   }
 
+  /**
+   * Records a flow resume that was carried out (or refused) in the replicated audit trail, as
+   * action {@value AuditEntry#FLOW_RESUME} on the flow {@code flowId}, decided with its outcome,
+   * with {@code principal}, {@code reason} and the time now. Fails with an {@link
+   * IllegalArgumentException} when the entry is refused (no reason, no node).
+   *
+   * @param node the flow's node resumed
+   * @param resumeAction how: {@code RERUN}, {@code MARK_SUCCEEDED} or {@code MARK_FAILED}
+   * @param refused whether the resume was refused; {@code outcome} then says why
+   */
+  public CompletableFuture<AuditEntry> recordResume(
+      long flowId,
+      String node,
+      String resumeAction,
+      String principal,
+      String reason,
+      boolean refused,
+      String outcome) {
+    return requireCalls()
+        .record(
+            OperatorActionEntry.newBuilder()
+                .setProcId(flowId)
+                .setAction(AuditEntry.FLOW_RESUME)
+                .setFlowNode(node)
+                .setResumeAction(resumeAction)
+                .setPrincipal(principal)
+                .setReason(reason == null ? "" : reason)
+                .setTimeMillis(System.currentTimeMillis())
+                .setDecided(true)
+                .setRefused(refused)
+                .setOutcome(outcome)
+                .build());
+  }
+
+  /**
+   * The state timeline of a procedure from this node's Raft log: every record of it the executor
+   * wrote, with the entry's index and term ({@link ProcedureHistory}). Reads this node's log only
+   * (committed entries), no round trip.
+   *
+   * @throws IOException when the log cannot be read, or this node serves no Raft group
+   */
+  public ProcedureHistory history(long procId) throws IOException {
+    RaftServer.Division d =
+        division().orElseThrow(() -> new IOException("node " + nodeId + " serves no Raft group"));
+    return ProcedureHistory.read(d.getRaftLog(), new ProcedureCodec(registry), procId);
+  }
+
   /** A linearizable read of the audit trail of operator actions, oldest first. */
   public CompletableFuture<List<AuditEntry>> audit() {
     return requireCalls().audit();
@@ -454,6 +503,32 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /** A linearizable read of every procedure, answered like {@link #getInfo}. */
   public CompletableFuture<List<ProcedureInfo>> list() {
     return requireCalls().list();
+  }
+
+  /**
+   * A linearizable read of one page of procedures in id order: those after {@code after} that match
+   * every filter given (null, or 0 for {@code parent}: any), at most {@code limit} plus one, which
+   * tells that more follow. Only the envelopes of the records scanned are read, so a page costs
+   * what it holds and skips, not the whole table.
+   */
+  public CompletableFuture<List<ProcedureInfo>> page(
+      long after,
+      int limit,
+      String type,
+      long parent,
+      ProcedureState state,
+      ProcedureState notState) {
+    ListPage.Builder page = ListPage.newBuilder().setAfter(after).setLimit(limit).setParent(parent);
+    if (type != null) {
+      page.setType(type);
+    }
+    if (state != null) {
+      page.setState(state.name());
+    }
+    if (notState != null) {
+      page.setNotState(notState.name());
+    }
+    return requireCalls().page(page.build());
   }
 
   private synchronized NodeCalls requireCalls() {

@@ -60,6 +60,10 @@ final class ProcedureQueries {
         if (data != null) {
           reply.addProcedures(stored(query.getGet(), data));
         }
+      } else if (query.getKindCase() == Query.KindCase.LIST_PAGE) {
+        for (Map.Entry<Long, byte[]> e : table.page(query.getListPage()).entrySet()) {
+          reply.addProcedures(stored(e.getKey(), e.getValue()));
+        }
       } else {
         for (Map.Entry<Long, byte[]> e : table.copy().entrySet()) {
           reply.addProcedures(stored(e.getKey(), e.getValue()));

@@ -2,11 +2,13 @@ package dev.baton.consensus;
 
 import dev.baton.consensus.proto.ActionResult;
 import dev.baton.consensus.proto.AuditRecord;
+import dev.baton.consensus.proto.ListPage;
 import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
+import dev.baton.procedure.proto.ProcedureStateProto;
 import dev.baton.procedure.proto.StoreBatchProto;
 import dev.baton.procedure.proto.StoreRecordProto;
 import dev.baton.procedure.store.StoreBatch;
@@ -22,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -425,6 +428,44 @@ final class ProcedureTable {
     maxProcId = 0;
     fenceTerm = 0;
     fenceEpoch = 0;
+  }
+
+  /**
+   * One page of records in id order ({@link ListPage}): those after {@code page.after} that match
+   * its filters, at most {@code page.limit} plus one. Only the envelopes of the records scanned are
+   * parsed; a record that does not parse matches no filter but none (it is listed as corrupt).
+   */
+  synchronized Map<Long, byte[]> page(ListPage page) {
+    Map<Long, byte[]> out = new LinkedHashMap<>();
+    boolean filtered =
+        !page.getType().isEmpty()
+            || page.getParent() != 0
+            || !page.getState().isEmpty()
+            || !page.getNotState().isEmpty();
+    for (Map.Entry<Long, byte[]> e : records.tailMap(page.getAfter(), false).entrySet()) {
+      if (out.size() > page.getLimit()) {
+        break;
+      }
+      if (filtered && !matches(page, e.getKey(), e.getValue())) {
+        continue;
+      }
+      out.put(e.getKey(), e.getValue());
+    }
+    return out;
+  }
+
+  private static boolean matches(ListPage page, long procId, byte[] data) {
+    ProcedureEnvelope env;
+    try {
+      env = ProcedureCodec.parseEnvelope(procId, data);
+    } catch (ProcedureCodecException e) {
+      return false;
+    }
+    String state = ProcedureStateProto.forNumber(env.getStateValue()).name();
+    return (page.getType().isEmpty() || page.getType().equals(env.getType()))
+        && (page.getParent() == 0 || page.getParent() == env.getParentProcId())
+        && (page.getState().isEmpty() || page.getState().equals(state))
+        && (page.getNotState().isEmpty() || !page.getNotState().equals(state));
   }
 
   /** A copy of the records by id, for tests. */

@@ -2,7 +2,6 @@ package dev.baton.confignode.admin;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.http.HttpError;
-import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.http.JsonExchange;
 import dev.baton.confignode.metrics.NodeMetrics;
@@ -192,10 +191,7 @@ final class ActionRoutes implements AdminRoutes {
   }
 
   private void requireKnown(long id) throws HttpError, InterruptedException {
-    if (ClusterCalls.await(node.getInfo(id)).isEmpty()) {
-      throw new HttpError(
-          HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id);
-    }
+    ClusterCalls.requireKnown(node, id);
   }
 
   /** The plan of the leader's executor; a follower asks the leader. */
@@ -218,7 +214,8 @@ final class ActionRoutes implements AdminRoutes {
     return plan;
   }
 
-  private static HttpError refused(String why) {
+  /** The 409 {@value #REFUSED} of an action refused for {@code why}. */
+  static HttpError refused(String why) {
     return new HttpError(HttpURLConnection.HTTP_CONFLICT, REFUSED, why);
   }
 }

@@ -85,13 +85,14 @@ public final class AdminServer implements AutoCloseable {
                     OpenApiDocument.PATH,
                     "this document: the OpenAPI 3 description of the admin API",
                     req -> OpenApiDocument.of(routes.endpoints()))));
-    routes.add(new ClusterRoutes(node));
     LeaderForward leader =
         new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
+    routes.add(new ClusterRoutes(node, leader));
     routes.add(new ProcedureRoutes(node, holds, limits, leader));
     routes.add(new ActionRoutes(node, metrics, leader));
     routes.add(new AuditRoutes(node));
     routes.add(new LockRoutes(node, leader));
+    routes.add(new HistoryRoutes(node));
     routes.add(new MembershipRoutes(node));
     routes.add(new EventRoutes(events, node.nodeId()));
   }

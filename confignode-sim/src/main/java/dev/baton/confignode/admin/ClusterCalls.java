@@ -4,6 +4,7 @@ import dev.baton.confignode.http.HttpError;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.LiveProcedureCapException;
+import dev.baton.consensus.ProcedureNode;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -74,5 +75,13 @@ public final class ClusterCalls {
 
   static HttpError unavailable(String message) {
     return new HttpError(HttpURLConnection.HTTP_UNAVAILABLE, UNAVAILABLE, message);
+  }
+
+  /** A 404 unless {@code node} knows procedure {@code id} (read linearizably). */
+  static void requireKnown(ProcedureNode<?> node, long id) throws HttpError, InterruptedException {
+    if (await(node.getInfo(id)).isEmpty()) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no procedure " + id);
+    }
   }
 }

@@ -14,15 +14,18 @@ import java.util.Optional;
 
 /**
  * {@code /api/cluster} (this node's own view: role, leader, term, applied index, the group's
- * members with their address, role, last contact and log positions, and its executor) and {@code
- * /api/metadata} (a linearizable read of databases, regions, DataNodes, and the ConfigNodes that
- * membership changes added or removed).
+ * members with their address, role, last contact and log positions, and its executor), {@code
+ * /api/overview} (the leader's {@link ClusterOverview}; a follower forwards the request with the
+ * caller's credentials, {@link LeaderForward}) and {@code /api/metadata} (a linearizable read of
+ * databases, regions, DataNodes, and the ConfigNodes that membership changes added or removed).
  */
 final class ClusterRoutes implements AdminRoutes {
   private final ProcedureNode<ConfigNodeEnv> node;
+  private final LeaderForward leader;
 
-  ClusterRoutes(ProcedureNode<ConfigNodeEnv> node) {
+  ClusterRoutes(ProcedureNode<ConfigNodeEnv> node, LeaderForward leader) {
     this.node = node;
+    this.leader = leader;
   }
 
   @Override
@@ -32,6 +35,12 @@ final class ClusterRoutes implements AdminRoutes {
             "/api/cluster",
             "this node's view: role, leader, term, peers, its executor and last recovery",
             req -> cluster()),
+        Endpoint.get(
+            "/api/overview",
+            "the leader's overview: procedures by state and type, live, stuck, oldest age, its"
+                + " executor's workers and queue, every member's role, term, commit and applied"
+                + " index",
+            this::overview),
         Endpoint.get(
             "/api/metadata",
             "the cluster metadata (databases, regions, DataNodes), read linearizably",
@@ -76,6 +85,14 @@ final class ClusterRoutes implements AdminRoutes {
               executor.put("lastRecoveryRunningAt", r.runningAtMillis());
             });
     return executor;
+  }
+
+  private Object overview(AdminRequest req) throws HttpError, InterruptedException {
+    Optional<ProcedureExecutor<ConfigNodeEnv>> executor = node.executor();
+    if (executor.isEmpty()) {
+      return leader.get(req, "/api/overview", "the overview");
+    }
+    return ClusterOverview.of(node, executor.get());
   }
 
   private Map<String, Object> metadata() throws HttpError, InterruptedException {

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code GET /api/events?procId=&type=}: a server-sent events stream ({@code text/event-stream}) of
@@ -121,7 +122,7 @@ final class EventRoutes implements AdminRoutes {
 
     @Override
     public boolean event(ProcedureEvent event) {
-      return stream.send(frame(event.id().toString(), "procedure", event));
+      return stream.send(procedureFrame(event));
     }
 
     @Override
@@ -137,6 +138,25 @@ final class EventRoutes implements AdminRoutes {
     public boolean heartbeat() {
       return stream.send(": heartbeat\n\n");
     }
+  }
+
+  /** An event and its frame. */
+  private record Framed(ProcedureEvent event, String frame) {}
+
+  /**
+   * The frame of the event last framed: the log hands each event to every watcher in turn, so it is
+   * made into JSON once, not once per watcher.
+   */
+  private final AtomicReference<Framed> lastFramed = new AtomicReference<>();
+
+  private String procedureFrame(ProcedureEvent event) {
+    Framed last = lastFramed.get();
+    if (last != null && last.event() == event) {
+      return last.frame();
+    }
+    String frame = frame(event.id().toString(), "procedure", event);
+    lastFramed.set(new Framed(event, frame));
+    return frame;
   }
 
   /** One SSE frame: its id (if any), event name and JSON data on one line. */

@@ -9,6 +9,8 @@ import dev.baton.confignode.http.JsonExchange;
 import dev.baton.confignode.metrics.NodeMetrics;
 import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
+import dev.baton.consensus.AuditEntry;
+import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
 import dev.baton.procedure.flow.FailurePolicy;
@@ -24,6 +26,7 @@ import dev.baton.procedure.flow.Trigger;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,8 +41,14 @@ import java.util.concurrent.TimeoutException;
  *   <li>{@code POST /api/flows} with {@code {nodes:[{name, type, args?, trigger?, onFailure?,
  *       retries?, backoffMillis?}], edges:[{parent, child}]}} → {@code {flowId}}
  *   <li>{@code GET /api/flows/{id}} → the flow with all its nodes
- *   <li>{@code POST /api/flows/{id}/nodes/{node}/resume} with an optional {@code {action}} (RERUN,
- *       MARK_SUCCEEDED, MARK_FAILED; default RERUN) → the flow after the resume
+ *   <li>{@code POST /api/flows/{id}/nodes/{node}/resume} with {@code {reason, action?, dryRun?}}
+ *       ({@code action} RERUN, MARK_SUCCEEDED or MARK_FAILED; default RERUN): an operator action. A
+ *       missing or blank reason is a 400, an unknown flow or node a 404. {@code dryRun: true}
+ *       answers the {@link FlowResumePlan} and changes nothing. Otherwise a refused resume (a
+ *       finished flow, a node that is not PENDING) is a 409 {@value ActionRoutes#REFUSED}, and a
+ *       resume goes to the flow as a durable command; either way the outcome is recorded in the
+ *       replicated audit trail ({@link ProcedureNode#recordResume}: principal, reason, time) and a
+ *       resume is answered {@code {flow, audit}}.
  * </ul>
  *
  * Node types are the ConfigNode procedure types; {@code args} are that type's JSON arguments.
@@ -47,9 +56,6 @@ import java.util.concurrent.TimeoutException;
 public final class FlowRoutes implements AdminRoutes {
   /** Node argument holding the task's JSON arguments as text. */
   static final String JSON_ARG = "json";
-
-  /** Conflict: the operator action does not fit the node's state (e.g. it is not PENDING). */
-  static final String CONFLICT = "conflict";
 
   /** The operator action of a node resume, as metrics count it. */
   static final String RESUME = "resume";
@@ -69,21 +75,35 @@ public final class FlowRoutes implements AdminRoutes {
 
   record FlowRequest(List<NodeRequest> nodes, List<EdgeRequest> edges) {}
 
-  record ResumeRequest(ResumeAction action) {}
+  /**
+   * A resume's request.
+   *
+   * @param reason why the operator resumes the node, required
+   * @param action how; RERUN when absent
+   * @param dryRun only answer what the resume would change
+   */
+  record ResumeRequest(String reason, ResumeAction action, Boolean dryRun) {}
 
+  /** A resume's request when it came without a body. */
+  private static final ResumeRequest NO_BODY = new ResumeRequest(null, null, null);
+
+  private final ProcedureNode<ConfigNodeEnv> node;
   private final FlowGateway<ConfigNodeEnv> gateway;
   private final Flows<ConfigNodeEnv> flows;
   private final NodeMetrics metrics;
 
   /**
    * Flow routes over {@code gateway}, the node's way to submit and read procedures (any node
-   * forwards to the leader); resumes are counted in {@code metrics}.
+   * forwards to the leader); resumes are recorded in {@code node}'s audit trail and counted in
+   * {@code metrics}.
    */
   public FlowRoutes(
+      ProcedureNode<ConfigNodeEnv> node,
       FlowGateway<ConfigNodeEnv> gateway,
       FlowRuntime<ConfigNodeEnv> runtime,
       Duration wait,
       NodeMetrics metrics) {
+    this.node = node;
     this.gateway = gateway;
     this.flows = new Flows<>(runtime, gateway, wait);
     this.metrics = metrics;
@@ -116,7 +136,9 @@ public final class FlowRoutes implements AdminRoutes {
             req -> view(ProcedureRoutes.procId(req.segment(1)))),
         Endpoint.post(
             "/api/flows/{id}/nodes/{node}/resume",
-            "resume a node of a workflow {action?: RERUN | MARK_SUCCEEDED | MARK_FAILED}",
+            "resume a PENDING node of a workflow {reason, action?: RERUN | MARK_SUCCEEDED |"
+                + " MARK_FAILED, dryRun?} → {flow, audit}, or with dryRun the plan (409 when"
+                + " refused)",
             req -> {
               long id = ProcedureRoutes.procId(req.segment(1));
               String node = req.segment(3);
@@ -179,44 +201,95 @@ public final class FlowRoutes implements AdminRoutes {
   }
 
   private FlowInfo view(long id) throws HttpError {
+    return Flows.view(flowInfo(id));
+  }
+
+  private ProcedureInfo flowInfo(long id) throws HttpError {
     Optional<ProcedureInfo> info = gateway.getInfo(id);
     if (info.isEmpty() || !FlowRuntime.FLOW_TYPE.equals(info.get().type())) {
       throw new HttpError(
           HttpURLConnection.HTTP_NOT_FOUND, HttpErrors.NOT_FOUND, "no flow with id " + id);
     }
-    return Flows.view(info.get());
+    return info.get();
   }
 
-  private FlowInfo resume(AdminRequest request, long id, String nodeName)
+  private Object resume(AdminRequest request, long id, String nodeName)
       throws HttpError, IOException, InterruptedException {
     byte[] body = request.body(ProcedureRoutes.MAX_BODY_BYTES);
-    ResumeAction action = ResumeAction.RERUN;
-    if (body.length > 0) {
-      ResumeRequest req = JsonExchange.parse(body, ResumeRequest.class);
-      if (req.action() != null) {
-        action = req.action();
-      }
+    ResumeRequest req = body.length == 0 ? NO_BODY : JsonExchange.parse(body, ResumeRequest.class);
+    if (req.reason() == null || req.reason().isBlank()) {
+      throw bad(
+          "missing required field 'reason': say why the operator resumes node '"
+              + nodeName
+              + "' of flow "
+              + id
+              + " (it is kept in the audit trail)");
     }
-    FlowInfo flow = view(id);
+    ResumeAction action = req.action() == null ? ResumeAction.RERUN : req.action();
+    ProcedureInfo info = flowInfo(id);
+    FlowInfo flow = Flows.view(info);
     if (flow.node(nodeName).isEmpty()) {
       throw new HttpError(
           HttpURLConnection.HTTP_NOT_FOUND,
           HttpErrors.NOT_FOUND,
           "flow " + id + " has no node '" + nodeName + "'");
     }
+    FlowResumePlan plan = FlowResumePlan.of(info, flow, nodeName, action);
+    if (Boolean.TRUE.equals(req.dryRun())) {
+      if (!plan.allowed()) {
+        throw ActionRoutes.refused(plan.refusal());
+      }
+      return plan;
+    }
+    String reason = req.reason().strip();
+    if (!plan.allowed()) {
+      throw refusedAndRecorded(request, id, nodeName, action, reason, plan.refusal());
+    }
+    FlowInfo resumed;
     try {
-      FlowInfo resumed = flows.resume(id, nodeName, action);
-      metrics.operatorAction(RESUME, NodeMetrics.DONE);
-      return resumed;
-    } catch (InvalidFlowException e) {
-      metrics.operatorAction(RESUME, NodeMetrics.REFUSED);
-      throw new HttpError(HttpURLConnection.HTTP_CONFLICT, CONFLICT, e.getMessage());
+      resumed = flows.resume(id, nodeName, action);
+    } catch (InvalidFlowException e) { // the flow refused it: the node changed meanwhile
+      throw refusedAndRecorded(request, id, nodeName, action, reason, e.getMessage());
     } catch (TimeoutException e) {
       throw new HttpError(
           HttpURLConnection.HTTP_UNAVAILABLE,
           ClusterCalls.UNAVAILABLE,
           "resume: " + e.getMessage());
     }
+    AuditEntry entry = record(request, id, nodeName, action, reason, false, plan.effect());
+    metrics.operatorAction(RESUME, NodeMetrics.DONE);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("flow", resumed);
+    out.put("audit", entry);
+    return out;
+  }
+
+  /** Records a refused resume in the audit trail; answers its 409. */
+  private HttpError refusedAndRecorded(
+      AdminRequest request,
+      long id,
+      String nodeName,
+      ResumeAction action,
+      String reason,
+      String why)
+      throws HttpError, InterruptedException {
+    record(request, id, nodeName, action, reason, true, why);
+    metrics.operatorAction(RESUME, NodeMetrics.REFUSED);
+    return ActionRoutes.refused(why);
+  }
+
+  private AuditEntry record(
+      AdminRequest request,
+      long id,
+      String nodeName,
+      ResumeAction action,
+      String reason,
+      boolean refused,
+      String outcome)
+      throws HttpError, InterruptedException {
+    return ClusterCalls.await(
+        node.recordResume(
+            id, nodeName, action.name(), request.principal().name(), reason, refused, outcome));
   }
 
   private static JsonNode json(String text) {

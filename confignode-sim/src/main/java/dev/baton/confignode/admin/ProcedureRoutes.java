@@ -22,7 +22,6 @@ import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -181,17 +180,10 @@ final class ProcedureRoutes implements AdminRoutes {
     ProcedureState notState = stateParameter(query, "notState");
     long parent = query.containsKey("parent") ? procId(query.get("parent")) : 0;
     String type = query.get("type");
-    List<ProcedureInfo> all = new ArrayList<>(ClusterCalls.await(node.list()));
-    all.sort(Comparator.comparingLong(ProcedureInfo::procId));
+    List<ProcedureInfo> page =
+        ClusterCalls.await(node.page(after, limit, type, parent, state, notState));
     List<ProcedureView> out = new ArrayList<>();
-    for (ProcedureInfo i : all) {
-      if (i.procId() <= after
-          || (state != null && i.state() != state)
-          || (notState != null && i.state() == notState)
-          || (parent != 0 && i.parentProcId() != parent)
-          || (type != null && !type.equals(i.type()))) {
-        continue;
-      }
+    for (ProcedureInfo i : page) {
       if (out.size() == limit) {
         req.setResponseHeader(
             Paging.NEXT_AFTER_HEADER, Long.toString(out.get(out.size() - 1).procId()));

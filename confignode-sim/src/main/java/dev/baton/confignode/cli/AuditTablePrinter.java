@@ -20,12 +20,24 @@ final class AuditTablePrinter {
           e.path("index").asText(),
           Instant.ofEpochMilli(e.path("timeMillis").asLong()).toString(),
           e.path("principal").asText(),
-          e.path("action").asText() + (e.path("recursive").asBoolean() ? " (recursive)" : ""),
+          action(e),
           e.path("procId").asText(),
           outcome(e),
           e.path("reason").asText());
     }
     table.print(out);
+  }
+
+  /** The action, with a bypass's recursion or a flow resume's node and how. */
+  private static String action(JsonNode e) {
+    String action = e.path("action").asText();
+    if (e.path("recursive").asBoolean()) {
+      return action + " (recursive)";
+    }
+    String node = e.path("flowNode").asText("");
+    return node.isEmpty()
+        ? action
+        : action + " node " + node + " (" + e.path("resumeAction").asText() + ")";
   }
 
   private static String outcome(JsonNode e) {

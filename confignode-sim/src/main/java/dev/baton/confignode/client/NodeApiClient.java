@@ -390,7 +390,7 @@ public final class NodeApiClient {
    *
    * @throws ApiException as {@link #call}: status 0 if the node did not answer
    */
-  InputStream openEventStream(String node, String path, Optional<String> lastEventId)
+  public InputStream openEventStream(String node, String path, Optional<String> lastEventId)
       throws IOException, InterruptedException {
     HttpRequest.Builder req =
         HttpRequest.newBuilder(URI.create(scheme + "://" + node + path))

@@ -204,6 +204,7 @@ public final class ConfigNodeServer implements AutoCloseable {
                   node, metadata, holds, config.limits(), config.api(), audit, metrics, events)
               .addRoutes(
                   new FlowRoutes(
+                      node,
                       new NodeFlowGateway(node, ConfigNodeWaits.ADMIN_CLUSTER_CALL),
                       flowRuntime,
                       ConfigNodeWaits.ADMIN_CLUSTER_CALL,

@@ -25,6 +25,9 @@ public final class ConfigNodeProcedures {
   public static final int DEFAULT_DATA_REGIONS = 2;
   public static final int DEFAULT_REPLICATION = 2;
 
+  /** How long a LockPair holds its first lock before asking for its second, when not said. */
+  public static final int DEFAULT_LOCK_PAIR_PAUSE_MILLIS = 1_000;
+
   /** One procedure type: its registered name, class and factory. */
   private record Type<P extends ConfigNodeProcedure<?>>(
       String name, Class<P> cls, Supplier<P> factory) {}
@@ -38,6 +41,7 @@ public final class ConfigNodeProcedures {
           new Type<>("MigrateRegion", MigrateRegion.class, MigrateRegion::new),
           new Type<>("Noop", Noop.class, Noop::new),
           new Type<>("Sleep", Sleep.class, Sleep::new),
+          new Type<>("LockPair", LockPair.class, LockPair::new),
           new Type<>("AddConfigNode", AddConfigNode.class, AddConfigNode::new),
           new Type<>("RemoveConfigNode", RemoveConfigNode.class, RemoveConfigNode::new),
           new Type<>("ReplaceConfigNode", ReplaceConfigNode.class, ReplaceConfigNode::new));
@@ -131,6 +135,13 @@ public final class ConfigNodeProcedures {
             Sleep sleep = new Sleep(integer(a, "millis", null));
             limits.checkSleepMillis(sleep.millis);
             yield sleep;
+          }
+          case "LockPair" -> {
+            allow(a, "first", "second", "pauseMillis");
+            yield new LockPair(
+                text(a, "first"),
+                text(a, "second"),
+                integer(a, "pauseMillis", DEFAULT_LOCK_PAIR_PAUSE_MILLIS));
           }
           case "AddConfigNode", "RemoveConfigNode", "ReplaceConfigNode" ->
               throw new IllegalArgumentException(

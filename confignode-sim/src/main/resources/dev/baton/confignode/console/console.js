@@ -7,8 +7,7 @@ const TOKEN_KEY = 'baton.token';
 const PAGE_SIZE = 50;
 const REFRESH_DELAY_MS = 500;
 const RECONNECT_MS = 2000;
-const OVERVIEW_PAGE = 10000;
-const STUCK_AFTER_MS = 60000;
+const FLOW_TYPE = 'baton.flow';
 const NO_PARENT = -1;
 const STATES = ['INITIALIZING', 'RUNNABLE', 'WAITING', 'WAITING_TIMEOUT',
   'ROLLEDBACK', 'SUCCESS', 'FAILED'];
@@ -79,35 +78,20 @@ function waitText(p) {
 
 // ---- overview ----
 async function overview() {
-  const counts = {}; const types = {};
-  let live = 0; let stuck = 0; let oldest = 0; let after = 0; const now = Date.now();
-  for (;;) {
-    const { body, headers } = await api(`/api/procedures?limit=${OVERVIEW_PAGE}&after=${after}`);
-    body.forEach((p) => {
-      counts[p.state] = (counts[p.state] || 0) + 1;
-      types[p.type] = (types[p.type] || 0) + 1;
-      if (!p.finished) {
-        live += 1;
-        oldest = Math.max(oldest, now - p.submittedTime);
-        if (now - p.lastUpdate > STUCK_AFTER_MS) stuck += 1;
-      }
-    });
-    const next = headers.get('X-Next-After');
-    if (!next) break;
-    after = next;
-  }
-  $('#ov-live').textContent = live;
-  $('#ov-stuck').textContent = stuck;
-  $('#ov-oldest').textContent = live ? age(oldest) : '–';
-  fill('#ov-states tbody', Object.entries(counts).map(([s, n]) => el('tr', {}, el('th', { class: `state-${s}` }, s), el('td', {}, String(n)))));
-  fill('#ov-types tbody', Object.entries(types).map(([t, n]) => el('tr', {}, el('th', {}, t), el('td', {}, String(n)))));
-  const { body: cluster } = await api('/api/cluster');
-  $('#ov-exec').textContent = `${cluster.executor.workers} / ${cluster.executor.queued}`;
-  fill('#ov-nodes tbody', [el('tr', {}, el('td', {}, cluster.nodeId), el('td', {}, cluster.role),
-    el('td', {}, String(cluster.term)), el('td', {}, String(cluster.commitIndex)),
-    el('td', {}, String(cluster.appliedIndex)), el('td', {}, cluster.leaderId || 'none'))]
-    .concat(cluster.peers.filter((p) => p !== cluster.nodeId).map((p) => el('tr', {},
-      el('td', {}, p), el('td', { colspan: '5' }, 'ask that node (its own /console/)')))));
+  const { body: o } = await api('/api/overview');
+  $('#ov-live').textContent = o.live;
+  $('#ov-stuck').textContent = o.stuck;
+  $('#ov-oldest').textContent = o.oldestLiveAgeMillis === null ? '–' : age(o.oldestLiveAgeMillis);
+  $('#ov-exec').textContent = `${o.executor.workers} / ${o.executor.queued}`;
+  fill('#ov-states tbody', Object.entries(o.byState).map(([s, n]) => el('tr', { 'data-state': s },
+    el('th', { class: `state-${s}` }, s), el('td', {}, String(n)))));
+  fill('#ov-types tbody', Object.entries(o.byType).map(([t, n]) => el('tr', { 'data-type': t },
+    el('th', {}, t), el('td', {}, String(n)))));
+  const known = (v) => (v === null || v === undefined ? '?' : String(v));
+  fill('#ov-nodes tbody', o.nodes.map((n) => el('tr', { 'data-node': n.id },
+    el('td', {}, n.id), el('td', { class: 'role' }, n.role), el('td', { class: 'term' }, known(n.term)),
+    el('td', { class: 'commit' }, known(n.commitIndex)), el('td', { class: 'applied' }, known(n.appliedIndex)),
+    el('td', { class: 'match' }, known(n.matchIndex)), el('td', {}, n.live ? 'yes' : 'no'))));
 }
 
 function fill(selector, rows) {
@@ -154,7 +138,8 @@ async function procedure(id) {
     ['waits on', waitReason || (blockedOn ? blockedOn.kind : '–')],
     ['blockedOn', blockedOn ? JSON.stringify(blockedOn) : '–'], ['failure', p.failure || '–'],
     ['result', p.result || '–']];
-  fill('#p-fields', fields.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { id: `p-${k.replace(' ', '-')}` }, String(v))]));
+  fill('#p-fields', fields.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { id: `p-${k.replace(' ', '-')}` }, String(v))])
+    .concat(p.type === FLOW_TYPE ? [el('dt', {}, 'flow'), el('dd', {}, el('a', { href: `#flow/${id}` }, 'its nodes'))] : []));
   if (why) {
     fill('#p-why', why.links.map((l) => el('li', { class: why.cycle ? 'cycle' : '' },
       el('a', { href: `#procedure/${l.procId}` }, `#${l.procId}`), ` ${l.type || ''} ${l.state || ''}: `,
@@ -163,10 +148,69 @@ async function procedure(id) {
   } else {
     fill('#p-why', [el('li', {}, `finished ${p.state}`)]);
   }
+  await timeline(id);
   const { body: children } = await api(`/api/procedures?parent=${id}&limit=${PAGE_SIZE}`);
   fill('#p-children', children.map((c) => el('li', {}, el('a', { href: `#procedure/${c.procId}` },
     `#${c.procId} ${c.type}`), ` ${c.state}`)));
   await actionButtons(id, p);
+}
+
+// the state timeline: every record of the procedure in the Raft log, with its term and attempt
+async function timeline(id) {
+  const { body: h } = await api(`/api/procedures/${id}/history`);
+  $('#p-timeline-note').textContent = h.complete ? `${h.steps.length} records from the log`
+    : `${h.steps.length} records from log index ${h.logStart} on (older ones are in a snapshot)`;
+  fill('#p-timeline tbody', h.steps.map((s) => el('tr', { 'data-index': s.index },
+    el('td', {}, new Date(s.time).toISOString()), el('td', { class: 'term' }, String(s.term)),
+    el('td', {}, String(s.index)), el('td', { class: `state state-${s.state}` }, s.state),
+    el('td', { class: 'step' }, s.step || ''), el('td', { class: 'attempt' }, String(s.attempt)),
+    el('td', { class: 'error' }, s.failure || ''))));
+}
+
+// ---- flows ----
+async function flows() {
+  const { body } = await api(`/api/procedures?type=${encodeURIComponent(FLOW_TYPE)}&limit=${PAGE_SIZE}`);
+  fill('#flow-table tbody', body.map((f) => el('tr', {
+    class: 'clickable', 'data-flow-id': f.procId, onclick: () => { location.hash = `#flow/${f.procId}`; },
+  }, el('td', {}, String(f.procId)), el('td', { class: `state-${f.state}` }, f.state),
+  el('td', {}, new Date(f.submittedTime).toISOString()), el('td', {}, new Date(f.lastUpdate).toISOString()))));
+}
+
+async function flow(id) {
+  $('#fl-id').textContent = id;
+  const { body: f } = await api(`/api/flows/${id}`);
+  $('#fl-state').textContent = f.state;
+  $('#fl-detail').textContent = f.detail || '';
+  fill('#fl-nodes tbody', f.nodes.map((n) => el('tr', { 'data-node': n.name },
+    el('td', {}, n.name), el('td', {}, n.taskType), el('td', { class: `node-state state-${n.state}` }, n.state),
+    el('td', {}, n.parents.join(', ')), el('td', {}, String(n.attempts)),
+    el('td', {}, n.taskProcId ? el('a', { href: `#procedure/${n.taskProcId}` }, `#${n.taskProcId}`) : '–'),
+    el('td', { class: 'detail' }, n.detail || ''))));
+  const pending = f.nodes.filter((n) => n.state === 'PENDING' && n.suspensions > 0);
+  const chosen = $('#fl-node').value;
+  fill('#fl-node', pending.map((n) => el('option', { value: n.name }, n.name)));
+  if (pending.some((n) => n.name === chosen)) $('#fl-node').value = chosen;
+  $('#fl-dry-run').disabled = !pending.length;
+  $('#fl-do-resume').disabled = !pending.length;
+}
+
+async function resumeNode(id, dryRun) {
+  const reason = $('#fl-reason').value.trim();
+  const node = $('#fl-node').value;
+  if (!reason) { $('#fl-result').textContent = 'a reason is required'; return; }
+  if (!node) { $('#fl-result').textContent = 'no PENDING node to resume'; return; }
+  try {
+    const { body } = await api(`/api/flows/${id}/nodes/${encodeURIComponent(node)}/resume`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ reason, action: $('#fl-action').value, dryRun }),
+    });
+    $('#fl-result').textContent = dryRun
+      ? `dry run, nothing changed: ${body.states.map((c) => `${c.node} ${c.from} → ${c.to}`).join('; ')}: ${body.effect}`
+      : `resumed: ${body.audit.outcome} (audit entry ${body.audit.index})`;
+  } catch (e) {
+    $('#fl-result').textContent = `resume refused: ${e.message}`;
+  }
+  if (!dryRun) scheduleRefresh();
 }
 
 async function apiPaths() {
@@ -232,7 +276,7 @@ async function audit() {
     fill('#audit-table tbody', rows.map((r) => el('tr', { 'data-proc-id': r.procId, 'data-index': r.index },
       el('td', {}, new Date(r.timeMillis).toISOString()),
       el('td', {}, el('a', { href: `#procedure/${r.procId}` }, `#${r.procId}`)),
-      el('td', { class: 'action' }, `${r.action}${r.recursive ? ' (recursive)' : ''}`),
+      el('td', { class: 'action' }, `${r.action}${r.recursive ? ' (recursive)' : ''}${r.flowNode ? ` node ${r.flowNode} (${r.resumeAction})` : ''}`),
       el('td', { class: 'principal' }, r.principal), el('td', { class: 'reason' }, r.reason),
       el('td', { class: 'outcome' }, auditOutcome(r)))));
   } catch (e) {
@@ -258,6 +302,8 @@ async function refresh() {
     if (view === 'overview') await overview();
     else if (view === 'procedures') await procedures();
     else if (view === 'procedure') await procedure(arg);
+    else if (view === 'flows') await flows();
+    else if (view === 'flow') await flow(arg);
     else if (view === 'locks') await locks();
     else if (view === 'audit') await audit();
     showError('');
@@ -346,6 +392,8 @@ function start() {
   $('#proc-filter').addEventListener('submit', (e) => { e.preventDefault(); state.pages = [0]; state.page = 0; refresh(); });
   $('#next').addEventListener('click', () => { state.pages[state.page + 1] = state.next; state.page += 1; refresh(); });
   $('#prev').addEventListener('click', () => { state.page = Math.max(0, state.page - 1); refresh(); });
+  $('#fl-dry-run').addEventListener('click', () => resumeNode($('#fl-id').textContent, true));
+  $('#fl-do-resume').addEventListener('click', () => resumeNode($('#fl-id').textContent, false));
   window.addEventListener('hashchange', refresh);
   if (!token()) { showLogin(); return; }
   refresh();

@@ -56,7 +56,14 @@ class AdminApiSecurityTest {
             .withLimits(HttpLimits.ADMIN.withHeaderTimeout(HEADER_TIMEOUT));
     cluster =
         SimCluster.start(
-            dir, 2, 0, true, ProcedureLimits.DEFAULTS, api, TestTokens.TOKENS.get(Role.ADMIN));
+            dir,
+            2,
+            0,
+            true,
+            ProcedureLimits.DEFAULTS,
+            api,
+            TestTokens.TOKENS.get(Role.ADMIN),
+            ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS);
   }
 
   @AfterAll

@@ -53,7 +53,15 @@ class AdminHttpsTest {
     AdminApiSettings api =
         AdminApiSettings.LOOPBACK.withTokens(TestTokens.write(dir)).withTls(identity);
     try (SimCluster cluster =
-        SimCluster.start(dir, 2, 0, false, ProcedureLimits.DEFAULTS, api, admin)) {
+        SimCluster.start(
+            dir,
+            2,
+            0,
+            false,
+            ProcedureLimits.DEFAULTS,
+            api,
+            admin,
+            ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS)) {
       ConfigNodeServer leader = cluster.leader();
       assertEquals("https", leader.httpScheme());
       NodeApiClient client =

@@ -44,6 +44,8 @@ class OpenApiDocumentTest {
           "GET /api/procedures/{id}",
           "POST /api/procedures/{id}/abort",
           "GET /api/locks",
+          "GET /api/overview",
+          "GET /api/procedures/{id}/history",
           "POST /api/flows/{id}/nodes/{node}/resume",
           "DELETE /api/faults/hold");
 

@@ -20,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -416,11 +415,6 @@ class ActionsAndAuditTest {
   }
 
   private static CliRun run(Path token, String... args) {
-    List<String> line = new ArrayList<>(List.of(args));
-    line.add("--cluster");
-    line.add(cluster.nodes().stream().map(SimCluster::http).collect(Collectors.joining(",")));
-    line.add("--token-file");
-    line.add(token.toString());
-    return CliRun.main(line.toArray(String[]::new));
+    return CliRun.against(cluster, token, args);
   }
 }

@@ -1,8 +1,13 @@
 package dev.baton.confignode.cli;
 
+import dev.baton.confignode.testing.SimCluster;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /** One in-process run of {@code confignode-sim <args>}: its exit code, stdout and stderr. */
 public record CliRun(int code, String out, String err) {
@@ -16,6 +21,16 @@ public record CliRun(int code, String out, String err) {
             new PrintStream(err, true, StandardCharsets.UTF_8));
     return new CliRun(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** A client command {@code args} against every node of {@code cluster}, with a token file. */
+  public static CliRun against(SimCluster cluster, Path token, String... args) {
+    List<String> line = new ArrayList<>(List.of(args));
+    line.add("--cluster");
+    line.add(cluster.nodes().stream().map(SimCluster::http).collect(Collectors.joining(",")));
+    line.add("--token-file");
+    line.add(token.toString());
+    return main(line.toArray(String[]::new));
   }
 
   @Override

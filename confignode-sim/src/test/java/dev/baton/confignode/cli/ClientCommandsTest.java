@@ -134,7 +134,7 @@ class ClientCommandsTest {
           unknown type    | submit --type Nope                | 400 invalid_request: unknown procedure type 'Nope'
           bad argument    | submit --type Sleep --args millis=x | argument 'millis' must be an integer
           too many steps  | submit --type Noop --args steps=10001 | steps must be within 1..10000
-          no workflows    | resume --flow 5 --node load       | 404 not_found
+          no workflows    | resume --flow 5 --node load --reason x | 404 not_found
           """)
   void theClustersErrorsArePrintedWithTheirCodeAndExit1(String name, String line, String want)
       throws Exception {
@@ -167,8 +167,9 @@ class ClientCommandsTest {
           bad nonce       | submit --type Noop --nonce 7 --cluster 127.0.0.1:1 | --nonce must be GROUP:NONCE
           bad wait        | submit --type Noop --wait -1 --cluster 127.0.0.1:1 | flag --wait must be an integer
           bad timeout     | list --timeout 0 --cluster 127.0.0.1:1          | flag --timeout must be an integer
-          no flow         | resume --node a --cluster 127.0.0.1:1           | missing required flag --flow ID
-          bad action      | resume --flow 1 --node a --action skip --cluster 127.0.0.1:1 | --action must be one of [rerun, succeed, fail]
+          no flow         | resume --node a --reason x --cluster 127.0.0.1:1 | missing required flag --flow ID
+          no reason       | resume --flow 1 --node a --cluster 127.0.0.1:1  | missing required flag --reason R
+          bad action      | resume --flow 1 --node a --reason x --action skip --cluster 127.0.0.1:1 | --action must be one of [rerun, succeed, fail]
           """)
   void badFlagsExit2WithTheUsageAndSendNothing(String name, String line, String want) {
     CliRun r = CliRun.main(line.split(" "));
@@ -180,7 +181,13 @@ class ClientCommandsTest {
 
   @ParameterizedTest
   @ValueSource(
-      strings = {"submit --type Noop", "get 1", "list", "abort 1", "resume --flow 1 --node a"})
+      strings = {
+        "submit --type Noop",
+        "get 1",
+        "list",
+        "abort 1",
+        "resume --flow 1 --node a --reason x"
+      })
   void noReachableNodeIsAClearMessageAndExit4(String line) throws Exception {
     String dead =
         List.of(LoopbackPorts.free(), LoopbackPorts.free()).stream()

@@ -10,11 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -84,13 +87,26 @@ final class ConsoleBrowser implements AutoCloseable {
     }
   }
 
+  /** A wait that reads again an element the page redrew meanwhile (it redraws on every change). */
   WebDriverWait waiting() {
-    return new WebDriverWait(driver, WAIT);
+    WebDriverWait wait = new WebDriverWait(driver, WAIT);
+    wait.ignoring(StaleElementReferenceException.class);
+    return wait;
   }
 
   /** The text of the element with this id, as the page shows it now. */
   String text(String id) {
     return driver.findElement(By.id(id)).getText();
+  }
+
+  /** The texts of the elements {@code selector} finds, read again while the page redraws them. */
+  List<String> texts(String selector) {
+    return waiting()
+        .until(
+            d ->
+                d.findElements(By.cssSelector(selector)).stream()
+                    .map(WebElement::getText)
+                    .toList());
   }
 
   void screenshot(String name) throws IOException {

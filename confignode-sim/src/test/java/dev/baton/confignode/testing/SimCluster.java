@@ -106,7 +106,15 @@ public final class SimCluster implements AutoCloseable {
   public static SimCluster start(
       Path dir, int configNodes, int dataNodes, boolean faults, ProcedureLimits limits)
       throws IOException {
-    return start(dir, configNodes, dataNodes, faults, limits, AdminApiSettings.LOOPBACK, null);
+    return start(
+        dir,
+        configNodes,
+        dataNodes,
+        faults,
+        limits,
+        AdminApiSettings.LOOPBACK,
+        null,
+        ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS);
   }
 
   /**
@@ -115,6 +123,16 @@ public final class SimCluster implements AutoCloseable {
    */
   public static SimCluster startWithTokens(Path dir, int configNodes, int dataNodes)
       throws IOException {
+    return startWithTokens(
+        dir, configNodes, dataNodes, ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS);
+  }
+
+  /**
+   * As {@link #startWithTokens(Path, int, int)}; {@code breakDeadlocks} false leaves a wait-for
+   * cycle of locks standing (only logged, counted and listed).
+   */
+  public static SimCluster startWithTokens(
+      Path dir, int configNodes, int dataNodes, boolean breakDeadlocks) throws IOException {
     return start(
         dir,
         configNodes,
@@ -122,12 +140,15 @@ public final class SimCluster implements AutoCloseable {
         false,
         ProcedureLimits.DEFAULTS,
         AdminApiSettings.LOOPBACK.withTokens(TestTokens.write(dir)),
-        TestTokens.TOKENS.get(Role.ADMIN));
+        TestTokens.TOKENS.get(Role.ADMIN),
+        breakDeadlocks);
   }
 
   /**
    * As {@link #start(Path, int, int, boolean, ProcedureLimits)}, every ConfigNode's admin API as
-   * {@code api} says; the cluster's own client ({@link #api()}) sends {@code token} (null: none).
+   * {@code api} says; the cluster's own client ({@link #api()}) sends {@code token} (null: none);
+   * {@code breakDeadlocks} false leaves a wait-for cycle of locks standing (only logged, counted
+   * and listed).
    */
   public static SimCluster start(
       Path dir,
@@ -136,7 +157,8 @@ public final class SimCluster implements AutoCloseable {
       boolean faults,
       ProcedureLimits limits,
       AdminApiSettings api,
-      String token)
+      String token,
+      boolean breakDeadlocks)
       throws IOException {
     SimCluster c = new SimCluster(dir);
     try {
@@ -162,7 +184,7 @@ public final class SimCluster implements AutoCloseable {
                     limits,
                     api,
                     RaftAccess.LOOPBACK,
-                    ConfigNodeServer.Config.DEFAULT_BREAK_DEADLOCKS));
+                    breakDeadlocks));
         server.start();
         c.nodes.put(id, server);
       }

@@ -2,6 +2,7 @@ package dev.baton.confignode.testing;
 
 import dev.baton.confignode.auth.Role;
 import dev.baton.confignode.auth.TokenFile;
+import dev.baton.confignode.node.ConfigNodeServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,11 @@ public final class TestTokens {
       case OPERATOR -> "op";
       case READER -> "reader";
     };
+  }
+
+  /** A client of {@code node}'s admin API sending {@code role}'s token. */
+  public static RawHttp as(Role role, ConfigNodeServer node) {
+    return new RawHttp(SimCluster.http(node)).withToken(TOKENS.get(role));
   }
 
   /** Writes the file into {@code dir} (mode 600) and reads it as a node would. */
