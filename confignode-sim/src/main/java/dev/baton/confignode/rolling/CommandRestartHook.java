@@ -1,7 +1,9 @@
 package dev.baton.confignode.rolling;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +27,12 @@ public final class CommandRestartHook implements RestartHook {
 
   /** The placeholders a command may use. */
   public static final List<String> PLACEHOLDERS = List.of(ID, ADDRESS, HOST, PORT, PID);
+
+  /**
+   * How long the output is read on once the command exited: a process it started in the background
+   * may hold its output open, and is not waited for.
+   */
+  static final Duration OUTPUT_GRACE = Duration.ofSeconds(1);
 
   /** The most of a failed command's output a failure quotes. */
   static final int OUTPUT_QUOTED_CHARS = 2_000;
@@ -88,7 +96,7 @@ public final class CommandRestartHook implements RestartHook {
               + command
               + quoted(printed));
     }
-    reader.join(timeout.toMillis());
+    reader.join(OUTPUT_GRACE.toMillis());
     if (p.exitValue() != 0) {
       throw new IOException(
           "restart command for "
@@ -102,12 +110,14 @@ public final class CommandRestartHook implements RestartHook {
   }
 
   private void read(InputStream in, StringBuilder printed) {
-    try (in) {
-      String all = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      synchronized (printed) {
-        printed.append(all);
+    try (BufferedReader lines =
+        new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        synchronized (printed) {
+          printed.append(line).append('\n');
+        }
+        output.accept(line);
       }
-      all.lines().forEach(output);
     } catch (IOException e) {
       output.accept("(could not read the restart command's output: " + e.getMessage() + ")");
     }

@@ -1,5 +1,6 @@
 package dev.baton.confignode.rolling;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,6 +36,29 @@ class CommandRestartHookTest {
     IOException e = assertThrows(IOException.class, () -> hook.restart(NODE));
     assertTrue(e.getMessage().contains("restart command for cn2 exited with 5"), e.getMessage());
     assertTrue(e.getMessage().contains("no unit baton@cn2"), e.getMessage());
+  }
+
+  /**
+   * A command that leaves a process in the background holding its output (a node started with
+   * {@code &}) counts as done when it exits: the restart returns long before the background process
+   * ends (the class timeout would end the test otherwise).
+   */
+  @Test
+  void aBackgroundProcessHoldingTheOutputIsNotWaitedFor() throws Exception {
+    List<String> lines = new CopyOnWriteArrayList<>();
+    CommandRestartHook hook =
+        new CommandRestartHook("sleep 600 & echo $!", Duration.ofMinutes(20), lines::add);
+    try {
+      hook.restart(NODE);
+    } finally {
+      // the line may still be on its way to the reader thread, which was not waited for
+      await("the background process's pid").atMost(TIMEOUT).until(() -> !lines.isEmpty());
+      lines.stream()
+          .map(Long::parseLong)
+          .map(ProcessHandle::of)
+          .forEach(p -> p.ifPresent(ProcessHandle::destroy));
+    }
+    assertEquals(1, lines.size(), lines::toString);
   }
 
   @Test
