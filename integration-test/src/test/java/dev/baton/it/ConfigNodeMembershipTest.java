@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.InvariantCheck;
 import java.nio.file.Files;
@@ -15,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,14 +40,21 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
    */
   private static final long CHANGE_NONCES = 1_000_000_000L;
 
-  /** The membership changes submitted: nonce to procId. */
-  private final Map<Long, Long> changes = new ConcurrentHashMap<>();
+  /** The membership changes submitted; made once the cluster runs. */
+  private MembershipChanges changes;
 
   /** Steps of each workload Noop: short, so many run during a change. */
   private static final int WORKLOAD_STEPS = 3;
 
   ConfigNodeMembershipTest() {
     super(3, 3, Holds.FAULTS);
+  }
+
+  private synchronized MembershipChanges changes() {
+    if (changes == null) {
+      changes = new MembershipChanges(cluster, CHANGE_NONCE_GROUP, CHANGE_NONCES);
+    }
+    return changes;
   }
 
   @Test
@@ -159,29 +164,15 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
     assertInvariants();
   }
 
-  /**
-   * Submits a membership change with {@code POST /api/membership/ACTION} and a nonce of its own;
-   * returns its procId.
-   */
   private long change(String action, Object... args) throws Exception {
-    long nonce = CHANGE_NONCES + changes.size();
-    ObjectNode body = (ObjectNode) ClusterProcedures.args(args);
-    body.set("nonce", ClusterProcedures.args("group", CHANGE_NONCE_GROUP, "nonce", nonce));
-    long procId =
-        cluster
-            .api()
-            .retrying(() -> cluster.api().post("/api/membership/" + action, body))
-            .get("procId")
-            .asLong();
-    changes.put(nonce, procId);
-    return procId;
+    return changes().submit(action, args);
   }
 
   /** The drill's invariants, the membership changes counted with the workload's submissions. */
   private void assertInvariants() throws Exception {
     cluster.procedures().awaitAllFinished(Drills.FINISH);
     Map<Long, Long> acknowledged = new HashMap<>(cluster.procedures().acknowledged());
-    acknowledged.putAll(changes);
+    acknowledged.putAll(changes().submitted());
     InvariantCheck.Result r =
         InvariantCheck.check(cluster.api(), Drills.dataNodes(cluster), acknowledged, true);
     assertTrue(r.ok(), r::describe);
@@ -198,13 +189,8 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
     assertEquals("SUCCESS", done.path("state").asText(), done::toString);
   }
 
-  /** The group's members, as the leader lists them in {@code GET /api/cluster}. */
   private Set<String> members() throws Exception {
-    Set<String> ids = new java.util.TreeSet<>();
-    for (JsonNode m : cluster.cluster(cluster.leader()).path("members")) {
-      ids.add(m.path("id").asText());
-    }
-    return ids;
+    return MembershipChanges.members(cluster);
   }
 
   private JsonNode memberView(String viewer, String id) throws Exception {

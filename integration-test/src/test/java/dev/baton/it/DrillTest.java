@@ -48,6 +48,19 @@ class DrillTest {
     assertTrue(ok, () -> "the drill found violations:\n" + report);
     assertPassedAndCleanedUp(report, before);
     assertTrue(report.contains("hosts: loopback"), report);
+    assertMembershipTimeline(report);
+  }
+
+  /**
+   * The membership phases ran and the report's timeline shows them: the killed leader replaced by
+   * {@code cn4}, a follower removed and {@code cn5} added in its place, each a success.
+   */
+  private static void assertMembershipTimeline(String report) {
+    assertTrue(report.contains("membership timeline"), report);
+    assertTrue(report.matches("(?s).*replace cn\\d \\(disk wiped\\) by cn4 +SUCCESS.*"), report);
+    assertTrue(report.matches("(?s).*remove cn\\d +SUCCESS.*"), report);
+    assertTrue(
+        report.matches("(?s).*add cn5 in place of cn\\d +SUCCESS; members \\[.*cn5.*"), report);
   }
 
   @Test
@@ -67,6 +80,7 @@ class DrillTest {
     assertTrue(report.contains("hosts: netns"), report);
     assertTrue(report.contains("raft: mutual TLS"), report);
     assertTrue(report.contains("192.0.2."), "the nodes' addresses are the hosts': " + report);
+    assertMembershipTimeline(report);
     assertEquals(List.of(), namespaces(), "every namespace of the drill is removed");
   }
 

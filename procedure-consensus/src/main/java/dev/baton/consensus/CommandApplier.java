@@ -18,6 +18,7 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
 import dev.baton.procedure.proto.StoreBatchProto;
+import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -40,6 +41,13 @@ import org.slf4j.LoggerFactory;
  */
 final class CommandApplier {
   private static final Logger LOG = LoggerFactory.getLogger(CommandApplier.class);
+
+  /**
+   * The log entry format this code applies, in {@code Command.format_version} (0, absent, is format
+   * 1, the only one so far). A newer entry is refused like an unreadable one: answered with an
+   * error naming its version, logged, applied nowhere on this node; the node stays up.
+   */
+  static final int LOG_FORMAT_VERSION = 1;
 
   /**
    * What applying one entry did.
@@ -95,6 +103,17 @@ final class CommandApplier {
     OperatorActionEntry action = null;
     if (command == null) {
       reply = rejected("entry " + index + " is not a procedure command");
+    } else if (command.getFormatVersion() > LOG_FORMAT_VERSION) {
+      String why =
+          "entry "
+              + index
+              + " has log format version "
+              + command.getFormatVersion()
+              + ", newer than this node applies (up to "
+              + LOG_FORMAT_VERSION
+              + "): upgrade every member before any writes the newer format";
+      LOG.error("{}; the entry is refused, not applied", why);
+      reply = rejected(why);
     } else {
       switch (command.getKindCase()) {
         case WRITE -> {
@@ -249,6 +268,14 @@ final class CommandApplier {
     try {
       for (int i = 0; i < batches.length; i++) {
         batches[i] = parseAliased(write.getBatches(i));
+        if (batches[i].getFormatVersion() > StoreBatch.FORMAT_VERSION) {
+          throw new InvalidProtocolBufferException(
+              "store batch format version "
+                  + batches[i].getFormatVersion()
+                  + ", newer than this node applies (up to "
+                  + StoreBatch.FORMAT_VERSION
+                  + ")");
+        }
         for (int u = 0; u < batches[i].getUpsertsCount(); u++) {
           long procId = batches[i].getUpserts(u).getProcId();
           if (procId <= 0) {

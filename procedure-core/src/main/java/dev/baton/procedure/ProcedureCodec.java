@@ -18,9 +18,17 @@ import java.util.Objects;
 
 /**
  * Turns procedures into stored records and back: a protobuf {@link ProcedureEnvelope} for the
- * framework's fields plus the procedure's own state bytes. Types come only from the registry.
+ * framework's fields plus the procedure's own state bytes. Types come only from the registry. Every
+ * record carries its format version ({@link #FORMAT_VERSION}); a record of a newer one is refused
+ * with an error that names it (recovery reports such a procedure as corrupt and keeps its record).
  */
 public final class ProcedureCodec {
+  /**
+   * The format of the records this code writes, in {@code ProcedureEnvelope.format_version}; it
+   * reads this one and every older one (0, absent, is format 1, written before the field existed).
+   */
+  public static final int FORMAT_VERSION = 1;
+
   private final ProcedureRegistry registry;
 
   public ProcedureCodec(ProcedureRegistry registry) {
@@ -71,6 +79,7 @@ public final class ProcedureCodec {
             .setAbortRequested(proc.isAbortRequested())
             .setPendingChildren(proc.exec.getPendingChildren())
             .setTerm(term)
+            .setFormatVersion(FORMAT_VERSION)
             // a fresh array nobody else holds: wrapped, not copied again
             .setStateData(UnsafeByteOperations.unsafeWrap(bytes.toByteArray()));
     for (int index : proc.exec.getStackIndexes()) {
@@ -168,6 +177,16 @@ public final class ProcedureCodec {
     } catch (InvalidProtocolBufferException e) {
       throw new ProcedureCodecException(
           "record of procedure " + procId + " is not a valid envelope: " + e.getMessage(), e);
+    }
+    if (env.getFormatVersion() > FORMAT_VERSION) {
+      throw new ProcedureCodecException(
+          "record of procedure "
+              + procId
+              + " has format version "
+              + env.getFormatVersion()
+              + ", newer than this build reads (up to "
+              + FORMAT_VERSION
+              + "): a newer Baton wrote it; run that version (the record is kept)");
     }
     if (env.getProcId() != procId) {
       throw new ProcedureCodecException(

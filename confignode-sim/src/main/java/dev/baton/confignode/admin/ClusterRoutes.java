@@ -6,6 +6,7 @@ import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.ProcedureExecutor;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,12 +15,19 @@ import java.util.Optional;
 
 /**
  * {@code /api/cluster} (this node's own view: role, leader, term, applied index, the group's
- * members with their address, role, last contact and log positions, and its executor), {@code
- * /api/overview} (the leader's {@link ClusterOverview}; a follower forwards the request with the
- * caller's credentials, {@link LeaderForward}) and {@code /api/metadata} (a linearizable read of
- * databases, regions, DataNodes, and the ConfigNodes that membership changes added or removed).
+ * members with their address, role, last contact and log positions, its executor, and its process's
+ * id and start time), {@code /api/overview} (the leader's {@link ClusterOverview}; a follower
+ * forwards the request with the caller's credentials, {@link LeaderForward}) and {@code
+ * /api/metadata} (a linearizable read of databases, regions, DataNodes, and the ConfigNodes that
+ * membership changes added or removed).
  */
 final class ClusterRoutes implements AdminRoutes {
+  /**
+   * When this process started (epoch ms): a restarted node answers with another, so a rolling
+   * restart tells the new process from the old one still shutting down.
+   */
+  private static final long STARTED_AT_MILLIS = ManagementFactory.getRuntimeMXBean().getStartTime();
+
   private final ProcedureNode<ConfigNodeEnv> node;
   private final LeaderForward leader;
 
@@ -59,6 +67,8 @@ final class ClusterRoutes implements AdminRoutes {
     out.put("members", node.membership().members());
     out.put("executor", executor());
     out.put("rejectedStaleWrites", node.rejectedWriteCount());
+    out.put("pid", ProcessHandle.current().pid());
+    out.put("startedAtMillis", STARTED_AT_MILLIS);
     return out;
   }
 

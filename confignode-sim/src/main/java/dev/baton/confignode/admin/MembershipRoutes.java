@@ -8,11 +8,15 @@ import dev.baton.confignode.procedures.ConfigNodeEnv;
 import dev.baton.confignode.procedures.ConfigNodeProcedures;
 import dev.baton.confignode.procedures.RemoveConfigNode;
 import dev.baton.confignode.procedures.ReplaceConfigNode;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import dev.baton.consensus.Membership;
+import dev.baton.consensus.NodeRole;
 import dev.baton.consensus.ProcedureNode;
 import dev.baton.procedure.NonceKey;
 import dev.baton.procedure.Procedure;
 import java.io.IOException;
 import java.net.HttpURLConnection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -21,7 +25,10 @@ import java.util.Map;
  * admin, as every path under it but the GET): {@code POST /api/membership/add {id, address}},
  * {@code POST /api/membership/remove {id}}, {@code POST /api/membership/replace {oldId, newId,
  * address}}, each with an optional {@code nonce: {group, nonce}} for safe retries and answering
- * {@code {procId}}; {@code GET /api/membership} lists the group's members as this node sees them.
+ * {@code {procId}}; {@code POST /api/membership/transfer-leadership {to}} asked of the leader hands
+ * its leadership to the member {@code to} (a rolling restart restarts the leader last, after this;
+ * not a procedure: it changes no state, and a repeat is harmless); {@code GET /api/membership}
+ * lists the group's members as this node sees them.
  */
 final class MembershipRoutes implements AdminRoutes {
   static final String PATH = "membership";
@@ -38,6 +45,15 @@ final class MembershipRoutes implements AdminRoutes {
   /** {@code POST /api/membership/replace}: the member to remove, the new id and its address. */
   record ReplaceRequest(
       String oldId, String newId, String address, ProcedureRoutes.NonceBody nonce) {}
+
+  /** {@code POST /api/membership/transfer-leadership}: the member to hand leadership to. */
+  record TransferRequest(String to) {}
+
+  /** The error code of a transfer asked of a node that does not lead (409). */
+  static final String NOT_LEADER = "not_leader";
+
+  /** The error code of a transfer Ratis refused or did not finish in time (409). */
+  static final String TRANSFER_FAILED = "transfer_failed";
 
   private final ProcedureNode<ConfigNodeEnv> node;
 
@@ -64,7 +80,55 @@ final class MembershipRoutes implements AdminRoutes {
             "/api/" + PATH + "/replace",
             "replace a ConfigNode {oldId, newId, address, nonce?}: remove the old, add the new"
                 + " → {procId}",
-            req -> change(req, "replace")));
+            req -> change(req, "replace")),
+        Endpoint.post(
+            "/api/" + PATH + "/transfer-leadership",
+            "hand this leader's leadership to the member {to} → {from, to, term}",
+            this::transfer));
+  }
+
+  private Map<String, Object> transfer(AdminRequest req)
+      throws HttpError, IOException, InterruptedException {
+    TransferRequest r = JsonExchange.parse(req.body(MAX_BODY_BYTES), TransferRequest.class);
+    if (r.to() == null || r.to().isBlank()) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, "missing 'to'");
+    }
+    req.target("leadership to " + r.to());
+    if (node.role() != NodeRole.LEADER_RUNNING) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_CONFLICT,
+          NOT_LEADER,
+          "node "
+              + node.nodeId()
+              + " does not lead (it is "
+              + node.role()
+              + ", the leader is "
+              + node.leaderId().orElse("unknown")
+              + "): ask the leader");
+    }
+    List<String> others =
+        node.membership().members().stream()
+            .map(Membership.Member::id)
+            .filter(id -> !id.equals(node.nodeId()))
+            .toList();
+    if (!others.contains(r.to())) {
+      throw new HttpError(
+          HttpURLConnection.HTTP_BAD_REQUEST,
+          HttpErrors.INVALID_REQUEST,
+          "'" + r.to() + "' is not another member of the group " + others);
+    }
+    long term = node.term();
+    try {
+      node.membership().transferLeadership(r.to(), ConfigNodeWaits.LEADERSHIP_TRANSFER_WAIT);
+    } catch (IOException e) {
+      throw new HttpError(HttpURLConnection.HTTP_CONFLICT, TRANSFER_FAILED, e.getMessage());
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("from", node.nodeId());
+    out.put("to", r.to());
+    out.put("term", term);
+    return out;
   }
 
   private Map<String, Object> change(AdminRequest req, String action)

@@ -64,6 +64,7 @@ import picocli.CommandLine.Spec;
       AddConfigNodeCommand.class,
       RemoveConfigNodeCommand.class,
       ReplaceConfigNodeCommand.class,
+      RollingRestartCommand.class,
       CertsCommand.class,
       CompletionCommand.class
     })

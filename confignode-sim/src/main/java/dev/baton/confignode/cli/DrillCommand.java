@@ -73,6 +73,16 @@ final class DrillCommand extends CliCommand {
               + " of killing it, and heal once a new leader runs; needs --hosts netns")
   boolean partition;
 
+  @Option(
+      names = "--membership",
+      arity = "1",
+      paramLabel = "true|false",
+      description =
+          "replace the killed leader (its disk wiped) under a new id instead of restarting it,"
+              + " and remove a follower ConfigNode and add a fresh one while phase 3 runs (not"
+              + " with --partition)")
+  boolean membership = true;
+
   @Override
   public Integer call() {
     if (insecure && hosts == ClusterHosts.NETNS) {
@@ -85,7 +95,8 @@ final class DrillCommand extends CliCommand {
           "--partition needs --hosts netns: the leader is cut off on the network between hosts");
     }
     Drill.Settings settings =
-        new Drill.Settings(nodes, dataNodes, procedures, keepDir, !insecure, hosts, partition);
+        new Drill.Settings(
+            nodes, dataNodes, procedures, keepDir, !insecure, hosts, partition, membership);
     return LocalJob.run(
         spec.name(),
         () -> new Drill(settings, out()),

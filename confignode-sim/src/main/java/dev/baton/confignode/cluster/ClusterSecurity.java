@@ -16,6 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLContext;
 
 /**
  * How a local cluster is secured, as a production cluster would be, with certificates of one
@@ -31,8 +34,9 @@ final class ClusterSecurity {
   static final String CERTIFICATES_DIR = "certs";
 
   /**
-   * The certificate every ConfigNode serves its admin API with: one for all, so that clients and a
-   * follower forwarding to the leader trust it alike.
+   * The certificate the ConfigNodes started with the cluster serve their admin API with, naming all
+   * their hosts; a node added later serves one of its own ({@code admin-api-ID}, naming its hosts).
+   * All of one CA, which clients and a follower forwarding to the leader trust.
    */
   static final String HTTPS_CERTIFICATE = "admin-api";
 
@@ -49,6 +53,15 @@ final class ClusterSecurity {
   private final DataNodeConnector dataNodeClients;
 
   private TlsIdentity https;
+
+  /** What clients of the admin APIs trust: the cluster's CA, so a node's own certificate too. */
+  private SSLContext httpsTrust;
+
+  /**
+   * The ConfigNodes added to the running cluster: each serves its admin API with a certificate of
+   * its own naming its hosts (the first ones share one naming all of theirs).
+   */
+  private final Set<String> ownHttps = ConcurrentHashMap.newKeySet();
 
   private ClusterSecurity(
       ClusterTokens tokens,
@@ -103,15 +116,18 @@ final class ClusterSecurity {
     }
     CertificateFiles api = files.member(HTTPS_CERTIFICATE);
     https = TlsIdentity.fromPem(api.cert(), api.key());
+    httpsTrust = TlsIdentity.trusting(files.ca());
   }
 
   /**
-   * Makes the certificate of one more ConfigNode {@code id}, added to the running cluster, naming
-   * {@code hosts}.
+   * Makes the certificates of one more ConfigNode {@code id}, added to the running cluster: its
+   * member certificate and its admin API's, each naming {@code hosts}.
    */
   void issueCertificate(String id, List<String> hosts) throws IOException {
     if (on()) {
       ca.writeMember(files.dir(), id, hosts);
+      ca.writeMember(files.dir(), HTTPS_CERTIFICATE + "-" + id, hosts);
+      ownHttps.add(id);
     }
   }
 
@@ -122,7 +138,8 @@ final class ClusterSecurity {
     }
     List<String> flags = new ArrayList<>(List.of("--tokens", tokens.file().toString()));
     if (https != null) {
-      CertificateFiles api = files.member(HTTPS_CERTIFICATE);
+      CertificateFiles api =
+          files.member(ownHttps.contains(id) ? HTTPS_CERTIFICATE + "-" + id : HTTPS_CERTIFICATE);
       flags.addAll(tlsFlags(files.member(id)));
       flags.addAll(
           List.of("--http-cert", api.cert().toString(), "--http-key", api.key().toString()));
@@ -175,7 +192,7 @@ final class ClusterSecurity {
     if (!on()) {
       return client;
     }
-    NodeApiClient trusting = https == null ? client : client.withTls(https.trustContext());
+    NodeApiClient trusting = https == null ? client : client.withTls(httpsTrust);
     return trusting.withToken(tokens.token(Role.ADMIN));
   }
 }

@@ -24,14 +24,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The drill: a local cluster of ConfigNode and DataNode processes, a mixed workload, a SIGKILL of
  * the leader in the middle (or, with {@link Settings#partition}, the leader cut off from the other
  * ConfigNodes until a new leader runs and the old one stepped down), and a check of the invariants
  * from the procedures' final states, the metadata and the DataNodes' ledgers ({@link DrillChecks}),
- * and of the workload's recorded submissions and reads ({@link HistoryChecker}). Prints progress
- * and a report ({@link DrillReport}); {@link #run} returns true only if every invariant holds.
+ * with ConfigNode membership changes under the workload ({@link MembershipPhases}: the killed
+ * leader replaced under a new id, a follower removed and a fresh node added), and of the workload's
+ * recorded submissions and reads ({@link HistoryChecker}). Prints progress and a report ({@link
+ * DrillReport}); {@link #run} returns true only if every invariant holds.
  */
 public final class Drill implements AutoCloseable {
   /** Sleep procedures in flight during the kill: live procedures parked in WAITING_TIMEOUT. */
@@ -65,6 +68,9 @@ public final class Drill implements AutoCloseable {
    * @param hosts where the processes run: loopback, or each on a host in a network namespace
    * @param partition cut the leader off from the other ConfigNodes (it still reaches the DataNodes)
    *     instead of killing it, and heal once a new leader runs; needs hosts in network namespaces
+   * @param membership with a kill: replace the killed leader (its disk wiped) under a new id
+   *     instead of restarting it, and in phase 3 remove a follower and add a fresh node in its
+   *     place ({@link MembershipPhases})
    */
   public record Settings(
       int nodes,
@@ -73,10 +79,14 @@ public final class Drill implements AutoCloseable {
       boolean keepDir,
       boolean secured,
       ClusterHosts hosts,
-      boolean partition) {
-    /** Secured (tokens, Raft over mutual TLS) on loopback, as the drill runs by default. */
+      boolean partition,
+      boolean membership) {
+    /**
+     * Secured (tokens, Raft over mutual TLS) on loopback with the membership phases, as the drill
+     * runs by default.
+     */
     public Settings(int nodes, int dataNodes, int procedures, boolean keepDir) {
-      this(nodes, dataNodes, procedures, keepDir, true, ClusterHosts.LOOPBACK, false);
+      this(nodes, dataNodes, procedures, keepDir, true, ClusterHosts.LOOPBACK, false, true);
     }
 
     public Settings {
@@ -97,6 +107,7 @@ public final class Drill implements AutoCloseable {
   private final ProcessCluster cluster;
   private final DrillReport report;
   private DrillWorkload workload;
+  private MembershipPhases membership;
 
   public Drill(Settings settings, PrintStream out) throws IOException {
     this.settings = settings;
@@ -120,7 +131,9 @@ public final class Drill implements AutoCloseable {
     report.progress("%d ConfigNodes started: %s", settings.nodes(), cluster.httpAddresses());
     NodeApiClient api = cluster.api();
     workload = new DrillWorkload(api, report);
+    membership = new MembershipPhases(cluster, workload, report);
     String leader = cluster.awaitLeader(Set.of(), -1, report::electionSeen);
+    report.initialMembers = new TreeSet<>(cluster.nodeIds()).toString();
     report.progress("leader is %s; waiting for the DataNodes to register", leader);
     ConfigNodeWaits.clusterPoll(ConfigNodeWaits.CLUSTER_WAIT, "DataNodes registered")
         .untilTrue(() -> api.get("/api/metadata").get("dataNodes").size() == settings.dataNodes());
@@ -177,12 +190,18 @@ public final class Drill implements AutoCloseable {
       killLeader(leader, phaseStart);
     }
     workload.awaitAllFinished();
+    membership.awaitChanges();
     for (DataNodeClient dataNode : dataNodes()) {
       dataNode.resetFaults();
     }
 
-    report.progress("phase 3: remove DataNode 1 (its regions migrate as child procedures)");
+    report.progress(
+        "phase 3: remove DataNode 1 (its regions migrate as child procedures)%s",
+        membersChange() ? "; meanwhile remove a follower ConfigNode and add a fresh one" : "");
     workload.submit("remove DataNode 1", "RemoveDataNode", args("dataNodeId", 1));
+    if (membersChange()) {
+      membership.removeAndReAddFollower();
+    }
     workload.awaitAllFinished();
     report.wallMillis = System.currentTimeMillis() - workloadStart;
 
@@ -314,6 +333,7 @@ public final class Drill implements AutoCloseable {
   }
 
   private void killLeader(String leader, int phaseStart) throws IOException, InterruptedException {
+    String replacement = membersChange() ? membership.startReplacement() : null;
     awaitQuarterOfPhase2(phaseStart);
     NodeApiClient api = cluster.api();
     long term = api.cluster(cluster.httpAddresses().get(leader)).get("term").asLong();
@@ -325,8 +345,17 @@ public final class Drill implements AutoCloseable {
     cluster.kill(leader);
     String next = cluster.awaitLeader(Set.of(leader), term, report::electionSeen);
     recordNewLeader(api, next);
-    cluster.restart(leader);
-    report.progress("restarted %s; it catches up as a follower", leader);
+    if (membersChange()) {
+      membership.replaceKilled(leader, replacement);
+    } else {
+      cluster.restart(leader);
+      report.progress("restarted %s; it catches up as a follower", leader);
+    }
+  }
+
+  /** Whether this drill changes the ConfigNode membership (with a kill, not a partition). */
+  private boolean membersChange() {
+    return settings.membership() && !settings.partition();
   }
 
   @Override

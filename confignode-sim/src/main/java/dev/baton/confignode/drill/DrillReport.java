@@ -3,6 +3,8 @@ package dev.baton.confignode.drill;
 import dev.baton.confignode.cluster.ClusterHosts;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -13,7 +15,18 @@ import java.util.stream.Stream;
  * rejected commands, throughput; and the drill's progress lines.
  */
 final class DrillReport {
+  static final double MILLIS_PER_SECOND = 1000.0;
+
   final long started = System.currentTimeMillis();
+
+  /** The group's members before any membership change. */
+  String initialMembers;
+
+  /**
+   * The membership timeline, a line per change: when it was submitted (s after the drill started),
+   * what, how it ended, the members after it.
+   */
+  final List<String> membership = new ArrayList<>();
 
   /** When the leader was killed, or cut off (epoch ms). */
   long killAt;
@@ -138,6 +151,12 @@ final class DrillReport {
           Locale.ROOT,
           "  old leader caught up               %6s%n",
           oldLeaderCaughtUpAt == 0 ? "not yet" : Long.toString(oldLeaderCaughtUpAt - killAt));
+    }
+    if (!membership.isEmpty()) {
+      out.println(
+          "membership timeline (s after the drill started, change, outcome, members after):");
+      out.printf(Locale.ROOT, "  %7s    %-40s members %s%n", "start", "", initialMembers);
+      membership.forEach(line -> out.println("  " + line));
     }
     out.println("outcomes (root procedures):");
     outcomes.forEach((k, v) -> out.printf(Locale.ROOT, "  %-32s %d%n", k, v));

@@ -25,6 +25,10 @@ final class DrillWorkload {
   /** Nonce group of the drill's submissions. */
   static final long NONCE_GROUP = 77;
 
+  /** The procedure type of each membership action. */
+  static final Map<String, String> MEMBERSHIP_TYPES =
+      Map.of("add", "AddConfigNode", "remove", "RemoveConfigNode", "replace", "ReplaceConfigNode");
+
   private final NodeApiClient api;
   private final DrillReport report;
   private final Map<String, Long> submitted = new LinkedHashMap<>();
@@ -49,19 +53,57 @@ final class DrillWorkload {
 
   void submit(String what, String type, JsonNode args) throws IOException, InterruptedException {
     long n = ++nonce;
+    submitted.put(what, recorded(n, type, args, () -> api.submit(type, args, NONCE_GROUP, n)));
+  }
+
+  /**
+   * A submission with nonce {@code n} recorded in the history, {@code call} retried while no node
+   * can take it; returns the procedure id.
+   */
+  private long recorded(long n, String type, JsonNode args, NodeApiClient.Call<Long> call)
+      throws IOException, InterruptedException {
+    return history.submit(
+        HistoryRecorder.ANY_NODE,
+        n,
+        type,
+        args,
+        () ->
+            Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
+                .within(ConfigNodeWaits.CLUSTER_WAIT)
+                .notYetIf(NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
+                .retry(call::call));
+  }
+
+  /**
+   * Submits a ConfigNode membership change ({@code POST /api/membership/ACTION}, {@code add},
+   * {@code remove} or {@code replace}) with the next nonce, recorded as a submission of its
+   * procedure type; returns its procedure id.
+   */
+  long submitMembership(String what, String action, JsonNode args)
+      throws IOException, InterruptedException {
+    long n = ++nonce;
+    ObjectNode body = args.deepCopy();
+    ObjectNode nonceBody = body.putObject("nonce");
+    nonceBody.put("group", NONCE_GROUP);
+    nonceBody.put("nonce", n);
     long id =
-        history.submit(
-            HistoryRecorder.ANY_NODE,
+        recorded(
             n,
-            type,
+            MEMBERSHIP_TYPES.get(action),
             args,
-            () ->
-                Poll.every(ConfigNodeWaits.DRILL_SUBMIT_RETRY)
-                    .within(ConfigNodeWaits.CLUSTER_WAIT)
-                    .notYetIf(
-                        NodeApiClient.ApiException.class, NodeApiClient.ApiException::retryable)
-                    .retry(() -> api.submit(type, args, NONCE_GROUP, n)));
+            () -> api.post("/api/membership/" + action, body).get("procId").asLong());
     submitted.put(what, id);
+    return id;
+  }
+
+  /** Waits until procedure {@code id} finished; returns its view. */
+  JsonNode awaitFinished(long id) throws IOException, InterruptedException {
+    JsonNode view = api.awaitFinished(id, ConfigNodeWaits.DRILL_FINISH_WAIT);
+    if (!view.path("finished").asBoolean()) {
+      throw new IOException(
+          "procedure " + id + " still running after " + ConfigNodeWaits.DRILL_FINISH_WAIT);
+    }
+    return view;
   }
 
   /** Root procedures that finished. */

@@ -128,6 +128,11 @@ public final class TlsIdentity {
     return context(null, trustStore(List.of(chain.get(chain.size() - 1))));
   }
 
+  /** A client's context trusting the certificates of the CA in {@code caPem} (PEM). */
+  public static SSLContext trusting(Path caPem) throws IOException {
+    return context(null, trustStore(readChain(caPem)));
+  }
+
   /**
    * A context for mutual TLS: it presents this identity (as a client, when a server asks for a
    * certificate) and trusts the certificates {@code ca} signed.

@@ -40,12 +40,13 @@ class ConfigNodeCliTest {
           "add-confignode",
           "remove-confignode",
           "replace-confignode",
+          "rolling-restart",
           "certs",
           "completion");
 
-  /** The client commands: from submit to replace-confignode. */
+  /** The client commands: from submit to rolling-restart. */
   private static final List<String> CLIENT_COMMANDS =
-      COMMANDS.subList(COMMANDS.indexOf("submit"), COMMANDS.indexOf("replace-confignode") + 1);
+      COMMANDS.subList(COMMANDS.indexOf("submit"), COMMANDS.indexOf("rolling-restart") + 1);
 
   @Test
   void theCommandsAreThoseOfTheJar() {

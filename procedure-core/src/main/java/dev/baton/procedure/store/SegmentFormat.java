@@ -16,7 +16,10 @@ import java.util.zip.CRC32C;
  * where the payload is one serialized {@link StoreBatchProto} of {@code length} bytes (at least
  * one, at most {@link #MAX_RECORD_BYTES}) and the checksum is CRC32C over the payload. One record
  * holds exactly one batch, so a batch is atomic: a record is either whole and valid or it is not
- * applied. Segment {@code n} is named {@code segment-<n, 20 digits>.log}; ids are consecutive.
+ * applied. Each batch carries its format version ({@link StoreBatch#FORMAT_VERSION}); a record of a
+ * newer one stops the store from opening, naming the file, the offset and the version, and nothing
+ * is cut off or rewritten. Segment {@code n} is named {@code segment-<n, 20 digits>.log}; ids are
+ * consecutive.
  */
 final class SegmentFormat {
   /** Bytes of the record header: length and checksum. */
@@ -108,10 +111,16 @@ final class SegmentFormat {
    * Parses a payload whose checksum matched.
    *
    * @throws InvalidProtocolBufferException if it is not a {@link StoreBatchProto}
+   * @throws NewerStoreFormatException if a newer Baton wrote it (not a torn or corrupt record: the
+   *     store must not cut it off)
    * @throws IllegalArgumentException if it holds an invalid record (procId not positive)
    */
-  static StoreBatch decode(byte[] payload) throws InvalidProtocolBufferException {
-    return StoreBatch.fromProto(StoreBatchProto.parseFrom(payload));
+  static StoreBatch decode(byte[] payload) throws IOException {
+    StoreBatchProto proto = StoreBatchProto.parseFrom(payload);
+    if (proto.getFormatVersion() > StoreBatch.FORMAT_VERSION) {
+      throw new NewerStoreFormatException(proto.getFormatVersion());
+    }
+    return StoreBatch.fromProto(proto);
   }
 
   /** Whether a batch changes nothing and declares nothing: it needs no record. */

@@ -54,7 +54,11 @@ final class SegmentReader {
     return size;
   }
 
-  /** Reads and checks the record at {@code offset}. */
+  /**
+   * Reads and checks the record at {@code offset}.
+   *
+   * @throws NewerStoreFormatException if the record is whole but a newer Baton wrote it
+   */
   Probe probe(long offset) throws IOException {
     long left = size - offset;
     if (left < SegmentFormat.HEADER_BYTES) {
@@ -88,6 +92,8 @@ final class SegmentReader {
     }
     try {
       return new Probe(SegmentFormat.decode(payload), next, null, false);
+    } catch (NewerStoreFormatException e) {
+      throw new NewerStoreFormatException(file, offset, e);
     } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
       return bad(next, "checksum matches but the payload is not a valid store batch: " + e);
     }

@@ -9,9 +9,17 @@ import java.util.List;
 
 /**
  * An atomic group of store changes: records to insert or replace, procIds to delete, and the
- * highest procId allocated so far (so ids are never reused after the records are gone).
+ * highest procId allocated so far (so ids are never reused after the records are gone). Its wire
+ * form carries {@link #FORMAT_VERSION}.
  */
 public final class StoreBatch {
+  /**
+   * The format of the batches this code writes, in {@code StoreBatchProto.format_version}: the file
+   * store's records and the replicated log's batches. It reads this one and every older one (0,
+   * absent, is format 1, written before the field existed).
+   */
+  public static final int FORMAT_VERSION = 1;
+
   private final List<StoreRecord> upserts;
   private final long[] deletes;
   private final long maxProcId;
@@ -59,7 +67,8 @@ public final class StoreBatch {
 
   /** The wire form, shared by the file store's records and the replicated log's entries. */
   public StoreBatchProto toProto() {
-    StoreBatchProto.Builder proto = StoreBatchProto.newBuilder().setMaxProcId(maxProcId);
+    StoreBatchProto.Builder proto =
+        StoreBatchProto.newBuilder().setMaxProcId(maxProcId).setFormatVersion(FORMAT_VERSION);
     for (StoreRecord r : upserts) {
       // A record owns its bytes and they never change (StoreRecord's contract): no copy needed.
       proto.addUpserts(
