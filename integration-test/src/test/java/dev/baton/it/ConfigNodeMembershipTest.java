@@ -212,11 +212,7 @@ class ConfigNodeMembershipTest extends SharedClusterTest {
   private void awaitCaughtUp(String id) throws Exception {
     cluster.awaitAnswering(id);
     long target = cluster.cluster(cluster.leader()).path("appliedIndex").asLong();
-    await(id + " caught up")
-        .atMost(Drills.FINISH)
-        .pollInterval(Drills.POLL)
-        .ignoreExceptions()
-        .until(() -> cluster.cluster(id).path("appliedIndex").asLong() >= target);
+    cluster.awaitApplied(id, target, Drills.FINISH);
   }
 
   /** Waits until the removed node's process has exited by itself, saying why. */

@@ -3,7 +3,6 @@ package dev.baton.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
-import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,8 +48,6 @@ public final class MembershipCatchUpBenchmark {
    * new member must install a snapshot.
    */
   static final String SNAPSHOT_EVERY = "1000";
-
-  static final Duration CATCH_UP_POLL = Duration.ofMillis(100);
 
   static final double P50 = 0.50;
   static final double P99 = 0.99;
@@ -101,8 +98,7 @@ public final class MembershipCatchUpBenchmark {
       JsonNode done = cluster.procedures().awaitFinished(procId, ADD_PATIENCE);
       long addNanos = System.nanoTime() - addStart;
       long target = cluster.cluster(cluster.leader()).path("appliedIndex").asLong();
-      ConfigNodeWaits.clusterPoll(CATCH_UP_POLL, ADD_PATIENCE, "cn4 applied index " + target)
-          .untilTrue(() -> cluster.cluster("cn4").path("appliedIndex").asLong() >= target);
+      cluster.awaitApplied("cn4", target, ADD_PATIENCE);
       long caughtUpNanos = System.nanoTime() - addStart;
       changing.set(false);
       stop.set(true);

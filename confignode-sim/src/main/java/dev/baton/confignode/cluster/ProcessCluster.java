@@ -506,10 +506,15 @@ public final class ProcessCluster implements AutoCloseable {
     String leader = leader();
     long committed = cluster(leader).path("commitIndex").asLong();
     for (String id : servingNodes()) {
-      ConfigNodeWaits.clusterPoll(
-              CLUSTER_WAIT, "node " + id + " applied the log up to index " + committed)
-          .untilTrue(() -> cluster(id).path("appliedIndex").asLong() >= committed);
+      awaitApplied(id, committed, CLUSTER_WAIT);
     }
+  }
+
+  /** Waits until node {@code id} reports an applied index of at least {@code index}. */
+  public void awaitApplied(String id, long index, Duration patience)
+      throws IOException, InterruptedException {
+    ConfigNodeWaits.clusterPoll(patience, "node " + id + " applied the log up to index " + index)
+        .untilTrue(() -> cluster(id).path("appliedIndex").asLong() >= index);
   }
 
   /** The current running leader. */
