@@ -46,7 +46,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
   interface Listener {
     /**
      * This node became leader (not yet ready) or someone else did; on the node's role-event thread
-     * ({@link RoleEventRelay}).
+     * ({@link #roleEvents}).
      */
     void leaderChanged(boolean self);
 
@@ -99,7 +99,18 @@ final class ProcedureStateMachine extends BaseStateMachine {
   private final ProcedureQueries queries;
   private final StateMachineMetrics metrics;
   private final EntryAdmission admission;
-  private final RoleEventRelay roleEvents;
+
+  /**
+   * Carries Ratis' role callbacks (leader changed, leader ready, not leader, server shut down) to
+   * the listener in the order Ratis made them. Ratis makes these callbacks while it holds its
+   * server's lock, the one that answers vote requests and appends entries: a callback that waited
+   * there, even on a lock of the node held by a thread stopping an executor, would keep this member
+   * from voting or following, and with one member down the group could elect no leader meanwhile.
+   * So a callback only queues the event. Leader ready goes the same way, so a "not leader" of an
+   * old term never overtakes the ready of a new one.
+   */
+  private final OrderedDelivery roleEvents;
+
   private volatile Listener listener;
   private volatile MembershipListener membershipListener;
   private volatile AppliedChanges appliedChanges;
@@ -125,7 +136,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
     this.abortOutcomes = new AbortOutcomes(nodeId);
     this.actionOutcomes = new ActionOutcomes(nodeId);
     this.admission = admission;
-    this.roleEvents = new RoleEventRelay(nodeId);
+    this.roleEvents = new OrderedDelivery(nodeId, "role-events");
     this.queries = new ProcedureQueries(table, abortOutcomes, actionOutcomes);
     this.metrics =
         new StateMachineMetrics(
@@ -361,7 +372,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
     Listener l = listener;
     if (l != null) {
       boolean self = member.getPeerId().equals(newLeader);
-      roleEvents.relay("leader changed to " + newLeader, () -> l.leaderChanged(self));
+      roleEvents.deliver("leader changed to " + newLeader, () -> l.leaderChanged(self));
     }
   }
 
@@ -382,7 +393,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
   public void notifyLeaderReady() {
     Listener l = listener;
     if (l != null) {
-      roleEvents.relay("leader ready", l::leaderReady);
+      roleEvents.deliver("leader ready", l::leaderReady);
     }
   }
 
@@ -390,7 +401,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
   public void notifyNotLeader(Collection<TransactionContext> pending) {
     Listener l = listener;
     if (l != null) {
-      roleEvents.relay("not leader", l::notLeader);
+      roleEvents.deliver("not leader", l::notLeader);
     }
   }
 
@@ -399,7 +410,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
       org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo, boolean allServer) {
     Listener l = listener;
     if (l != null) {
-      roleEvents.relay("server shut down", l::notLeader);
+      roleEvents.deliver("server shut down", l::notLeader);
     }
     MembershipListener m = membershipListener;
     if (!allServer && m != null) {

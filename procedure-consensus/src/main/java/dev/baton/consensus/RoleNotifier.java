@@ -1,9 +1,6 @@
 package dev.baton.consensus;
 
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,17 +18,13 @@ final class RoleNotifier {
 
   private final String nodeId;
   private final List<Consumer<NodeRole>> listeners;
-  private final ExecutorService thread;
+  private final OrderedDelivery thread;
   private NodeRole last = NodeRole.FOLLOWER;
 
   RoleNotifier(String nodeId, List<Consumer<NodeRole>> listeners) {
     this.nodeId = nodeId;
     this.listeners = List.copyOf(listeners);
-    this.thread =
-        this.listeners.isEmpty()
-            ? null
-            : Executors.newSingleThreadExecutor(
-                LeadershipManager.daemon("baton-" + nodeId + "-roles"));
+    this.thread = this.listeners.isEmpty() ? null : new OrderedDelivery(nodeId, "roles");
   }
 
   /** The node's role is now {@code role}; queues a notification if it changed. */
@@ -40,11 +33,7 @@ final class RoleNotifier {
       return;
     }
     last = role;
-    try {
-      thread.execute(() -> deliver(role));
-    } catch (RejectedExecutionException closed) {
-      LOG.debug("Node {}: role {} not reported, the node is closed", nodeId, role);
-    }
+    thread.deliver("role " + role, () -> deliver(role));
   }
 
   private void deliver(NodeRole role) {

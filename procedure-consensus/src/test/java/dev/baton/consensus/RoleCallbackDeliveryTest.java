@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * handler hears the events later in Ratis' order on a thread of its own.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class RoleEventRelayTest {
+class RoleCallbackDeliveryTest {
   private static final RaftGroupMemberId SELF =
       RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n1"), RaftGroupId.randomId());
 
