@@ -62,6 +62,15 @@ sealed interface LeaderAction {
   record ScheduleRelaunch(long term, long delayMillis, int attempt, Throwable cause)
       implements LeaderAction {}
 
-  /** Ask Ratis to hand leadership to another node ({@link LeaderEvent.YieldDone}). */
-  record YieldLeadership(long term) implements LeaderAction {}
+  /**
+   * Ask Ratis to hand leadership to another node ({@link LeaderEvent.YieldDone}); {@code term} is 0
+   * when the node was elected but no term of it is ready.
+   */
+  record YieldLeadership(long term, String why) implements LeaderAction {}
+
+  /**
+   * Look again, after {@code delayMillis}, at an elected node Ratis has not readied ({@link
+   * LeaderEvent.ReadyCheck} of {@code watch}).
+   */
+  record ScheduleReadyCheck(long watch, long delayMillis) implements LeaderAction {}
 }

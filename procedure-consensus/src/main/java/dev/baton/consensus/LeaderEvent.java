@@ -7,8 +7,17 @@ package dev.baton.consensus;
  */
 sealed interface LeaderEvent {
 
-  /** Ratis elected this node (not yet ready: entries of earlier terms may still be unapplied). */
-  record BecameLeader() implements LeaderEvent {}
+  /**
+   * Ratis elected this node (not yet ready: entries of earlier terms may still be unapplied), at
+   * {@code now}, when it had applied the log up to {@code appliedIndex}.
+   */
+  record BecameLeader(long now, long appliedIndex) implements LeaderEvent {}
+
+  /**
+   * The pause asked for by {@link LeaderAction.ScheduleReadyCheck} of {@code watch} is over: the
+   * node has applied the log up to {@code appliedIndex} at {@code now}.
+   */
+  record ReadyCheck(long watch, long appliedIndex, long now) implements LeaderEvent {}
 
   /** Ratis says this node is the ready leader of {@code term}: every earlier entry is applied. */
   record LeaderReady(long term, long now) implements LeaderEvent {}

@@ -20,6 +20,8 @@ import java.util.function.Function;
  * @param storeDecorator wraps each executor's store (identity but in tests)
  * @param relaunchBackoff first pause between relaunches of a failed executor (doubling)
  * @param relaunchGiveUp how long without a running executor before leadership is handed away
+ * @param unreadyPatience how long an elected node that is not ready may apply nothing before
+ *     leadership is handed away
  * @param batchLimits group commit bounds of the executor's store (and of local submissions)
  * @param requestTimeout how long an executor fence may take to be applied
  */
@@ -30,6 +32,7 @@ record LeaderExecutorSettings<Env>(
     BiFunction<LeaderContext, ProcedureStore, ProcedureStore> storeDecorator,
     Duration relaunchBackoff,
     Duration relaunchGiveUp,
+    Duration unreadyPatience,
     EntryBatcher.Limits batchLimits,
     Duration requestTimeout) {
 

@@ -19,6 +19,12 @@ import java.util.OptionalLong;
  * machine also asks to yield leadership. Stepping down abandons the term ({@link
  * NodeRole#FOLLOWER}).
  *
+ * <p>Before its term is ready, an elected node waits for Ratis to apply the log up to the term's
+ * first entry. While its applied index moves, the wait is progress (a long backlog); once it has
+ * not moved for the unready patience, the node cannot become ready (its log or its majority is
+ * stuck while it still holds leadership), and the machine asks to yield leadership, again after
+ * each further patience without progress, so that the group elects a leader that can run.
+ *
  * <p>Each launch gets an incarnation number, unique in this machine. An event about another term
  * than the current one, or about an incarnation that is not the current launch, or that does not
  * fit the launch's stage, is stale and ignored, with one exception: an executor that started after
@@ -61,21 +67,36 @@ final class LeaderRoleMachine {
   private final Duration relaunchBackoff;
   private final Duration maxRelaunchBackoff;
   private final Duration relaunchGiveUp;
+  private final Duration unreadyPatience;
   private NodeRole role = NodeRole.FOLLOWER;
   private Term current;
   private long incarnations;
   private boolean shutdown;
 
+  /** Elected and not ready: since when the applied index last moved (-1 when not waiting). */
+  private long stalledSince = -1;
+
+  private long stalledApplied;
+
+  /** Numbers each wait for readiness, so that the checks of an earlier wait are ignored. */
+  private long readyWatch;
+
   /**
    * @param relaunchBackoff first pause before relaunching a failed incarnation (doubling)
    * @param maxRelaunchBackoff the longest pause
    * @param relaunchGiveUp how long without a running executor before leadership is yielded
+   * @param unreadyPatience how long an elected node that is not ready may apply nothing before
+   *     leadership is yielded
    */
   LeaderRoleMachine(
-      Duration relaunchBackoff, Duration maxRelaunchBackoff, Duration relaunchGiveUp) {
+      Duration relaunchBackoff,
+      Duration maxRelaunchBackoff,
+      Duration relaunchGiveUp,
+      Duration unreadyPatience) {
     this.relaunchBackoff = relaunchBackoff;
     this.maxRelaunchBackoff = maxRelaunchBackoff;
     this.relaunchGiveUp = relaunchGiveUp;
+    this.unreadyPatience = unreadyPatience;
   }
 
   NodeRole role() {
@@ -100,10 +121,10 @@ final class LeaderRoleMachine {
   /** Steps the machine; returns the actions to carry out, in order. */
   List<LeaderAction> on(LeaderEvent event) {
     List<LeaderAction> out = new ArrayList<>();
-    if (event instanceof LeaderEvent.BecameLeader) {
-      if (current == null && !shutdown) {
-        changeRole(NodeRole.LEADER_RECOVERING, out);
-      }
+    if (event instanceof LeaderEvent.BecameLeader e) {
+      becameLeader(e, out);
+    } else if (event instanceof LeaderEvent.ReadyCheck e) {
+      readyCheck(e, out);
     } else if (event instanceof LeaderEvent.LeaderReady e) {
       ready(e, out);
     } else if (event instanceof LeaderEvent.SteppedDown e) {
@@ -143,10 +164,46 @@ final class LeaderRoleMachine {
     return out;
   }
 
+  private void becameLeader(LeaderEvent.BecameLeader e, List<LeaderAction> out) {
+    if (current != null || shutdown) {
+      return;
+    }
+    changeRole(NodeRole.LEADER_RECOVERING, out);
+    if (stalledSince < 0) {
+      stalledSince = e.now();
+      stalledApplied = e.appliedIndex();
+      out.add(new LeaderAction.ScheduleReadyCheck(++readyWatch, unreadyPatience.toMillis()));
+    }
+  }
+
+  private void readyCheck(LeaderEvent.ReadyCheck e, List<LeaderAction> out) {
+    if (e.watch() != readyWatch || stalledSince < 0 || current != null || shutdown) {
+      return;
+    }
+    if (e.appliedIndex() > stalledApplied) {
+      stalledApplied = e.appliedIndex();
+      stalledSince = e.now();
+    } else if (e.now() - stalledSince >= unreadyPatience.toMillis()) {
+      out.add(
+          new LeaderAction.YieldLeadership(
+              0,
+              "elected and not ready, no entry applied for "
+                  + (e.now() - stalledSince)
+                  + " ms: the applied index stays at "
+                  + e.appliedIndex()));
+      stalledSince = e.now();
+    }
+    long waited = e.now() - stalledSince;
+    out.add(
+        new LeaderAction.ScheduleReadyCheck(
+            readyWatch, Math.max(1, unreadyPatience.toMillis() - waited)));
+  }
+
   private void ready(LeaderEvent.LeaderReady e, List<LeaderAction> out) {
     if (shutdown || isCurrent(e.term())) {
       return;
     }
+    stalledSince = -1;
     Term previous = current;
     current =
         new Term(
@@ -213,13 +270,16 @@ final class LeaderRoleMachine {
     out.add(
         new LeaderAction.ScheduleRelaunch(e.term(), next.delayMillis(), next.attempt(), e.cause()));
     if (next.handOver()) {
-      out.add(new LeaderAction.YieldLeadership(e.term()));
+      out.add(
+          new LeaderAction.YieldLeadership(
+              e.term(), "no executor of term " + e.term() + " ran for " + relaunchGiveUp));
     }
   }
 
   private void stepDown(String why, List<LeaderAction> out) {
     Term t = current;
     current = null;
+    stalledSince = -1;
     changeRole(NodeRole.FOLLOWER, out);
     if (t != null) {
       out.add(new LeaderAction.Abandon(t.term, why));

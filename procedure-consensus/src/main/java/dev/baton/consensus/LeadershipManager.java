@@ -21,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +72,19 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   }
 
   /**
+   * Where a recovery that has not finished stands, for an operator or a test that waits for it.
+   *
+   * @param stage {@code AWAITING_READY} while Ratis has not applied the term's first entry (the
+   *     node was elected but is not the ready leader yet), else the {@link LeaderRoleMachine.Stage}
+   *     of the term's current launch
+   * @param sinceMillis wall-clock time the node entered {@link NodeRole#LEADER_RECOVERING}
+   */
+  public record RecoveryProgress(String stage, long sinceMillis) {
+    /** The stage of a node elected whose term Ratis has not readied yet. */
+    public static final String AWAITING_READY = "AWAITING_READY";
+  }
+
+  /**
    * The parts of a recovery, in order (wall-clock milliseconds).
    *
    * @param queued from the recovery's start until the launch began on the lifecycle thread (a
@@ -104,17 +118,27 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
    */
   public static final Duration DEFAULT_RELAUNCH_GIVE_UP = Duration.ofSeconds(15);
 
+  /**
+   * How long an elected node may go without becoming ready and without applying any entry before it
+   * hands leadership to another node: longer than any pause of a healthy apply, short against the
+   * time a stuck leader would hold the group.
+   */
+  public static final Duration DEFAULT_UNREADY_PATIENCE = Duration.ofSeconds(15);
+
   private final String nodeId;
   private final LeaderRoleMachine machine;
   private final ExecutorLauncher<Env> launcher;
   private final Supplier<OptionalLong> ratisLeaderTerm;
+  private final LongSupplier appliedIndex;
   private final Function<String, CompletableFuture<Boolean>> yielder;
   private final Supplier<LocalSubmitter> submitter;
-  private final Duration relaunchGiveUp;
   private final ExecutorService lifecycle;
   private final Adoptions adoptions;
   private final RoleNotifier roles;
   private volatile NodeRole role = NodeRole.FOLLOWER;
+
+  /** Wall-clock time {@link #role} last changed. */
+  private long roleSinceMillis = System.currentTimeMillis();
 
   /** The store of the executor running here as leader; null when none runs. */
   private volatile RaftProcedureStore runningStore;
@@ -127,6 +151,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   /**
    * @param launcher builds and fences executor incarnations
    * @param ratisLeaderTerm the term Ratis says this node leads now, empty if it does not lead
+   * @param appliedIndex the index of the last log entry this node applied
    * @param yielder asks Ratis to hand leadership to another node, given why
    * @param submitter the node's in-process submitter (null before the node started)
    * @param relaunch how failed executors are relaunched
@@ -136,6 +161,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       String nodeId,
       ExecutorLauncher<Env> launcher,
       Supplier<OptionalLong> ratisLeaderTerm,
+      LongSupplier appliedIndex,
       Function<String, CompletableFuture<Boolean>> yielder,
       Supplier<LocalSubmitter> submitter,
       LeaderExecutorSettings<Env> relaunch,
@@ -143,13 +169,16 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     this.nodeId = nodeId;
     this.launcher = launcher;
     this.ratisLeaderTerm = ratisLeaderTerm;
+    this.appliedIndex = appliedIndex;
     this.yielder = yielder;
     this.submitter = submitter;
     this.roles = roles;
-    this.relaunchGiveUp = relaunch.relaunchGiveUp();
     this.machine =
         new LeaderRoleMachine(
-            relaunch.relaunchBackoff(), ConsensusWaits.MAX_RELAUNCH_BACKOFF, relaunchGiveUp);
+            relaunch.relaunchBackoff(),
+            ConsensusWaits.MAX_RELAUNCH_BACKOFF,
+            relaunch.relaunchGiveUp(),
+            relaunch.unreadyPatience());
     this.adoptions = new Adoptions(nodeId);
     this.lifecycle = Executors.newSingleThreadExecutor(daemon("baton-" + nodeId + "-leadership"));
   }
@@ -183,6 +212,17 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
         : Optional.empty();
   }
 
+  /** Where this node's recovery stands while it is {@link NodeRole#LEADER_RECOVERING}. */
+  synchronized Optional<RecoveryProgress> recoveryProgress() {
+    if (role != NodeRole.LEADER_RECOVERING) {
+      return Optional.empty();
+    }
+    LeaderRoleMachine.Stage stage = machine.stage();
+    return Optional.of(
+        new RecoveryProgress(
+            stage == null ? RecoveryProgress.AWAITING_READY : stage.name(), roleSinceMillis));
+  }
+
   synchronized Optional<LeaderContext> context() {
     OptionalLong term = machine.term();
     return term.isEmpty()
@@ -194,7 +234,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   public void leaderChanged(boolean self) {
     feed(
         self
-            ? new LeaderEvent.BecameLeader()
+            ? new LeaderEvent.BecameLeader(System.currentTimeMillis(), appliedIndex.getAsLong())
             : new LeaderEvent.SteppedDown("another node leads now"));
   }
 
@@ -355,6 +395,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     LeaderTerm<Env> t = current;
     if (action instanceof LeaderAction.ChangeRole a) {
       role = a.role();
+      roleSinceMillis = System.currentTimeMillis();
       if (a.role() != NodeRole.LEADER_RUNNING) {
         runningStore = null;
       }
@@ -412,8 +453,17 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     } else if (action instanceof LeaderAction.YieldLeadership a) {
       return () ->
           yielder
-              .apply("no executor of term " + a.term() + " ran for " + relaunchGiveUp)
+              .apply(a.why())
               .whenComplete((ok, error) -> feed(new LeaderEvent.YieldDone(a.term())));
+    } else if (action instanceof LeaderAction.ScheduleReadyCheck a) {
+      // not on the lifecycle thread: a launch that hangs there must not hold the check back
+      return () ->
+          CompletableFuture.delayedExecutor(a.delayMillis(), TimeUnit.MILLISECONDS)
+              .execute(
+                  () ->
+                      feed(
+                          new LeaderEvent.ReadyCheck(
+                              a.watch(), appliedIndex.getAsLong(), System.currentTimeMillis())));
     }
     throw new IllegalArgumentException("unknown leadership action " + action);
   }

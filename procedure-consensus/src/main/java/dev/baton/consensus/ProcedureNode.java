@@ -130,6 +130,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             b.storeDecorator,
             b.relaunchBackoff,
             b.relaunchGiveUp,
+            b.unreadyPatience,
             EntryBatcher.Limits.defaults(),
             b.raft.requestTimeout());
     this.raftSettings = b.raft;
@@ -155,6 +156,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             new ExecutorLauncher<>(
                 nodeId, stateMachine, this::localSubmitter, executorSettings, this::isLeader),
             this::leaderTerm,
+            () -> stateMachine.metrics().appliedIndex(),
             why -> LeadershipYield.yieldLeadership(nodeId, peers().keySet(), peer, why),
             this::localSubmitter,
             executorSettings,
@@ -303,6 +305,14 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   /** Leaders heard of since start, one per term (the first included; each logged at INFO). */
   public long leaderChanges() {
     return stateMachine.metrics().leaderChanges();
+  }
+
+  /**
+   * Where this node's recovery as the new leader stands while its role is {@link
+   * NodeRole#LEADER_RECOVERING}; empty in any other role.
+   */
+  public Optional<LeadershipManager.RecoveryProgress> recoveryProgress() {
+    return leadership.recoveryProgress();
   }
 
   /** The last recovery this node ran as leader, if any. */
@@ -591,6 +601,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
         (leader, store) -> store;
     private Duration relaunchBackoff = LeadershipManager.DEFAULT_RELAUNCH_BACKOFF;
     private Duration relaunchGiveUp = LeadershipManager.DEFAULT_RELAUNCH_GIVE_UP;
+    private Duration unreadyPatience = LeadershipManager.DEFAULT_UNREADY_PATIENCE;
     private long maxLiveProcedures = DEFAULT_MAX_LIVE_PROCEDURES;
     private String clusterId = DEFAULT_CLUSTER_ID;
     private String bindHost;
@@ -864,6 +875,23 @@ public final class ProcedureNode<Env> implements AutoCloseable {
       }
       this.relaunchBackoff = backoff;
       this.relaunchGiveUp = giveUpAfter;
+      return this;
+    }
+
+    /**
+     * How long a node Ratis elected may go without becoming the ready leader and without applying
+     * any entry (its log or its apply is stuck) before it hands leadership to another node; again
+     * after each further {@code patience} without progress. While its applied index moves (a long
+     * backlog) it keeps waiting.
+     *
+     * @param patience positive; default {@link LeadershipManager#DEFAULT_UNREADY_PATIENCE}
+     */
+    public Builder<Env> unreadyLeaderPatience(Duration patience) {
+      if (patience.isNegative() || patience.isZero()) {
+        throw new IllegalArgumentException(
+            "the patience with an unready leader must be positive: " + patience);
+      }
+      this.unreadyPatience = patience;
       return this;
     }
 

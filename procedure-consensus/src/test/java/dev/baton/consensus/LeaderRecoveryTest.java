@@ -40,6 +40,10 @@ class LeaderRecoveryTest {
             cluster.running().stream().filter(n -> n != next).findFirst().orElseThrow();
         assertEquals(NodeRole.LEADER_RECOVERING, next.role());
         assertTrue(next.executor().isEmpty(), "no executor runs while recovering");
+        LeadershipManager.RecoveryProgress progress = next.recoveryProgress().orElseThrow();
+        assertEquals("BUILDING", progress.stage(), "held while its environment is built");
+        assertTrue(progress.sinceMillis() <= System.currentTimeMillis(), progress::toString);
+        assertTrue(follower.recoveryProgress().isEmpty(), "a follower recovers nothing");
 
         // accepted durably on the recovering leader itself, on a follower, and from outside
         List<Long> submitted = new ArrayList<>();
@@ -68,6 +72,7 @@ class LeaderRecoveryTest {
               ProcedureState.SUCCESS, ProcedureNodeTest.awaitFinished(follower, id).state());
         }
         assertEquals(NodeRole.LEADER_RUNNING, next.role());
+        assertTrue(next.recoveryProgress().isEmpty(), "a running leader recovers nothing");
         LeadershipManager.Recovery r = next.lastRecovery().orElseThrow();
         assertEquals(next.term(), r.term());
         LeadershipManager.Phases p = r.phases();

@@ -4,6 +4,7 @@ import static dev.baton.consensus.NodeRole.FOLLOWER;
 import static dev.baton.consensus.NodeRole.LEADER_RECOVERING;
 import static dev.baton.consensus.NodeRole.LEADER_RUNNING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.consensus.LeaderAction.Abandon;
 import dev.baton.consensus.LeaderAction.AppendFence;
@@ -13,6 +14,7 @@ import dev.baton.consensus.LeaderAction.ChangeRole;
 import dev.baton.consensus.LeaderAction.Launch;
 import dev.baton.consensus.LeaderAction.Release;
 import dev.baton.consensus.LeaderAction.Running;
+import dev.baton.consensus.LeaderAction.ScheduleReadyCheck;
 import dev.baton.consensus.LeaderAction.ScheduleRelaunch;
 import dev.baton.consensus.LeaderAction.Start;
 import dev.baton.consensus.LeaderAction.StopExecutor;
@@ -23,6 +25,7 @@ import dev.baton.consensus.LeaderEvent.Failed;
 import dev.baton.consensus.LeaderEvent.FenceApplied;
 import dev.baton.consensus.LeaderEvent.LeaderReady;
 import dev.baton.consensus.LeaderEvent.LeadershipChecked;
+import dev.baton.consensus.LeaderEvent.ReadyCheck;
 import dev.baton.consensus.LeaderEvent.RelaunchDue;
 import dev.baton.consensus.LeaderEvent.Shutdown;
 import dev.baton.consensus.LeaderEvent.Started;
@@ -45,19 +48,30 @@ class LeaderRoleMachineTest {
   private static final long BACKOFF_MS = 100;
   private static final long MAX_BACKOFF_MS = 400;
   private static final long GIVE_UP_MS = 1_000;
+  private static final long PATIENCE_MS = 3_000;
   private static final Throwable CRASH = new IOException("store write failed");
 
   private final LeaderRoleMachine machine =
       new LeaderRoleMachine(
           Duration.ofMillis(BACKOFF_MS),
           Duration.ofMillis(MAX_BACKOFF_MS),
-          Duration.ofMillis(GIVE_UP_MS));
+          Duration.ofMillis(GIVE_UP_MS),
+          Duration.ofMillis(PATIENCE_MS));
 
   /** One event, the actions it must answer, in order, and the role after it. */
   private record Row(LeaderEvent event, NodeRole role, List<LeaderAction> actions) {}
 
   private static Row row(LeaderEvent event, NodeRole role, LeaderAction... actions) {
     return new Row(event, role, List.of(actions));
+  }
+
+  /** Ratis elects the node at {@code now}, applied up to {@code applied}: wait {@code watch}. */
+  private static Row elected(long now, long applied, long watch) {
+    return row(
+        new BecameLeader(now, applied),
+        LEADER_RECOVERING,
+        new ChangeRole(LEADER_RECOVERING),
+        new ScheduleReadyCheck(watch, PATIENCE_MS));
   }
 
   /** Term 5 becomes ready at {@code now} on a follower. */
@@ -81,7 +95,7 @@ class LeaderRoleMachineTest {
   /** Term 5 ready at time 100 and its first incarnation running at 130. */
   private void runTermFive() {
     play(
-        row(new BecameLeader(), LEADER_RECOVERING, new ChangeRole(LEADER_RECOVERING)),
+        elected(90, 40, 1),
         row(new LeaderReady(5, 100), LEADER_RECOVERING, new BeginTerm(5), new Launch(5)),
         row(new LeadershipChecked(5, true), LEADER_RECOVERING, new Build(5, 1, 0)),
         row(new Built(5, 1, 0), LEADER_RECOVERING, new Start(5, 1)),
@@ -112,6 +126,7 @@ class LeaderRoleMachineTest {
         row(new Failed(5, 7, CRASH, 200), LEADER_RUNNING),
         row(new Started(5, 1, 210), LEADER_RUNNING), // a repeat of the start
         row(new LeaderReady(5, 220), LEADER_RUNNING), // Ratis readies a term once
+        row(new ReadyCheck(1, 40, 90 + PATIENCE_MS), LEADER_RUNNING), // it became ready
         row(new Started(4, 9, 230), LEADER_RUNNING, new StopExecutor(4, 9)));
   }
 
@@ -238,10 +253,67 @@ class LeaderRoleMachineTest {
     List<LeaderAction> answer = machine.on(new Failed(5, inc, CRASH, now));
     assertEquals(ScheduleRelaunch.class, answer.get(0).getClass(), answer.toString());
     assertEquals(
-        yields ? List.of(answer.get(0), new YieldLeadership(5)) : List.of(answer.get(0)),
+        yields
+            ? List.of(answer.get(0), new YieldLeadership(5, "no executor of term 5 ran for PT1S"))
+            : List.of(answer.get(0)),
         answer,
         "failure " + inc + " at " + now);
     assertEquals(List.of(new Launch(5)), machine.on(new RelaunchDue(5)));
+  }
+
+  @Test
+  void anElectedNodeThatAppliesNothingForThePatienceYieldsAndAsksAgainAfterEachPatience() {
+    String stuck = "elected and not ready, no entry applied for " + PATIENCE_MS + " ms:";
+    play(
+        elected(0, 40, 1),
+        row(new BecameLeader(10, 40), LEADER_RECOVERING), // one wait per election
+        row(new ReadyCheck(1, 40, 1_000), LEADER_RECOVERING, new ScheduleReadyCheck(1, 2_000)));
+    List<LeaderAction> yielded = machine.on(new ReadyCheck(1, 40, PATIENCE_MS));
+    assertEquals(2, yielded.size(), yielded.toString());
+    YieldLeadership yield = (YieldLeadership) yielded.get(0);
+    assertEquals(0, yield.term(), "no term is ready");
+    assertTrue(yield.why().startsWith(stuck), yield.why());
+    assertTrue(yield.why().endsWith("stays at 40"), yield.why());
+    assertEquals(new ScheduleReadyCheck(1, PATIENCE_MS), yielded.get(1));
+    play(
+        // the yield was refused: the next patience without progress asks again
+        row(new YieldDone(0), LEADER_RECOVERING),
+        row(
+            new ReadyCheck(1, 40, 2 * PATIENCE_MS),
+            LEADER_RECOVERING,
+            new YieldLeadership(0, stuck + " the applied index stays at 40"),
+            new ScheduleReadyCheck(1, PATIENCE_MS)));
+  }
+
+  @Test
+  void anElectedNodeThatStillAppliesItsBacklogWaitsForReadiness() {
+    play(
+        elected(0, 40, 1),
+        row(
+            new ReadyCheck(1, 900, PATIENCE_MS),
+            LEADER_RECOVERING,
+            new ScheduleReadyCheck(1, PATIENCE_MS)),
+        row(
+            new ReadyCheck(1, 901, 2 * PATIENCE_MS - 1),
+            LEADER_RECOVERING,
+            new ScheduleReadyCheck(1, PATIENCE_MS)),
+        readyWhileRecovering(2 * PATIENCE_MS),
+        row(new ReadyCheck(1, 901, 4 * PATIENCE_MS), LEADER_RECOVERING)); // ready: no yield
+  }
+
+  @Test
+  void theChecksOfAnEarlierElectionAreIgnored() {
+    play(
+        elected(0, 40, 1),
+        row(new SteppedDown("another node leads now"), FOLLOWER, new ChangeRole(FOLLOWER)),
+        row(new ReadyCheck(1, 40, PATIENCE_MS), FOLLOWER),
+        elected(PATIENCE_MS, 40, 2),
+        row(new ReadyCheck(1, 40, 2 * PATIENCE_MS), LEADER_RECOVERING));
+  }
+
+  /** Term 5 becomes ready at {@code now} on a node already recovering. */
+  private static Row readyWhileRecovering(long now) {
+    return row(new LeaderReady(5, now), LEADER_RECOVERING, new BeginTerm(5), new Launch(5));
   }
 
   @Test
@@ -264,7 +336,7 @@ class LeaderRoleMachineTest {
     runTermFive();
     play(
         row(new Shutdown(), FOLLOWER, new ChangeRole(FOLLOWER), new Abandon(5, "the node closes")),
-        row(new BecameLeader(), FOLLOWER),
+        row(new BecameLeader(1_000, 50), FOLLOWER),
         row(new LeaderReady(6, 1_000), FOLLOWER),
         row(new LeadershipChecked(6, true), FOLLOWER));
   }

@@ -75,7 +75,8 @@ final class ClusterRoutes implements AdminRoutes {
   /**
    * This node's executor: {@code state} is RUNNING on the leader whose executor runs, else the
    * node's role; {@code running} procedures whose step a worker runs now, {@code queued} ones ready
-   * and waiting for a worker, {@code recovering} while a new leader rebuilds its executor.
+   * and waiting for a worker, {@code recovering} while a new leader rebuilds its executor (with
+   * {@code recoveryStage} and {@code recoveringSinceMillis}: where the rebuild stands, since when).
    */
   private Map<String, Object> executor() {
     Map<String, Object> executor = new LinkedHashMap<>();
@@ -84,6 +85,12 @@ final class ClusterRoutes implements AdminRoutes {
     executor.put("running", e.map(ProcedureExecutor::runningCount).orElse(0));
     executor.put("queued", e.map(ProcedureExecutor::queuedCount).orElse(0));
     executor.put("recovering", node.role() == NodeRole.LEADER_RECOVERING);
+    node.recoveryProgress()
+        .ifPresent(
+            r -> {
+              executor.put("recoveryStage", r.stage());
+              executor.put("recoveringSinceMillis", r.sinceMillis());
+            });
     executor.put("live", e.map(ProcedureExecutor::liveCount).orElse(0));
     executor.put("workers", e.map(ProcedureExecutor::workerCount).orElse(0));
     node.lastRecovery()

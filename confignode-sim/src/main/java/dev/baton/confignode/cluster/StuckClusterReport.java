@@ -26,8 +26,8 @@ final class StuckClusterReport {
   private StuckClusterReport() {}
 
   /**
-   * {@code cn1: gone; cn2: FOLLOWER term 7 leader none; ...}, after asking every live process of
-   * {@code nodes} for a thread dump.
+   * {@code cn1: gone; cn2: FOLLOWER term 7 leader none commit 40 applied 40; ...}, after asking
+   * every live process of {@code nodes} for a thread dump.
    */
   static String describe(Map<String, ChildJvm> nodes, ClusterView view)
       throws InterruptedException {
@@ -59,11 +59,25 @@ final class StuckClusterReport {
     try {
       JsonNode c = view.of(id);
       JsonNode leader = c.path("leaderId");
+      JsonNode executor = c.path("executor");
+      String recovery =
+          executor.has("recoveryStage")
+              ? " recovery "
+                  + executor.path("recoveryStage").asText()
+                  + " for "
+                  + (System.currentTimeMillis() - executor.path("recoveringSinceMillis").asLong())
+                  + " ms"
+              : "";
       return c.path("role").asText("?")
           + " term "
           + c.path("term").asText("?")
           + " leader "
-          + (leader.isTextual() ? leader.asText() : "none");
+          + (leader.isTextual() ? leader.asText() : "none")
+          + " commit "
+          + c.path("commitIndex").asText("?")
+          + " applied "
+          + c.path("appliedIndex").asText("?")
+          + recovery;
     } catch (IOException e) {
       return "no answer (" + e.getMessage() + ")";
     }

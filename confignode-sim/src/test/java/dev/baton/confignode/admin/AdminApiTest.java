@@ -213,6 +213,7 @@ class AdminApiTest {
       assertEquals(
           isLeader ? "RUNNING" : "FOLLOWER", executor.path("state").asText(), c.toString());
       assertFalse(executor.path("recovering").asBoolean(true), c.toString());
+      assertFalse(executor.has("recoveryStage"), c.toString());
       assertEquals(isLeader, executor.path("workers").asInt() > 0, c.toString());
       for (String count : List.of("running", "queued")) {
         assertTrue(executor.path(count).isInt(), count + " in " + c);
