@@ -20,7 +20,7 @@ import java.time.Duration;
  *     is shorter (see {@link #cleanerPeriod})
  * @param retryBackoffInitial first wait before retrying a step or rollback step that failed
  * @param retryBackoffMax the cap of the exponential retry backoff
- * @param stopJoinTimeout how long {@code stop()} waits for each worker to exit
+ * @param stopJoinTimeout how long {@code stop()} waits for the workers to exit, all together
  * @param recoveryThreads threads that decode the stored records when the executor starts, at most
  *     (one per {@link RecordDecoding#MIN_RECORDS_PER_THREAD} records); the wiring after runs on the
  *     thread calling {@code start()}

@@ -441,6 +441,16 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     }
 
     /**
+     * How long {@code stop()} waits for the workers to exit after interrupting them, all of them
+     * together; a worker still running its step then is left to finish it (and logged). Bounds: a
+     * positive duration. Default: 10 s ({@link ExecutorConfig#DEFAULT_STOP_JOIN_TIMEOUT}).
+     */
+    public Builder<Env> stopJoinTimeout(Duration d) {
+      s.stopJoinTimeout = d;
+      return this;
+    }
+
+    /**
      * How long a finished root (and its tree, and its nonce) stays queryable before the cleaner
      * deletes it from the store. Bounds: zero or positive; zero keeps nothing in the store and the
      * info only for {@link ExecutorConfig#ZERO_RETENTION_GRACE} in memory. Default: 10 min ({@link

@@ -61,8 +61,10 @@ final class WorkerPool {
   }
 
   /**
-   * Interrupts every worker and waits for them to exit. Continuations of writes already durable
-   * still run; those of later writes run on the thread that completes (fails) them.
+   * Interrupts every worker and waits for them to exit, all of them together at most the stop join
+   * timeout (a stop must not take longer with more workers: a new leader's executor waits for it).
+   * Continuations of writes already durable still run; those of later writes run on the thread that
+   * completes (fails) them.
    */
   void stop() {
     running = false;
@@ -74,20 +76,24 @@ final class WorkerPool {
     for (Worker w : workers) {
       w.interrupt();
     }
+    long deadline = System.nanoTime() + config.stopJoinTimeout().toNanos();
     for (Worker w : workers) {
-      if (w != Thread.currentThread()) {
+      long left = deadline - System.nanoTime();
+      if (w != Thread.currentThread() && left > 0) {
         try {
-          w.join(config.stopJoinTimeout().toMillis());
+          TimeUnit.NANOSECONDS.timedJoin(w, left);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return;
         }
-        if (w.isAlive()) {
-          LOG.warn(
-              "{} did not stop within {}; it keeps running its step",
-              w.getName(),
-              config.stopJoinTimeout());
-        }
+      }
+    }
+    for (Worker w : workers) {
+      if (w != Thread.currentThread() && w.isAlive()) {
+        LOG.warn(
+            "{} did not stop within {}; it keeps running its step",
+            w.getName(),
+            config.stopJoinTimeout());
       }
     }
   }

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
 class WorkerPoolTest {
 
   /** Counts concurrent entries into its steps and rollbacks; fails the test if two overlap. */
-  public static final class Exclusive extends StateMachineProcedure<TestEnv, Integer> {
+  public static final class Exclusive extends IntStateProcedure {
     static final int STEPS = 300;
     final AtomicInteger inside = new AtomicInteger();
     final AtomicInteger maxInside = new AtomicInteger();
@@ -53,24 +53,6 @@ class WorkerPoolTest {
     }
 
     @Override
-    protected void rollbackState(TestEnv env, Integer state) {}
-
-    @Override
-    protected Integer getState(int stateId) {
-      return stateId;
-    }
-
-    @Override
-    protected int getStateId(Integer state) {
-      return state;
-    }
-
-    @Override
-    protected Integer getInitialState() {
-      return 0;
-    }
-
-    @Override
     protected void serializeStateData(DataOutputStream out) throws IOException {
       out.writeInt(done);
     }
@@ -78,6 +60,38 @@ class WorkerPoolTest {
     @Override
     protected void deserializeStateData(DataInputStream in) throws IOException {
       done = in.readInt();
+    }
+  }
+
+  /** A step that ignores interrupts: it holds its worker until released. */
+  public static final class Stubborn extends IntStateProcedure {
+    final CountDownLatch entered;
+    final CountDownLatch release;
+
+    public Stubborn() {
+      this(new CountDownLatch(1), new CountDownLatch(0));
+    }
+
+    Stubborn(CountDownLatch entered, CountDownLatch release) {
+      this.entered = entered;
+      this.release = release;
+    }
+
+    @Override
+    protected Flow executeFromState(TestEnv env, Integer state) {
+      entered.countDown();
+      boolean interrupted = false;
+      while (release.getCount() > 0) {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          interrupted = true; // a step stuck in a call that does not answer interrupts
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return Flow.NO_MORE_STATE;
     }
   }
 
@@ -278,6 +292,43 @@ class WorkerPoolTest {
     assertEquals(ProcedureState.SUCCESS, info.state());
     assertEquals(1, proc.maxInside.get(), "two workers ran the procedure at once");
     assertEquals(Exclusive.STEPS, proc.done, "every step ran exactly once");
+  }
+
+  /**
+   * The stop join timeout bounds the whole stop, not each worker: a stop that waited for each stuck
+   * worker in turn would take the timeout times the workers (here 8 x 2 s) and hold back the next
+   * leader's executor that long.
+   */
+  @Test
+  void stopWaitsForStuckWorkersTogetherAtMostTheJoinTimeout() throws Exception {
+    int stuck = 8;
+    Duration join = Duration.ofSeconds(2);
+    Harness h =
+        harness(new ProcedureRegistry().register("Stubborn", Stubborn.class, Stubborn::new))
+            .with(
+                b ->
+                    b.coreWorkers(stuck)
+                        .maxWorkers(stuck)
+                        .stuckThreshold(Duration.ofHours(1))
+                        .stopJoinTimeout(join));
+    CountDownLatch entered = new CountDownLatch(stuck);
+    CountDownLatch release = new CountDownLatch(1);
+    h.start();
+    try {
+      for (int i = 0; i < stuck; i++) {
+        h.executor.submit(new Stubborn(entered, release));
+      }
+      assertTrue(entered.await(20, TimeUnit.SECONDS), "every worker runs a stuck step");
+      long start = System.nanoTime();
+      h.executor.stop();
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      assertTrue(
+          took.compareTo(join.multipliedBy(stuck / 2)) < 0,
+          "stop took " + took + " for " + stuck + " stuck workers and a join timeout of " + join);
+      assertTrue(took.compareTo(join) >= 0, "stop gave the workers the join timeout: " + took);
+    } finally {
+      release.countDown();
+    }
   }
 
   @Test
