@@ -14,6 +14,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -369,14 +370,19 @@ final class ExecutorContext<Env> {
   }
 
   List<ProcedureInfo> allInfos() {
-    List<ProcedureInfo> out = new ArrayList<>();
+    // a tree that finishes meanwhile is added to the completed ones before it leaves the live
+    // ones: read in this order, it may show up in both, never in neither; its final view wins
+    Map<Long, ProcedureInfo> byId = new TreeMap<>();
     for (Procedure<Env> p : procedures.values()) {
-      out.add(p.snapshot());
+      byId.put(p.getProcId(), p.snapshot());
     }
-    out.addAll(completed.all());
-    out.addAll(corrupt.values());
-    out.sort((a, b) -> Long.compare(a.procId(), b.procId()));
-    return out;
+    for (ProcedureInfo done : completed.all()) {
+      byId.put(done.procId(), done);
+    }
+    for (ProcedureInfo bad : corrupt.values()) {
+      byId.put(bad.procId(), bad);
+    }
+    return new ArrayList<>(byId.values());
   }
 
   /** See {@link ProcedureExecutor#census()}. */

@@ -40,6 +40,34 @@ class ProcedureExecutorTest {
     assertEquals(List.of("exec p:A", "exec p:B", "exec p:C"), env.journal());
   }
 
+  /**
+   * A listing taken while trees finish names each procedure once: a finishing tree joins the
+   * completed ones before it leaves the live ones, and a listing between the two must not show it
+   * twice.
+   */
+  @Test
+  void aListingWhileProceduresFinishNamesEachProcedureOnce() throws Exception {
+    start();
+    int procedures = 2_000;
+    List<Long> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < procedures; i++) {
+      ids.add(executor.submit(new Steps("p" + i)));
+    }
+    int listings = 0;
+    boolean allFinished = false;
+    while (!allFinished) {
+      List<ProcedureInfo> all = executor.list();
+      listings++;
+      java.util.Set<Long> seen = new java.util.HashSet<>();
+      for (ProcedureInfo p : all) {
+        assertTrue(seen.add(p.procId()), "listing " + listings + " names " + p.procId() + " twice");
+      }
+      allFinished = all.size() == procedures && all.stream().allMatch(ProcedureInfo::finished);
+    }
+    assertEquals(procedures, executor.list().size());
+    assertTrue(listings > 1, "the listings overlapped the run");
+  }
+
   @Test
   void failingStateRollsBackExecutedStatesNewestFirst() throws Exception {
     start();
