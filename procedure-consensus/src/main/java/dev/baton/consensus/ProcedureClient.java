@@ -35,8 +35,12 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
@@ -61,10 +65,25 @@ public final class ProcedureClient implements AutoCloseable {
   /** The read of every procedure. */
   static final Query LIST_QUERY = Query.newBuilder().setList(true).build();
 
+  /**
+   * Threads that make this client's calls into Ratis' client: one may wait for a broken connection
+   * to close while the others go on.
+   */
+  static final int CALL_THREADS = 4;
+
   private final RaftClient raft;
   private final ProcedureCodec codec;
   private final Duration requestTimeout;
   private final WriteWindow writes;
+
+  /**
+   * Threads every call into Ratis' client is made on. Ratis closes a broken connection on the
+   * thread that sends next, waiting for it to shut down (3 s when the peer is unreachable): made on
+   * the caller's thread, that wait would come before the call's own timeout even starts (a member
+   * cut off from the leader answered a submission after twice its request timeout).
+   */
+  private final ExecutorService calls =
+      Executors.newFixedThreadPool(CALL_THREADS, LeadershipManager.daemon("baton-client-call"));
 
   ProcedureClient(
       RaftGroup group, ProcedureRegistry registry, RaftSettings settings, RaftSecurity security) {
@@ -305,10 +324,20 @@ public final class ProcedureClient implements AutoCloseable {
 
   @Override
   public void close() {
+    calls.shutdown();
     try {
       raft.close();
     } catch (IOException e) {
       // closing a client loses nothing
+    }
+  }
+
+  /** {@code call} into Ratis' client, made on one of {@link #calls}; its future at once. */
+  private <T> CompletableFuture<T> offCaller(Supplier<CompletableFuture<T>> call) {
+    try {
+      return CompletableFuture.supplyAsync(call, calls).thenCompose(f -> f);
+    } catch (RejectedExecutionException closed) {
+      return CompletableFuture.failedFuture(new IOException("the client is closed", closed));
     }
   }
 
@@ -330,7 +359,7 @@ public final class ProcedureClient implements AutoCloseable {
   /** Appends a command through the leader. */
   CompletableFuture<CommandReply> send(Command command) {
     return writes
-        .send(() -> raft.async().send(RaftReplies.message(command)))
+        .send(() -> offCaller(() -> raft.async().send(RaftReplies.message(command))))
         .thenApply(RaftReplies::commandReply)
         .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -435,9 +464,11 @@ public final class ProcedureClient implements AutoCloseable {
     // unordered: a read never waits behind an earlier request of this client (an ordered read
     // would wait for every earlier read to the same server, even one abandoned after a timeout)
     CompletableFuture<RaftClientReply> sent =
-        server == null
-            ? raft.async().sendReadOnlyUnordered(message)
-            : raft.async().sendReadOnlyUnordered(message, server);
+        offCaller(
+            () ->
+                server == null
+                    ? raft.async().sendReadOnlyUnordered(message)
+                    : raft.async().sendReadOnlyUnordered(message, server));
     return sent.thenApply(
             reply -> {
               try {
