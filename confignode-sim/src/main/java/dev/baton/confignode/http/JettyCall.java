@@ -46,7 +46,8 @@ final class JettyCall implements HttpCall {
     response.setStatus(HttpStatus.OK_200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-    JettyResponseStream opened = new JettyResponseStream(response, done, maxQueued);
+    JettyResponseStream opened =
+        new JettyResponseStream(response, done, maxQueued, request.getComponents().getScheduler());
     stream = opened;
     return opened;
   }

@@ -169,6 +169,59 @@ class EventStreamTest {
     }
   }
 
+  /**
+   * Watchers that hang up while changes flow end on the node's side without holding anything: a
+   * stream whose write fails ends its watch, which takes the log's lock, while the log's thread,
+   * holding that lock, sends to the stream; after many such hang-ups a new watcher is still served
+   * at once and gets the changes.
+   */
+  @Test
+  void watchersThatHangUpWhileChangesFlowLeaveTheStreamServing() throws Exception {
+    ConfigNodeServer leader = CLUSTER.cluster().leader();
+    java.util.concurrent.atomic.AtomicBoolean flowing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread load =
+        new Thread(
+            () -> {
+              while (flowing.get()) {
+                submitSleep(leader);
+              }
+            },
+            "event-load");
+    load.setDaemon(true);
+    load.start();
+    try {
+      for (int round = 0; round < HANG_UP_ROUNDS; round++) {
+        List<Watcher> watchers = new ArrayList<>();
+        for (int i = 0; i < WATCHERS_PER_ROUND; i++) {
+          watchers.add(new Watcher(leader, "", Optional.empty()));
+        }
+        for (Watcher w : watchers) {
+          Awaitility.await()
+              .atMost(WAIT)
+              .until(() -> w.frames.stream().anyMatch(f -> "procedure".equals(f.event())));
+          w.close();
+        }
+      }
+    } finally {
+      flowing.set(false);
+      load.join(WAIT.toMillis());
+    }
+    try (Watcher fresh = new Watcher(leader, "", Optional.empty())) {
+      assertEquals(HttpURLConnection.HTTP_OK, fresh.status);
+      long id = submitSleep(leader);
+      Awaitility.await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  fresh.procedureEvents(id).stream()
+                      .anyMatch(f -> f.data().path("finished").asBoolean()));
+    }
+  }
+
+  private static final int HANG_UP_ROUNDS = 10;
+  private static final int WATCHERS_PER_ROUND = 5;
+
   @Test
   void aMalformedFilterIsABadRequest() {
     RawHttp.Reply r = new RawHttp(SimCluster.http(follower())).get("/api/events?procId=x");
