@@ -23,7 +23,7 @@ const ACTIONS = [
 
 const $ = (sel) => document.querySelector(sel);
 const state = { pages: [0], page: 0, next: null, refreshTimer: null, lastEventId: null,
-  stream: null, apiPaths: null };
+  stream: null, apiPaths: null, rendering: false, renderAgain: false };
 
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
 
@@ -295,7 +295,22 @@ function route() {
   return { view: section.id.slice('view-'.length), arg };
 }
 
+// one render at a time: a render asked for while one runs (a new page, a change) runs after it, so
+// a slower render of the page before never overwrites the page shown now
 async function refresh() {
+  if (state.rendering) { state.renderAgain = true; return; }
+  state.rendering = true;
+  try {
+    do {
+      state.renderAgain = false;
+      await render();
+    } while (state.renderAgain);
+  } finally {
+    state.rendering = false;
+  }
+}
+
+async function render() {
   if (!token()) return;
   const { view, arg } = route();
   try {
