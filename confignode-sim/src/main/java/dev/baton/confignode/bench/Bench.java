@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The ConfigNode benchmark: a local cluster of ConfigNode processes (no DataNodes, one JVM each, as
- * deployed) and, in one run against the same processes:
+ * deployed) and, in one run against the same processes, each part after a warm-up of its own:
  *
  * <ol>
  *   <li>procedures: Noop procedures of {@code steps} steps submitted through the admin API, each
@@ -125,9 +125,12 @@ public final class Bench implements AutoCloseable {
 
     try (ProcedureClient raft = cluster.raftClient(ConfigNodeProcedures.registry())) {
       out.printf(
-          "[bench] leader %s; warm-up with %d procedures and empty commits%n", leader, warmup);
-      load.closedLoop(warmup, () -> oneProcedure(api));
+          "[bench] leader %s; warm-up with %d procedures, empty commits and reads%n",
+          leader, warmup);
+      long warmupId = load.closedLoop(warmup, () -> oneProcedure(api)).lastId();
       load.closedLoop(warmup, () -> emptyCommit(raft));
+      // the read path of a follower runs nowhere else: unwarmed, its figure would be the JIT's
+      reads(leader, warmupId, Math.min(MAX_READS, warmup));
 
       out.printf(
           "[bench] measuring %d procedures (%s)%n",
