@@ -193,15 +193,21 @@ final class NodeCalls {
   }
 
   /**
-   * Looks at the procedure in this node's table each time its record changes, until it finished,
-   * was deleted, or the deadline passed (then one more linearizable read answers). The waiter is
-   * registered before each look, so a change between look and wait still wakes it; each look
-   * follows a linearizable read, so this node's table is at least as new as that read.
+   * Looks at the procedure in this node's table each time its record changes, until it finished, or
+   * the deadline passed (then one more linearizable read answers). The waiter is registered before
+   * each look, so a change between look and wait still wakes it. The linearizable read before the
+   * first look may have been answered by the leader (this node's own read failed: say its log lags
+   * behind), so this node's table may be older than that read: a record missing from it is not
+   * taken for a deletion, a linearizable read answers instead.
    */
   private CompletableFuture<Optional<ProcedureInfo>> untilFinished(long procId, long deadline) {
     CompletableFuture<Void> change = watch.next(procId);
     Optional<ProcedureInfo> now = localInfo.apply(procId);
-    if (now.isEmpty() || now.get().finished()) {
+    if (now.isEmpty()) {
+      watch.forget(procId, change);
+      return getInfo(procId);
+    }
+    if (now.get().finished()) {
       watch.forget(procId, change);
       return CompletableFuture.completedFuture(now);
     }

@@ -500,8 +500,9 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    * finished), or empty if the cluster does not know it (or deleted it meanwhile). Starts with a
    * linearizable read as {@link #getInfo}; then no more reads go to the cluster while it waits:
    * this node looks at its own table each time it applies a change of the procedure's record, so
-   * the answer comes as soon as this node (leader or follower) applied the finish. Holds no thread
-   * while it waits.
+   * the answer comes as soon as this node (leader or follower) applied the finish. A record missing
+   * from this node's table (which lags when the leader answered the read) is answered by one more
+   * linearizable read. Holds no thread while it waits.
    */
   public CompletableFuture<Optional<ProcedureInfo>> awaitFinished(long procId, Duration timeout) {
     if (timeout.isNegative()) {
