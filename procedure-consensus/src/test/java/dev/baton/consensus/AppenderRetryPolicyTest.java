@@ -17,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(10)
 class AppenderRetryPolicyTest {
-  /** Failures after which Ratis' own policy waits 5 s (0.5-1.5 times that) between tries. */
+  /**
+   * Failure counts on both sides of the steps of Ratis' own policy (1 ms up to 10 failures, 1 s up
+   * to 30, 5 s beyond; each randomized to 0.5-1.5 times).
+   */
   static final int[] FAILURES = {1, 10, 11, 30, 31, 1_000, 1_000_000};
 
   /** Samples per failure count: each wait is randomized. */
