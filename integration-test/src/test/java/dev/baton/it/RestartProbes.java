@@ -1,0 +1,163 @@
+package dev.baton.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.client.NodeApiClient;
+import dev.baton.confignode.cluster.ClusterProcedures;
+import dev.baton.confignode.cluster.ProcessCluster;
+import dev.baton.confignode.waits.ConfigNodeWaits;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Restarts on a {@link ProcessCluster}, timed: one member killed and started again after the others
+ * moved on (how long until it applied what the leader had committed), and every member killed and
+ * started at once (how long until a leader runs, and how many leaders the members saw until a quiet
+ * while later).
+ */
+final class RestartProbes {
+  /** The metric a node counts the leaders it learned of since it started with. */
+  static final String LEADER_CHANGES_METRIC = "baton_raft_leader_changes_total";
+
+  /** How often a restarted member's applied index is read while it catches up. */
+  static final Duration CATCH_UP_POLL = ConfigNodeWaits.LEADER_POLL;
+
+  /**
+   * A member restarted: milliseconds from its process' start until its Raft server started (the
+   * JVM's and the node's own start-up); from its Raft server's start until the leader saw it hold
+   * the log up to the leader's commit index of before the restart (its match index), and until it
+   * applied that index (as its own admin API, up some time after its Raft server, reports).
+   */
+  record CatchUp(long raftStartMillis, long matchedMillis, long appliedMillis, long index) {}
+
+  /**
+   * A whole cluster restarted: milliseconds from its processes' start until a leader ran its
+   * executor, from the start of a majority's Raft servers (the first moment a leader can be
+   * elected) until then, and the most leaders any member learned of from its start to a quiet while
+   * later.
+   */
+  record WholeRestart(long leaderRunningMillis, long fromMajorityMillis, long leaderChanges) {}
+
+  /** The line a node logs once its Raft server started, after its timestamp. */
+  static final String RAFT_STARTED = "INFO dev.baton.consensus.RaftPeer - Procedure node ";
+
+  /** How a ConfigNode's log line begins: its local time. */
+  static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+
+  private RestartProbes() {}
+
+  /**
+   * Kills {@code node}, submits one-step Noops for {@code down} (the log moves on without it; the
+   * leader keeps trying it), then starts it again and waits until it applied the leader's commit
+   * index of the moment before.
+   */
+  static CatchUp restartMember(ProcessCluster cluster, String node, Duration down)
+      throws IOException, InterruptedException {
+    cluster.kill(node);
+    long until = System.nanoTime() + down.toNanos();
+    while (System.nanoTime() < until) {
+      cluster.procedures().submit("Noop", ClusterProcedures.args("steps", 1));
+    }
+    String leader = cluster.leader();
+    long target = cluster.cluster(leader).path("commitIndex").asLong();
+    NodeApiClient leaderApi = cluster.directClient(leader);
+    long start = System.currentTimeMillis();
+    cluster.restart(node);
+    ConfigNodeWaits.clusterPoll(
+            CATCH_UP_POLL,
+            ProcessCluster.CLUSTER_WAIT,
+            "leader " + leader + " saw " + node + " hold the log up to index " + target)
+        .untilTrue(() -> matchIndex(leaderApi, node) >= target);
+    long matched = System.currentTimeMillis();
+    ConfigNodeWaits.clusterPoll(
+            CATCH_UP_POLL,
+            ProcessCluster.CLUSTER_WAIT,
+            "node " + node + " applied the log up to index " + target)
+        .untilTrue(() -> cluster.cluster(node).path("appliedIndex").asLong() >= target);
+    long caughtUp = System.currentTimeMillis();
+    long raftStart = raftStartMillis(cluster, node);
+    return new CatchUp(raftStart - start, matched - raftStart, caughtUp - raftStart, target);
+  }
+
+  /** The match index of {@code node} in the view of the leader {@code leaderApi} calls. */
+  static long matchIndex(NodeApiClient leaderApi, String node)
+      throws IOException, InterruptedException {
+    for (JsonNode n : leaderApi.get("/api/overview").path("nodes")) {
+      if (n.path("id").asText().equals(node)) {
+        return n.path("matchIndex").asLong(-1);
+      }
+    }
+    return -1;
+  }
+
+  /** When the current process of {@code node} logged that its Raft server started (epoch ms). */
+  static long raftStartMillis(ProcessCluster cluster, String node) throws IOException {
+    try (Stream<String> lines = Files.lines(cluster.log(node))) {
+      String line =
+          lines
+              .filter(l -> l.contains(RAFT_STARTED + node + " "))
+              .findFirst()
+              .orElseThrow(() -> new IOException(node + " logged no Raft server start"));
+      LocalTime time = LocalTime.parse(line.substring(0, line.indexOf(' ')), LOG_TIME);
+      ZonedDateTime today = ZonedDateTime.now(ZoneId.systemDefault());
+      ZonedDateTime at = today.with(time);
+      // a start logged just before midnight, read just after it
+      return (at.isAfter(today) ? at.minusDays(1) : at).toInstant().toEpochMilli();
+    }
+  }
+
+  /**
+   * Kills every ConfigNode, starts them all again, waits for a running leader, then watches the
+   * cluster for {@code quiet} and reads how many leaders each member learned of.
+   */
+  static WholeRestart restartAll(ProcessCluster cluster, Duration quiet)
+      throws IOException, InterruptedException {
+    cluster.killAllNodes();
+    long start = System.currentTimeMillis();
+    String leader = cluster.restartAllNodes();
+    long running = System.currentTimeMillis();
+    long term = cluster.term(leader);
+    long watchUntil = System.nanoTime() + quiet.toNanos();
+    ConfigNodeWaits.clusterPoll(CATCH_UP_POLL, quiet.multipliedBy(2), "a quiet while passed")
+        .untilTrue(() -> System.nanoTime() >= watchUntil);
+    long changes = 0;
+    for (String id : cluster.nodeIds()) {
+      changes = Math.max(changes, leaderChanges(cluster, id));
+    }
+    if (changes <= 1 && cluster.term(leader) != term) {
+      throw new IllegalStateException(
+          "the term moved from "
+              + term
+              + " to "
+              + cluster.term(leader)
+              + " but no node counted it");
+    }
+    List<Long> raftStarts = new ArrayList<>();
+    for (String id : cluster.nodeIds()) {
+      raftStarts.add(raftStartMillis(cluster, id));
+    }
+    Collections.sort(raftStarts);
+    long majorityUp = raftStarts.get(raftStarts.size() / 2);
+    return new WholeRestart(running - start, running - majorityUp, changes);
+  }
+
+  /** The leaders {@code node} learned of since its process started. */
+  static long leaderChanges(ProcessCluster cluster, String node)
+      throws IOException, InterruptedException {
+    for (Map.Entry<String, Double> m : cluster.api().metrics(cluster.http(node)).entrySet()) {
+      if (m.getKey().startsWith(LEADER_CHANGES_METRIC)) {
+        return m.getValue().longValue();
+      }
+    }
+    throw new IllegalStateException(node + " reports no " + LEADER_CHANGES_METRIC);
+  }
+}
