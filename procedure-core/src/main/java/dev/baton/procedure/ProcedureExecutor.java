@@ -208,7 +208,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     if (proc == null || proc.isFinished()) {
       return false;
     }
-    proc.exec.requestWake();
+    proc.signals().requestWake();
     ctx.scheduler().addFront(proc);
     return true;
   }
@@ -254,17 +254,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Wait-for cycles the lock manager found since it was made (see {@link LockManager}). */
   public long deadlockCount() {
-    return ctx.admission().locks.deadlockCount();
+    return ctx.admission().locks().deadlockCount();
   }
 
   /** The wait-for cycles of the lock table now (left in place: none while they are broken). */
   public List<LockCycle> lockCycles() {
-    return ctx.admission().locks.cycles();
+    return ctx.admission().locks().cycles();
   }
 
   /** The last cycles the lock manager found, oldest first, broken or not. */
   public List<LockCycle> recentDeadlocks() {
-    return ctx.admission().locks.recentDeadlocks();
+    return ctx.admission().locks().recentDeadlocks();
   }
 
   /**
@@ -285,17 +285,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * one.
    */
   public LockManager lockManager() {
-    return ctx.admission().locks;
+    return ctx.admission().locks();
   }
 
   /** The lock table now: every held or awaited lock with holders and waiters in order. */
   public List<LockInfo> locks() {
-    return ctx.admission().locks.snapshot();
+    return ctx.admission().locks().snapshot();
   }
 
   /** The per-type limits now: running, reserved and waiting procedures of each limited type. */
   public List<LimitInfo> limits() {
-    return ctx.admission().limiter.snapshot();
+    return ctx.admission().limiter().snapshot();
   }
 
   /** Waits until the procedure reached its terminal state. */
