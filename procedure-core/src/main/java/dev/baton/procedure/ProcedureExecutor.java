@@ -7,6 +7,7 @@ import dev.baton.procedure.scheduler.LockInfo;
 import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
+import dev.baton.procedure.spi.ExecutorSpi;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
@@ -43,6 +44,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private final ExecutorLifecycle<Env> lifecycle;
   private final WaitAnalysis<Env> waits;
   private final OperatorActions<Env> actions;
+  private final ExecutorSpi spi = this::adopt;
   private final String name;
 
   private ProcedureExecutor(ExecutorSettings<Env> s) {
@@ -151,16 +153,15 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   }
 
   /**
-   * Takes over a root procedure that someone else submitted and already made durable in this
-   * executor's store (a replicated state machine applying a submission from another node). The
-   * record must be a new root: RUNNABLE, nothing executed. A procedure this executor already knows
-   * is ignored, so adopting the same record twice is harmless.
-   *
-   * @return true if the procedure was adopted and queued, false if it was already known
-   * @throws ProcedureCodecException if the record cannot be decoded or is not a new root
-   * @throws IllegalStateException if the executor is not running
+   * What Baton's replication layer (procedure-consensus) uses of this executor beyond the public
+   * API; not for applications, no compatibility promised (see {@link dev.baton.procedure.spi}).
    */
-  public boolean adopt(StoreRecord record) throws ProcedureCodecException {
+  public ExecutorSpi spi() {
+    return spi;
+  }
+
+  // ExecutorSpi.adopt: a record another node's submission made durable in this executor's store
+  private boolean adopt(StoreRecord record) throws ProcedureCodecException {
     ensureRunning();
     return submissions.adopt(record);
   }
