@@ -1,8 +1,8 @@
 package dev.baton.consensus;
 
-import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.store.StoreRecord;
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,8 +49,9 @@ final class Adoptions {
   /** Adopts the record into the executor now; a record it cannot run is logged, not thrown. */
   void adoptNow(ProcedureExecutor<?> executor, StoreRecord record) {
     try {
-      executor.adopt(record);
-    } catch (ProcedureCodecException e) {
+      executor.spi().adopt(record);
+    } catch (IOException e) {
+      // a ProcedureCodecException: the record cannot be decoded or is not a new root
       LOG.error(
           "Node {}: submitted procedure {} cannot run: {}",
           nodeId,

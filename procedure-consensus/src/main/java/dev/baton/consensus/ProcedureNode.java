@@ -1,7 +1,6 @@
 package dev.baton.consensus;
 
 import dev.baton.consensus.proto.ListPage;
-import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.tls.PeerIdentity;
 import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.NonceKey;
@@ -56,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * Queries are linearizable reads of the replicated table and any node answers them.
  *
  * <p>The parts: {@link RaftPeer} (the Ratis server and admin requests), {@link NodeCalls}
- * (submissions, aborts and reads into the cluster), {@link ProcedureStateMachine} (the replicated
+ * (submissions, aborts and reads into the cluster), {@link OperatorDesk} (aborts, audited operator
+ * actions, the audit trail, a procedure's timeline), {@link ProcedureStateMachine} (the replicated
  * table), {@link LeadershipManager} (the leader's executor), {@link ReplicatedMetadata}.
  */
 public final class ProcedureNode<Env> implements AutoCloseable {
@@ -105,6 +105,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   private final LeadershipManager<Env> leadership;
   private final ReplicatedMetadata metadata;
   private final RaftPeer peer;
+  private final OperatorDesk operator;
   private NodeCalls calls;
 
   private ProcedureNode(Builder<Env> b) {
@@ -168,6 +169,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             this::requireClient,
             nodeId,
             raftSettings.requestTimeout());
+    this.operator = new OperatorDesk(nodeId, this::requireCalls, this::division, registry);
   }
 
   public static <Env> Builder<Env> builder() {
@@ -380,7 +382,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   /** Asks the leader's executor to abort a procedure; false if unknown, finished or refused. */
   public CompletableFuture<Boolean> abort(long procId) {
-    return requireCalls().abort(procId);
+    return operator.abort(procId);
   }
 
   /**
@@ -393,16 +395,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    */
   public CompletableFuture<AuditEntry> act(
       OperatorAction action, long procId, boolean recursive, String principal, String reason) {
-    return requireCalls()
-        .act(
-            OperatorActionEntry.newBuilder()
-                .setProcId(procId)
-                .setAction(action.label())
-                .setPrincipal(principal)
-                .setReason(reason == null ? "" : reason)
-                .setTimeMillis(System.currentTimeMillis())
-                .setRecursive(recursive)
-                .build());
+    return operator.act(action, procId, recursive, principal, reason);
   }
 
   /**
@@ -423,20 +416,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
       String reason,
       boolean refused,
       String outcome) {
-    return requireCalls()
-        .record(
-            OperatorActionEntry.newBuilder()
-                .setProcId(flowId)
-                .setAction(AuditEntry.FLOW_RESUME)
-                .setFlowNode(node)
-                .setResumeAction(resumeAction)
-                .setPrincipal(principal)
-                .setReason(reason == null ? "" : reason)
-                .setTimeMillis(System.currentTimeMillis())
-                .setDecided(true)
-                .setRefused(refused)
-                .setOutcome(outcome)
-                .build());
+    return operator.recordResume(
+        new OperatorDesk.FlowResume(flowId, node, resumeAction, refused, outcome),
+        principal,
+        reason);
   }
 
   /**
@@ -447,14 +430,12 @@ public final class ProcedureNode<Env> implements AutoCloseable {
    * @throws IOException when the log cannot be read, or this node serves no Raft group
    */
   public ProcedureHistory history(long procId) throws IOException {
-    RaftServer.Division d =
-        division().orElseThrow(() -> new IOException("node " + nodeId + " serves no Raft group"));
-    return ProcedureHistory.read(d.getRaftLog(), new ProcedureCodec(registry), procId);
+    return operator.history(procId);
   }
 
   /** A linearizable read of the audit trail of operator actions, oldest first. */
   public CompletableFuture<List<AuditEntry>> audit() {
-    return requireCalls().audit();
+    return operator.audit();
   }
 
   /**

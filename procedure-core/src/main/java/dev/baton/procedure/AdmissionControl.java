@@ -37,8 +37,8 @@ final class AdmissionControl<Env> implements LockHost {
   private static final Logger LOG = LoggerFactory.getLogger(AdmissionControl.class);
 
   private final ExecutorContext<Env> ctx;
-  final LockManager locks;
-  final ProcedureLimiter limiter;
+  private final LockManager locks;
+  private final ProcedureLimiter limiter;
   // Procedures waiting out a retry backoff: what is retried and until when.
   private final Map<Procedure<?>, BlockedOn.Timer> backoff = new ConcurrentHashMap<>();
   private final DeadlockPolicy deadlocks;
@@ -52,6 +52,16 @@ final class AdmissionControl<Env> implements LockHost {
     this.locks = locks;
     this.limiter = limiter;
     this.deadlocks = deadlocks;
+  }
+
+  /** The resource locks procedures take before a step. */
+  LockManager locks() {
+    return locks;
+  }
+
+  /** The per-type caps on running procedures. */
+  ProcedureLimiter limiter() {
+    return limiter;
   }
 
   /** The executor starts: the lock manager serves it, with an empty table. */
@@ -176,7 +186,7 @@ final class AdmissionControl<Env> implements LockHost {
    * rollback.
    */
   void failed(Procedure<Env> proc) {
-    if (!proc.exec.isLockHeld()) {
+    if (!proc.stored().isLockHeld()) {
       locks.release(proc);
     }
     giveBackSlot(proc);
@@ -216,7 +226,7 @@ final class AdmissionControl<Env> implements LockHost {
   void rollbackStarting(RootProcedureStack<Env> stack) {
     Procedure<Env> next = stack.newestEntry();
     for (Procedure<Env> m : stack.members()) {
-      if (m != next && !m.exec.isLockHeld()) {
+      if (m != next && !m.stored().isLockHeld()) {
         locks.release(m);
       }
       giveBackSlot(m);
@@ -226,12 +236,12 @@ final class AdmissionControl<Env> implements LockHost {
 
   /** Takes the lock of {@code proc} for one rollback step, unless it is held across steps. */
   LockState lockForRollback(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld()) {
+    if (proc.stored().isLockHeld()) {
       return LockState.LOCK_ACQUIRED;
     }
     LockState state = proc.acquireLock(ctx.env());
     if (state == LockState.LOCK_ACQUIRED) {
-      proc.exec.setLockHeld(true);
+      proc.stored().setLockHeld(true);
     }
     return state;
   }
@@ -248,11 +258,11 @@ final class AdmissionControl<Env> implements LockHost {
   void retakeHeldLocks(List<Procedure<Env>> live) {
     List<Procedure<Env>> holders = new ArrayList<>();
     for (Procedure<Env> p : live) {
-      if (p.exec.isLockHeld() && !p.isFinished()) {
+      if (p.stored().isLockHeld() && !p.isFinished()) {
         if (p.holdLock(ctx.env())) {
           holders.add(p);
         } else {
-          p.exec.setLockHeld(false);
+          p.stored().setLockHeld(false);
         }
       }
     }
@@ -272,7 +282,7 @@ final class AdmissionControl<Env> implements LockHost {
             p.getProcId(),
             state,
             locks.waitReason(p).orElse(""));
-        p.exec.setLockHeld(false);
+        p.stored().setLockHeld(false);
       }
     }
   }
@@ -297,7 +307,7 @@ final class AdmissionControl<Env> implements LockHost {
     }
     return switch (proc.getState()) {
       case WAITING ->
-          proc.exec.getPendingChildren() > 0 ? WaitCategory.CHILDREN : WaitCategory.SUSPENDED;
+          proc.stored().getPendingChildren() > 0 ? WaitCategory.CHILDREN : WaitCategory.SUSPENDED;
       case WAITING_TIMEOUT -> WaitCategory.TIMER;
       default -> null;
     };

@@ -7,12 +7,15 @@ import java.util.Arrays;
  * root-stack indexes, pending children, the held-lock flag, the nonce, the wait deadline (these are
  * persisted by {@link ProcedureCodec}), and, not persisted, the chain of deadlines in the {@link
  * TimeoutQueue}, the id lock that lets one worker at a time run the procedure, retry attempts, and
- * the wake and timeout signals.
+ * the wake and timeout signals. The rest of the executor sees it only through the view of its
+ * concept: {@link StoredBookkeeping}, {@link TurnSignals}, {@link WorkerTurn}, {@link
+ * TimeoutChain}.
  *
  * <p>Changed only by the executor, on the one worker that runs the procedure at a time (the id lock
  * guarantees that); the signals are volatile because other threads set them.
  */
-final class ExecutorBookkeeping {
+final class ExecutorBookkeeping
+    implements StoredBookkeeping, TurnSignals, WorkerTurn, TimeoutChain {
   private static final int[] NO_INDEXES = new int[0];
 
   private int[] stackIndexes = NO_INDEXES;
@@ -21,11 +24,11 @@ final class ExecutorBookkeeping {
   private boolean lockHeld;
   private int pendingChildren;
   // this procedure's deadlines in the timeout queue, chained (guarded by the queue)
-  TimeoutQueue.Entry timeoutEntries;
+  private TimeoutQueue.Entry timeoutEntries;
   // one worker at a time runs this procedure (the seed's id lock)
-  final IdLock idLock = new IdLock();
+  private final IdLock idLock = new IdLock();
   // not persisted: the call to another system its step reported last
-  final StepCalls calls = new StepCalls();
+  private final StepCalls calls = new StepCalls();
   // not persisted: failed attempts of the current non-rollback-able step
   private int retryAttempts;
   // not persisted: set by wake() or an expired wait; consumed by the worker
@@ -38,93 +41,109 @@ final class ExecutorBookkeeping {
   // not persisted: an operator's bypass; the next turn finishes the procedure without a step
   private volatile boolean bypassRequested;
 
-  ProcedureFailure forcedFailure() {
+  @Override
+  public ProcedureFailure forcedFailure() {
     return forcedFailure;
   }
 
-  void forceFailure(ProcedureFailure failure) {
+  @Override
+  public void forceFailure(ProcedureFailure failure) {
     this.forcedFailure = failure;
   }
 
-  boolean isBypassRequested() {
+  @Override
+  public boolean isBypassRequested() {
     return bypassRequested;
   }
 
-  void requestBypass() {
+  @Override
+  public void requestBypass() {
     this.bypassRequested = true;
   }
 
-  long getWaitDeadline() {
+  @Override
+  public long getWaitDeadline() {
     return waitDeadline;
   }
 
-  void setWaitDeadline(long deadline) {
+  @Override
+  public void setWaitDeadline(long deadline) {
     this.waitDeadline = deadline;
   }
 
-  NonceKey getNonceKey() {
+  @Override
+  public NonceKey getNonceKey() {
     return nonceKey;
   }
 
-  void setNonceKey(NonceKey nonceKey) {
+  @Override
+  public void setNonceKey(NonceKey nonceKey) {
     this.nonceKey = nonceKey;
   }
 
-  boolean isLockHeld() {
+  @Override
+  public boolean isLockHeld() {
     return lockHeld;
   }
 
-  void setLockHeld(boolean lockHeld) {
+  @Override
+  public void setLockHeld(boolean lockHeld) {
     this.lockHeld = lockHeld;
   }
 
-  int getPendingChildren() {
+  @Override
+  public int getPendingChildren() {
     return pendingChildren;
   }
 
-  void setPendingChildren(int n) {
+  @Override
+  public void setPendingChildren(int n) {
     this.pendingChildren = n;
   }
 
-  /** Decrements the pending children count; true when it reached zero. */
-  boolean childFinished() {
+  @Override
+  public boolean childFinished() {
     pendingChildren--;
     return pendingChildren <= 0;
   }
 
-  /** Positions of the procedure's executed steps in its root's rollback stack, oldest first. */
-  int[] getStackIndexes() {
+  @Override
+  public int[] getStackIndexes() {
     return stackIndexes;
   }
 
-  void setStackIndexes(int[] indexes) {
+  @Override
+  public void setStackIndexes(int[] indexes) {
     this.stackIndexes = indexes;
   }
 
-  void addStackIndex(int index) {
+  @Override
+  public void addStackIndex(int index) {
     int[] next = Arrays.copyOf(stackIndexes, stackIndexes.length + 1);
     next[stackIndexes.length] = index;
     stackIndexes = next;
   }
 
-  /** Removes the newest stack index; true if indexes remain. */
-  boolean removeNewestStackIndex() {
+  @Override
+  public boolean removeNewestStackIndex() {
     if (stackIndexes.length > 0) {
       stackIndexes = Arrays.copyOf(stackIndexes, stackIndexes.length - 1);
     }
     return stackIndexes.length > 0;
   }
 
-  int nextRetryAttempt() {
+  @Override
+  public int nextRetryAttempt() {
     return ++retryAttempts;
   }
 
-  void resetRetryAttempts() {
+  @Override
+  public void resetRetryAttempts() {
     retryAttempts = 0;
   }
 
-  /** The procedure was parked on a lock at {@code nanos}; true if a new wait began. */
-  boolean startLockWait(long nanos) {
+  @Override
+  public boolean startLockWait(long nanos) {
     if (lockWaitSince != 0) {
       return false;
     }
@@ -132,30 +151,79 @@ final class ExecutorBookkeeping {
     return true;
   }
 
-  /** Ends a lock wait; returns when it began ({@link System#nanoTime}), 0 if none went on. */
-  long endLockWait() {
+  @Override
+  public long endLockWait() {
     long since = lockWaitSince;
     lockWaitSince = 0;
     return since;
   }
 
-  boolean takeWakeRequest() {
+  @Override
+  public boolean takeWakeRequest() {
     boolean w = wakeRequested;
     wakeRequested = false;
     return w;
   }
 
-  void requestWake() {
+  @Override
+  public void requestWake() {
     wakeRequested = true;
   }
 
-  boolean takeTimeoutFired() {
+  @Override
+  public boolean takeTimeoutFired() {
     boolean t = timeoutFired;
     timeoutFired = false;
     return t;
   }
 
-  void fireTimeout() {
+  @Override
+  public void fireTimeout() {
     timeoutFired = true;
+  }
+
+  /** Where the running step reports its calls to other systems. */
+  CallReporter callReporter() {
+    return calls;
+  }
+
+  @Override
+  public boolean acquireTurn() {
+    return idLock.acquireOrAskRerun();
+  }
+
+  @Override
+  public boolean tryAcquireTurn() {
+    return idLock.tryAcquire();
+  }
+
+  @Override
+  public boolean isTurnHeld() {
+    return idLock.isHeld();
+  }
+
+  @Override
+  public boolean releaseTurn() {
+    return idLock.release();
+  }
+
+  @Override
+  public void stepEnded(String failure) {
+    calls.stepEnded(failure);
+  }
+
+  @Override
+  public StepCalls.Call lastCall() {
+    return calls.last();
+  }
+
+  @Override
+  public TimeoutQueue.Entry firstTimeoutEntry() {
+    return timeoutEntries;
+  }
+
+  @Override
+  public void setFirstTimeoutEntry(TimeoutQueue.Entry entry) {
+    timeoutEntries = entry;
   }
 }

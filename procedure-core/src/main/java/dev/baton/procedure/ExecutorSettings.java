@@ -23,30 +23,30 @@ import java.util.function.LongSupplier;
  * Mutable, filled by one builder on one thread.
  */
 final class ExecutorSettings<Env> {
-  final Env env;
-  final ProcedureStore store;
-  final ProcedureRegistry registry;
-  ProcedureScheduler scheduler = new FifoScheduler();
-  int coreWorkers = ExecutorConfig.DEFAULT_CORE_WORKERS;
-  Integer maxWorkers;
-  Duration stuckThreshold = ExecutorConfig.DEFAULT_STUCK_THRESHOLD;
-  Duration stuckCheckInterval = ExecutorConfig.DEFAULT_STUCK_CHECK_INTERVAL;
-  Duration keepAlive = ExecutorConfig.DEFAULT_KEEP_ALIVE;
-  Duration pollInterval = ExecutorConfig.DEFAULT_POLL_INTERVAL;
-  Duration completedRetention = ExecutorConfig.DEFAULT_COMPLETED_RETENTION;
-  Duration cleanerInterval = ExecutorConfig.DEFAULT_CLEANER_INTERVAL;
-  Duration retryBackoffInitial = ExecutorConfig.DEFAULT_RETRY_BACKOFF_INITIAL;
-  Duration retryBackoffMax = ExecutorConfig.DEFAULT_RETRY_BACKOFF_MAX;
-  Duration stopJoinTimeout = ExecutorConfig.DEFAULT_STOP_JOIN_TIMEOUT;
-  int recoveryThreads = ExecutorConfig.DEFAULT_RECOVERY_THREADS;
-  long term;
-  LongSupplier clock = System::currentTimeMillis;
-  LockManager lockManager;
-  Consumer<Throwable> failStopListener;
-  ProcedureMetrics metrics = ProcedureMetrics.NONE;
-  boolean breakDeadlocks = DeadlockPolicy.DEFAULT_BREAK_CYCLES;
-  final List<Consumer<LockCycle>> deadlockListeners = new ArrayList<>();
-  final Map<String, Integer> limits = new LinkedHashMap<>();
+  private final Env env;
+  private final ProcedureStore store;
+  private final ProcedureRegistry registry;
+  private ProcedureScheduler scheduler = new FifoScheduler();
+  private int coreWorkers = ExecutorConfig.DEFAULT_CORE_WORKERS;
+  private Integer maxWorkers;
+  private Duration stuckThreshold = ExecutorConfig.DEFAULT_STUCK_THRESHOLD;
+  private Duration stuckCheckInterval = ExecutorConfig.DEFAULT_STUCK_CHECK_INTERVAL;
+  private Duration keepAlive = ExecutorConfig.DEFAULT_KEEP_ALIVE;
+  private Duration pollInterval = ExecutorConfig.DEFAULT_POLL_INTERVAL;
+  private Duration completedRetention = ExecutorConfig.DEFAULT_COMPLETED_RETENTION;
+  private Duration cleanerInterval = ExecutorConfig.DEFAULT_CLEANER_INTERVAL;
+  private Duration retryBackoffInitial = ExecutorConfig.DEFAULT_RETRY_BACKOFF_INITIAL;
+  private Duration retryBackoffMax = ExecutorConfig.DEFAULT_RETRY_BACKOFF_MAX;
+  private Duration stopJoinTimeout = ExecutorConfig.DEFAULT_STOP_JOIN_TIMEOUT;
+  private int recoveryThreads = ExecutorConfig.DEFAULT_RECOVERY_THREADS;
+  private long term;
+  private LongSupplier clock = System::currentTimeMillis;
+  private LockManager lockManager;
+  private Consumer<Throwable> failStopListener;
+  private ProcedureMetrics metrics = ProcedureMetrics.NONE;
+  private boolean breakDeadlocks = DeadlockPolicy.DEFAULT_BREAK_CYCLES;
+  private final List<Consumer<LockCycle>> deadlockListeners = new ArrayList<>();
+  private final Map<String, Integer> limits = new LinkedHashMap<>();
 
   ExecutorSettings(Env env, ProcedureStore store, ProcedureRegistry registry) {
     this.env = env;
@@ -100,5 +100,108 @@ final class ExecutorSettings<Env> {
         stopJoinTimeout,
         recoveryThreads,
         term);
+  }
+
+  // ---------------------------------------------------------------- set by the builder
+
+  void setScheduler(ProcedureScheduler scheduler) {
+    this.scheduler = scheduler;
+  }
+
+  void setCoreWorkers(int coreWorkers) {
+    this.coreWorkers = coreWorkers;
+  }
+
+  void setMaxWorkers(int maxWorkers) {
+    this.maxWorkers = maxWorkers;
+  }
+
+  void setRecoveryThreads(int recoveryThreads) {
+    this.recoveryThreads = recoveryThreads;
+  }
+
+  void setStuckThreshold(Duration stuckThreshold) {
+    this.stuckThreshold = stuckThreshold;
+  }
+
+  void setStuckCheckInterval(Duration stuckCheckInterval) {
+    this.stuckCheckInterval = stuckCheckInterval;
+  }
+
+  void setKeepAlive(Duration keepAlive) {
+    this.keepAlive = keepAlive;
+  }
+
+  void setStopJoinTimeout(Duration stopJoinTimeout) {
+    this.stopJoinTimeout = stopJoinTimeout;
+  }
+
+  void setCompletedRetention(Duration completedRetention) {
+    this.completedRetention = completedRetention;
+  }
+
+  void setCleanerInterval(Duration cleanerInterval) {
+    this.cleanerInterval = cleanerInterval;
+  }
+
+  void setLockManager(LockManager lockManager) {
+    this.lockManager = lockManager;
+  }
+
+  void setTerm(long term) {
+    this.term = term;
+  }
+
+  void setFailStopListener(Consumer<Throwable> failStopListener) {
+    this.failStopListener = failStopListener;
+  }
+
+  void setMetrics(ProcedureMetrics metrics) {
+    this.metrics = metrics;
+  }
+
+  void setBreakDeadlocks(boolean breakDeadlocks) {
+    this.breakDeadlocks = breakDeadlocks;
+  }
+
+  void setClock(LongSupplier clock) {
+    this.clock = clock;
+  }
+
+  void setRetryBackoff(Duration initial, Duration max) {
+    this.retryBackoffInitial = initial;
+    this.retryBackoffMax = max;
+  }
+
+  void addDeadlockListener(Consumer<LockCycle> listener) {
+    deadlockListeners.add(listener);
+  }
+
+  // ---------------------------------------------------------------- read by the executor
+
+  /**
+   * The shared state of an executor built from these settings.
+   *
+   * @param config the typed settings ({@link #config()})
+   * @param fatal what the executor does when a part fails it
+   */
+  ExecutorContext<Env> context(ExecutorConfig config, Consumer<Throwable> fatal) {
+    return new ExecutorContext<>(
+        env,
+        store,
+        new ProcedureCodec(registry),
+        scheduler,
+        config,
+        clock,
+        fatal,
+        lockManager(),
+        new ProcedureLimiter(limits),
+        metrics,
+        deadlockPolicy());
+  }
+
+  /** Told when the executor stops by itself after a fatal error; null if none was given. */
+  Consumer<Throwable> failStopListener() {
+    return failStopListener;
   }
 }

@@ -39,7 +39,7 @@ final class ExpiredDeadlines<Env> {
                 null);
       }
       case WAIT_EXPIRED, PROCEDURE_DEADLINE -> {
-        entry.proc().exec.fireTimeout();
+        entry.proc().signals().fireTimeout();
         ctx.scheduler().addFront(entry.proc());
       }
       case RETRY_STEP, RETRY_ROLLBACK -> ctx.scheduler().addFront(entry.proc());

@@ -91,7 +91,7 @@ final class OperatorActions<Env> {
         }
       }
       case FORCE_FAIL -> {
-        proc.exec.forceFailure(ProcedureFailure.aborted(FORCE_FAIL_SOURCE, reason));
+        proc.signals().forceFailure(ProcedureFailure.aborted(FORCE_FAIL_SOURCE, reason));
         queue(proc);
       }
       case BYPASS -> {
@@ -101,7 +101,7 @@ final class OperatorActions<Env> {
         for (ActionPlan.StateChange c : plan.states()) {
           Procedure<Env> p = ctx.procedures().get(c.procId());
           if (p != null) {
-            p.exec.requestBypass();
+            p.signals().requestBypass();
             bypassed.add(p);
           }
         }
@@ -132,7 +132,7 @@ final class OperatorActions<Env> {
   }
 
   private void queue(Procedure<Env> proc) {
-    proc.exec.requestWake();
+    proc.signals().requestWake();
     ctx.scheduler().addFront(proc);
   }
 
@@ -209,7 +209,7 @@ final class OperatorActions<Env> {
       ids.add(m.getProcId());
     }
     String running =
-        proc.exec.idLock.isHeld()
+        proc.turn().isTurnHeld()
             ? "; it runs a step now, which ends first (its outcome is kept)"
             : "";
     return new ActionPlan(
@@ -242,7 +242,7 @@ final class OperatorActions<Env> {
           "the wait of procedure "
               + proc.getProcId()
               + " until "
-              + proc.exec.getWaitDeadline()
+              + proc.stored().getWaitDeadline()
               + " ends now";
       states = List.of(change(proc, ProcedureState.RUNNABLE));
     } else {
@@ -297,7 +297,7 @@ final class OperatorActions<Env> {
   /** The locks the procedures {@code ids} hold or wait for. */
   private List<String> locksOf(Set<Long> ids) {
     List<String> out = new ArrayList<>();
-    for (LockInfo lock : ctx.admission().locks.snapshot()) {
+    for (LockInfo lock : ctx.admission().locks().snapshot()) {
       for (LockInfo.Holder h : lock.holders()) {
         if (ids.contains(h.procId())) {
           out.add(lock.resource());

@@ -17,7 +17,8 @@ import java.io.IOException;
  * <p>Fields of this class are changed only by the executor, on the one worker that runs the
  * procedure at a time (the executor's id lock guarantees that). The executor's own bookkeeping
  * (stack indexes, children, lock flag, deadlines) lives in a package-private {@link
- * ExecutorBookkeeping}, not here.
+ * ExecutorBookkeeping}, not here, reached through one narrow view per concept ({@link
+ * StoredBookkeeping}, {@link TurnSignals}, {@link WorkerTurn}, {@link TimeoutChain}).
  *
  * <p>Schedulers, lock managers and limiters see a procedure as a {@link Schedulable}: its id and
  * type.
@@ -43,7 +44,7 @@ public abstract class Procedure<Env> implements Schedulable {
   // FAILED with nothing to undo: a record that could not be read back (reported as corrupt).
   private boolean failedTerminal;
   // Executor-only: stack indexes, children, lock flag, nonce, deadlines, id lock, signals.
-  final ExecutorBookkeeping exec = new ExecutorBookkeeping();
+  private final ExecutorBookkeeping exec = new ExecutorBookkeeping();
   // Executor-only: the client view as of the last persisted update.
   private volatile ProcedureInfo snapshot;
 
@@ -193,7 +194,7 @@ public abstract class Procedure<Env> implements Schedulable {
    * the call the procedure waits on ({@link BlockedOn.ExternalCall}).
    */
   protected final CallReporter externalCalls() {
-    return exec.calls;
+    return exec.callReporter();
   }
 
   /** The failure recorded for this procedure, or null. */
@@ -274,6 +275,26 @@ public abstract class Procedure<Env> implements Schedulable {
   }
 
   // ---------------------------------------------------------------- executor side
+
+  /** What its store record carries of the executor's bookkeeping (stack, children, lock, nonce). */
+  final StoredBookkeeping stored() {
+    return exec;
+  }
+
+  /** Wake, timeout, force-fail and bypass requests, set from any thread, taken at the next turn. */
+  final TurnSignals signals() {
+    return exec;
+  }
+
+  /** What the worker running it keeps between turns: the id lock, retries, lock wait, last call. */
+  final WorkerTurn turn() {
+    return exec;
+  }
+
+  /** Its deadlines' chain in the timeout queue, for the queue alone. */
+  final TimeoutChain timeoutChain() {
+    return exec;
+  }
 
   /** Runs one step through the subclass; overridden by {@link StateMachineProcedure}. */
   Procedure<Env>[] doExecute(Env env)

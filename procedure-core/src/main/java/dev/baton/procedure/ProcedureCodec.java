@@ -74,15 +74,15 @@ public final class ProcedureCodec {
             .setSubmittedTime(proc.getSubmittedTime())
             .setLastUpdate(proc.getLastUpdate())
             .setTimeoutMillis(proc.getTimeout())
-            .setWaitDeadline(proc.exec.getWaitDeadline())
-            .setLockHeld(proc.exec.isLockHeld())
+            .setWaitDeadline(proc.stored().getWaitDeadline())
+            .setLockHeld(proc.stored().isLockHeld())
             .setAbortRequested(proc.isAbortRequested())
-            .setPendingChildren(proc.exec.getPendingChildren())
+            .setPendingChildren(proc.stored().getPendingChildren())
             .setTerm(term)
             .setFormatVersion(FORMAT_VERSION)
             // a fresh array nobody else holds: wrapped, not copied again
             .setStateData(UnsafeByteOperations.unsafeWrap(bytes.toByteArray()));
-    for (int index : proc.exec.getStackIndexes()) {
+    for (int index : proc.stored().getStackIndexes()) {
       b.addStackIndexes(index);
     }
     ProcedureFailure f = proc.getFailure();
@@ -98,7 +98,7 @@ public final class ProcedureCodec {
     if (result != null) {
       b.setResult(ByteString.copyFrom(result));
     }
-    NonceKey nonce = proc.exec.getNonceKey();
+    NonceKey nonce = proc.stored().getNonceKey();
     if (nonce != null) {
       b.setNonce(NonceProto.newBuilder().setGroup(nonce.group()).setNonce(nonce.nonce()));
     }
@@ -122,7 +122,7 @@ public final class ProcedureCodec {
             .orElseThrow(
                 () -> new UnknownProcedureTypeException(proc.getClass().getName() + " (class)")));
     if (nonce != null) {
-      proc.exec.setNonceKey(nonce);
+      proc.stored().setNonceKey(nonce);
     }
     proc.setParent(Procedure.NO_PARENT, 0);
     proc.setSubmittedTime(submittedTime);
@@ -259,15 +259,15 @@ public final class ProcedureCodec {
     proc.setSubmittedTime(env.getSubmittedTime());
     proc.setLastUpdate(env.getLastUpdate());
     proc.setTimeoutMillis(env.getTimeoutMillis());
-    proc.exec.setWaitDeadline(env.getWaitDeadline());
-    proc.exec.setLockHeld(env.getLockHeld());
+    proc.stored().setWaitDeadline(env.getWaitDeadline());
+    proc.stored().setLockHeld(env.getLockHeld());
     proc.setAbortRequested(env.getAbortRequested());
-    proc.exec.setPendingChildren(env.getPendingChildren());
+    proc.stored().setPendingChildren(env.getPendingChildren());
     int[] indexes = new int[env.getStackIndexesCount()];
     for (int i = 0; i < indexes.length; i++) {
       indexes[i] = env.getStackIndexes(i);
     }
-    proc.exec.setStackIndexes(indexes);
+    proc.stored().setStackIndexes(indexes);
     if (env.hasFailure()) {
       FailureProto f = env.getFailure();
       proc.setFailureRecord(
@@ -277,7 +277,7 @@ public final class ProcedureCodec {
       proc.setResultBytes(env.getResult().toByteArray());
     }
     if (env.hasNonce()) {
-      proc.exec.setNonceKey(new NonceKey(env.getNonce().getGroup(), env.getNonce().getNonce()));
+      proc.stored().setNonceKey(new NonceKey(env.getNonce().getGroup(), env.getNonce().getNonce()));
     }
     try (DataInputStream in =
         new DataInputStream(new ByteArrayInputStream(env.getStateData().toByteArray()))) {

@@ -33,7 +33,7 @@ final class ProcedureCompletion<Env> {
     }
     boolean parentReady;
     synchronized (stack) {
-      parentReady = parent.exec.childFinished();
+      parentReady = parent.stored().childFinished();
       if (parentReady && parent.getState() == ProcedureState.WAITING) {
         parent.transitionTo(ProcedureState.RUNNABLE);
       } else {
@@ -99,7 +99,8 @@ final class ProcedureCompletion<Env> {
     for (Procedure<Env> m : others) {
       memberInfos.add(m.snapshot());
     }
-    ctx.completed().add(root.snapshot(), memberInfos, root.exec.getNonceKey(), expiresAt, stored);
+    ctx.completed()
+        .add(root.snapshot(), memberInfos, root.stored().getNonceKey(), expiresAt, stored);
     for (Procedure<Env> m : others) {
       ctx.procedures().remove(m.getProcId());
     }
@@ -121,8 +122,8 @@ final class ProcedureCompletion<Env> {
   }
 
   void releaseHeldLock(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld()) {
-      proc.exec.setLockHeld(false);
+    if (proc.stored().isLockHeld()) {
+      proc.stored().setLockHeld(false);
       try {
         proc.releaseLock(ctx.env());
       } catch (RuntimeException e) {

@@ -7,6 +7,7 @@ import dev.baton.procedure.scheduler.LockInfo;
 import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
+import dev.baton.procedure.spi.ExecutorSpi;
 import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
@@ -43,35 +44,25 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   private final ExecutorLifecycle<Env> lifecycle;
   private final WaitAnalysis<Env> waits;
   private final OperatorActions<Env> actions;
+  private final ExecutorSpi spi = this::adopt;
   private final String name;
 
   private ProcedureExecutor(ExecutorSettings<Env> s) {
     this.name = "baton-executor-" + INSTANCES.incrementAndGet();
     ExecutorConfig config = s.config();
-    this.ctx =
-        new ExecutorContext<>(
-            s.env,
-            s.store,
-            new ProcedureCodec(s.registry),
-            s.scheduler,
-            config,
-            s.clock,
-            this::failStop,
-            s.lockManager(),
-            new ProcedureLimiter(s.limits),
-            s.metrics,
-            s.deadlockPolicy());
+    this.ctx = s.context(config, this::failStop);
     ProcedureCompletion<Env> completion = new ProcedureCompletion<>(ctx);
     this.submissions = new Submissions<>(ctx);
     this.deadlines = new ExpiredDeadlines<>(ctx);
     StepRunner<Env> runner =
         new StepRunner<>(ctx, completion, new RollbackRunner<>(ctx, completion));
-    this.workers = new WorkerPool(name, s.scheduler, runner, config);
+    this.workers = new WorkerPool(name, ctx.scheduler(), runner, config);
     this.waits = new WaitAnalysis<>(ctx, workers);
     this.actions = new OperatorActions<>(ctx);
     TimeoutExecutorThread timeoutThread =
         new TimeoutExecutorThread(name + "-timeout", ctx.timeouts(), deadlines::onTimeout);
-    this.lifecycle = new ExecutorLifecycle<>(name, ctx, workers, timeoutThread, s.failStopListener);
+    this.lifecycle =
+        new ExecutorLifecycle<>(name, ctx, workers, timeoutThread, s.failStopListener());
   }
 
   public static <Env> Builder<Env> builder(
@@ -151,16 +142,15 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
   }
 
   /**
-   * Takes over a root procedure that someone else submitted and already made durable in this
-   * executor's store (a replicated state machine applying a submission from another node). The
-   * record must be a new root: RUNNABLE, nothing executed. A procedure this executor already knows
-   * is ignored, so adopting the same record twice is harmless.
-   *
-   * @return true if the procedure was adopted and queued, false if it was already known
-   * @throws ProcedureCodecException if the record cannot be decoded or is not a new root
-   * @throws IllegalStateException if the executor is not running
+   * What Baton's replication layer (procedure-consensus) uses of this executor beyond the public
+   * API; not for applications, no compatibility promised (see {@link dev.baton.procedure.spi}).
    */
-  public boolean adopt(StoreRecord record) throws ProcedureCodecException {
+  public ExecutorSpi spi() {
+    return spi;
+  }
+
+  // ExecutorSpi.adopt: a record another node's submission made durable in this executor's store
+  private boolean adopt(StoreRecord record) throws ProcedureCodecException {
     ensureRunning();
     return submissions.adopt(record);
   }
@@ -208,7 +198,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
     if (proc == null || proc.isFinished()) {
       return false;
     }
-    proc.exec.requestWake();
+    proc.signals().requestWake();
     ctx.scheduler().addFront(proc);
     return true;
   }
@@ -254,17 +244,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
 
   /** Wait-for cycles the lock manager found since it was made (see {@link LockManager}). */
   public long deadlockCount() {
-    return ctx.admission().locks.deadlockCount();
+    return ctx.admission().locks().deadlockCount();
   }
 
   /** The wait-for cycles of the lock table now (left in place: none while they are broken). */
   public List<LockCycle> lockCycles() {
-    return ctx.admission().locks.cycles();
+    return ctx.admission().locks().cycles();
   }
 
   /** The last cycles the lock manager found, oldest first, broken or not. */
   public List<LockCycle> recentDeadlocks() {
-    return ctx.admission().locks.recentDeadlocks();
+    return ctx.admission().locks().recentDeadlocks();
   }
 
   /**
@@ -285,17 +275,17 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
    * one.
    */
   public LockManager lockManager() {
-    return ctx.admission().locks;
+    return ctx.admission().locks();
   }
 
   /** The lock table now: every held or awaited lock with holders and waiters in order. */
   public List<LockInfo> locks() {
-    return ctx.admission().locks.snapshot();
+    return ctx.admission().locks().snapshot();
   }
 
   /** The per-type limits now: running, reserved and waiting procedures of each limited type. */
   public List<LimitInfo> limits() {
-    return ctx.admission().limiter.snapshot();
+    return ctx.admission().limiter().snapshot();
   }
 
   /** Waits until the procedure reached its terminal state. */
@@ -379,7 +369,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * dev.baton.procedure.scheduler.FairScheduler} queues per resource.
      */
     public Builder<Env> scheduler(ProcedureScheduler scheduler) {
-      s.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      s.setScheduler(Objects.requireNonNull(scheduler, "scheduler"));
       return this;
     }
 
@@ -388,7 +378,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * number of processors, at least 2 ({@link ExecutorConfig#DEFAULT_CORE_WORKERS}).
      */
     public Builder<Env> coreWorkers(int n) {
-      s.coreWorkers = n;
+      s.setCoreWorkers(n);
       return this;
     }
 
@@ -398,7 +388,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ExecutorConfig#DEFAULT_MAX_WORKERS_FACTOR}.
      */
     public Builder<Env> maxWorkers(int n) {
-      s.maxWorkers = n;
+      s.setMaxWorkers(n);
       return this;
     }
 
@@ -408,7 +398,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * processors ({@link ExecutorConfig#DEFAULT_RECOVERY_THREADS}).
      */
     public Builder<Env> recoveryThreads(int n) {
-      s.recoveryThreads = n;
+      s.setRecoveryThreads(n);
       return this;
     }
 
@@ -418,7 +408,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ExecutorConfig#DEFAULT_STUCK_THRESHOLD}).
      */
     public Builder<Env> stuckThreshold(Duration d) {
-      s.stuckThreshold = d;
+      s.setStuckThreshold(d);
       return this;
     }
 
@@ -427,7 +417,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ({@link ExecutorConfig#DEFAULT_STUCK_CHECK_INTERVAL}).
      */
     public Builder<Env> stuckCheckInterval(Duration d) {
-      s.stuckCheckInterval = d;
+      s.setStuckCheckInterval(d);
       return this;
     }
 
@@ -436,7 +426,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ({@link ExecutorConfig#DEFAULT_KEEP_ALIVE}).
      */
     public Builder<Env> keepAlive(Duration d) {
-      s.keepAlive = d;
+      s.setKeepAlive(d);
       return this;
     }
 
@@ -446,7 +436,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * positive duration. Default: 10 s ({@link ExecutorConfig#DEFAULT_STOP_JOIN_TIMEOUT}).
      */
     public Builder<Env> stopJoinTimeout(Duration d) {
-      s.stopJoinTimeout = d;
+      s.setStopJoinTimeout(d);
       return this;
     }
 
@@ -457,7 +447,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ExecutorConfig#DEFAULT_COMPLETED_RETENTION}).
      */
     public Builder<Env> completedRetention(Duration d) {
-      s.completedRetention = d;
+      s.setCompletedRetention(d);
       return this;
     }
 
@@ -467,7 +457,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ({@link ExecutorConfig#DEFAULT_CLEANER_INTERVAL}).
      */
     public Builder<Env> cleanerInterval(Duration d) {
-      s.cleanerInterval = d;
+      s.setCleanerInterval(d);
       return this;
     }
 
@@ -479,8 +469,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ExecutorConfig#DEFAULT_RETRY_BACKOFF_MAX}).
      */
     public Builder<Env> retryBackoff(Duration initial, Duration max) {
-      s.retryBackoffInitial = initial;
-      s.retryBackoffMax = max;
+      s.setRetryBackoff(initial, max);
       return this;
     }
 
@@ -491,7 +480,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * LockEnvironment}, else a new one (see {@link ProcedureExecutor#lockManager()}).
      */
     public Builder<Env> lockManager(LockManager locks) {
-      s.lockManager = Objects.requireNonNull(locks, "lockManager");
+      s.setLockManager(Objects.requireNonNull(locks, "lockManager"));
       return this;
     }
 
@@ -512,7 +501,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * writes of a stale term). Bounds: 0 or more. Default: 0, for local stores.
      */
     public Builder<Env> term(long term) {
-      s.term = term;
+      s.setTerm(term);
       return this;
     }
 
@@ -526,7 +515,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * long and must not throw (a thrown exception is logged). Default: none.
      */
     public Builder<Env> onFailStop(Consumer<Throwable> listener) {
-      s.failStopListener = Objects.requireNonNull(listener, "listener");
+      s.setFailStopListener(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
@@ -535,7 +524,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * workers, so it must not block. Not null. Default: {@link ProcedureMetrics#NONE}.
      */
     public Builder<Env> metrics(ProcedureMetrics metrics) {
-      s.metrics = Objects.requireNonNull(metrics, "metrics");
+      s.setMetrics(Objects.requireNonNull(metrics, "metrics"));
       return this;
     }
 
@@ -547,7 +536,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * ProcedureExecutor#lockCycles()}).
      */
     public Builder<Env> breakDeadlocks(boolean on) {
-      s.breakDeadlocks = on;
+      s.setBreakDeadlocks(on);
       return this;
     }
 
@@ -557,7 +546,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * than once to add listeners. Default: none.
      */
     public Builder<Env> onDeadlock(Consumer<LockCycle> listener) {
-      s.deadlockListeners.add(Objects.requireNonNull(listener, "listener"));
+      s.addDeadlockListener(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
@@ -567,7 +556,7 @@ public final class ProcedureExecutor<Env> implements AutoCloseable {
      * a fake one.
      */
     public Builder<Env> clock(LongSupplier clock) {
-      s.clock = Objects.requireNonNull(clock, "clock");
+      s.setClock(Objects.requireNonNull(clock, "clock"));
       return this;
     }
 

@@ -101,17 +101,17 @@ interface ProcedureFacts<P> {
 
     @Override
     public int[] stackIndexes(Procedure<Object> p) {
-      return p.exec.getStackIndexes();
+      return p.stored().getStackIndexes();
     }
 
     @Override
     public int pendingChildren(Procedure<Object> p) {
-      return p.exec.getPendingChildren();
+      return p.stored().getPendingChildren();
     }
 
     @Override
     public long waitDeadline(Procedure<Object> p) {
-      return p.exec.getWaitDeadline();
+      return p.stored().getWaitDeadline();
     }
 
     @Override
@@ -131,12 +131,12 @@ interface ProcedureFacts<P> {
 
     @Override
     public ProcedureFailure forcedFailure(Procedure<Object> p) {
-      return p.exec.forcedFailure();
+      return p.signals().forcedFailure();
     }
 
     @Override
     public boolean bypassRequested(Procedure<Object> p) {
-      return p.exec.isBypassRequested();
+      return p.signals().isBypassRequested();
     }
 
     @Override

@@ -144,9 +144,9 @@ final class ProcedureRecovery<Env> {
   private void retainCompleted(Procedure<Env> root, List<ProcedureInfo> members) {
     root.refreshSnapshot();
     long expiresAt = root.getLastUpdate() + ctx.config().completedRetention().toMillis();
-    ctx.completed().add(root.snapshot(), members, root.exec.getNonceKey(), expiresAt, true);
-    if (root.exec.getNonceKey() != null) {
-      ctx.nonces().put(root.exec.getNonceKey(), root.getProcId());
+    ctx.completed().add(root.snapshot(), members, root.stored().getNonceKey(), expiresAt, true);
+    if (root.stored().getNonceKey() != null) {
+      ctx.nonces().put(root.stored().getNonceKey(), root.getProcId());
     }
   }
 
@@ -164,8 +164,8 @@ final class ProcedureRecovery<Env> {
       RootProcedureStack<Env> stack = new RootProcedureStack<>(root.getProcId());
       stack.addMember(root);
       newStacks.add(stack);
-      if (root.exec.getNonceKey() != null) {
-        ctx.nonces().put(root.exec.getNonceKey(), root.getProcId());
+      if (root.stored().getNonceKey() != null) {
+        ctx.nonces().put(root.stored().getNonceKey(), root.getProcId());
       }
     }
     ctx.stacks().putAll(KeyedView.of(newStacks, RootProcedureStack::rootProcId));
@@ -186,7 +186,7 @@ final class ProcedureRecovery<Env> {
               : new ProcedureFailure("recovery", f.reason(), "", false);
       ctx.stacks().get(f.rootProcId()).setFailed(f.member(), failure);
     }
-    plan.pendingChildren().forEach((p, pending) -> p.exec.setPendingChildren(pending));
+    plan.pendingChildren().forEach((p, pending) -> p.stored().setPendingChildren(pending));
     for (Procedure<Env> p : plan.resumed()) {
       p.transitionTo(ProcedureState.RUNNABLE);
     }

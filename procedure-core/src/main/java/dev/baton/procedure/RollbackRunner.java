@@ -149,9 +149,9 @@ final class RollbackRunner<Env> {
     if (!ctx.isRunning() || Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("executor stopping; rollback step of " + proc);
     }
-    proc.exec.resetRetryAttempts();
+    proc.turn().resetRetryAttempts();
     stack.popEntry();
-    proc.exec.removeNewestStackIndex();
+    proc.stored().removeNewestStackIndex();
     if (next.rolledBack()) {
       proc.transitionTo(ProcedureState.ROLLEDBACK);
     }
@@ -162,7 +162,7 @@ final class RollbackRunner<Env> {
   }
 
   private void releaseLockAfterRollbackStep(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env())) {
+    if (proc.stored().isLockHeld() && !proc.holdLock(ctx.env())) {
       completion.releaseHeldLock(proc);
     }
   }
@@ -179,7 +179,7 @@ final class RollbackRunner<Env> {
   }
 
   private void retryLater(RootProcedureStack<Env> stack, Procedure<Env> proc, Throwable t) {
-    int attempt = proc.exec.nextRetryAttempt();
+    int attempt = proc.turn().nextRetryAttempt();
     long wait = ctx.config().retryBackoffMillis(attempt);
     long at = ctx.now() + wait;
     ctx.metrics().stepRetried(proc.getType());

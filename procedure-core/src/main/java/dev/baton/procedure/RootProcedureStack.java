@@ -118,7 +118,7 @@ final class RootProcedureStack<Env> {
 
   /** Records an executed step of {@code proc} as the newest entry. */
   synchronized void addEntry(Procedure<Env> proc) {
-    proc.exec.addStackIndex(nextIndex++);
+    proc.stored().addStackIndex(nextIndex++);
     entries.add(proc);
   }
 

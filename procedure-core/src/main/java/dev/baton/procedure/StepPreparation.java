@@ -15,15 +15,15 @@ final class StepPreparation<Env> {
 
   /** Decides and applies the turn of {@code proc}; the caller acts on the returned action. */
   StepDecider.Turn prepare(Procedure<Env> proc) {
-    boolean woken = proc.exec.takeWakeRequest();
-    proc.exec.takeTimeoutFired();
+    boolean woken = proc.signals().takeWakeRequest();
+    proc.signals().takeTimeoutFired();
     StepDecider.Turn turn =
         StepDecider.decide(proc, facts, woken, ctx.now(), p -> p.setTimeoutFailure(ctx.env()));
     if (turn.failure() != null) {
       proc.setFailureRecord(turn.failure());
     }
     if (turn.endWait()) {
-      proc.exec.setWaitDeadline(0);
+      proc.stored().setWaitDeadline(0);
     }
     if (turn.cancelWaitTimer()) {
       ctx.timeouts().cancel(proc, TimeoutQueue.Kind.WAIT_EXPIRED); // ended before its deadline

@@ -41,7 +41,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   @SuppressWarnings("unchecked")
   public void accept(Schedulable polled) {
     Procedure<Env> proc = (Procedure<Env>) polled;
-    if (!proc.exec.idLock.acquireOrAskRerun()) {
+    if (!proc.turn().acquireTurn()) {
       return; // on a worker (maybe its write in flight): queued again when that ends
     }
     boolean[] handedOver = {false};
@@ -53,7 +53,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
 
   /** Lets go of the procedure; queues it again if a worker found it busy meanwhile. */
   private void releaseExecLock(Procedure<Env> proc) {
-    if (proc.exec.idLock.release()) {
+    if (proc.turn().releaseTurn()) {
       ctx.scheduler().addFront(proc);
     }
   }
@@ -136,12 +136,12 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         return false;
       }
     }
-    if (!proc.exec.isLockHeld()) {
+    if (!proc.stored().isLockHeld()) {
       LockState lock;
       try {
         lock = ctx.admission().acquireLock(proc);
       } catch (RuntimeException e) { // e.g. a lock wait timeout: the procedure fails
-        proc.exec.endLockWait();
+        proc.turn().endLockWait();
         proc.setFailure(proc.getType(), e);
         fail(proc, stack);
         return false;
@@ -151,16 +151,16 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
         return false;
       }
       if (lock == LockState.LOCK_EVENT_WAIT) {
-        if (proc.exec.startLockWait(System.nanoTime())) {
+        if (proc.turn().startLockWait(System.nanoTime())) {
           ctx.metrics().lockWaitStarted(proc.getType());
         }
         return false; // parked on the lock; the release queues it again
       }
-      long waited = proc.exec.endLockWait();
+      long waited = proc.turn().endLockWait();
       if (waited != 0) {
         ctx.metrics().lockWaitEnded(proc.getType(), System.nanoTime() - waited);
       }
-      proc.exec.setLockHeld(true);
+      proc.stored().setLockHeld(true);
     }
     if (!ctx.admission().admitStep(proc)) {
       releaseLockAfterStep(proc);
@@ -179,9 +179,9 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
    * root retires its tree, releasing what it held). True if the write was handed over.
    */
   private boolean bypass(Procedure<Env> proc, RootProcedureStack<Env> stack) throws IOException {
-    proc.exec.takeWakeRequest();
-    proc.exec.takeTimeoutFired();
-    proc.exec.setWaitDeadline(0);
+    proc.signals().takeWakeRequest();
+    proc.signals().takeTimeoutFired();
+    proc.stored().setWaitDeadline(0);
     if (proc.getState() != ProcedureState.RUNNABLE) {
       proc.transitionTo(ProcedureState.RUNNABLE);
     }
@@ -205,7 +205,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
     List<Procedure<Env>> idle = new ArrayList<>();
     try {
       for (Procedure<Env> m : stack.members()) {
-        if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.exec.idLock.tryAcquire()) {
+        if (m != proc && m.getState() == ProcedureState.RUNNABLE && m.turn().tryAcquireTurn()) {
           idle.add(m);
           if (m.getState() == ProcedureState.RUNNABLE) {
             ctx.admission().failed(m);
@@ -251,7 +251,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
       throw new InterruptedException("executor stopping; step of " + proc + " not recorded");
     }
     ProcedureFailure stepFailure = proc.getFailure();
-    proc.exec.calls.stepEnded(stepFailure == null ? null : stepFailure.describe());
+    proc.turn().stepEnded(stepFailure == null ? null : stepFailure.describe());
     if (proc.getTimeout() != timeoutBefore) {
       ctx.armProcedureDeadline(proc); // setTimeout was called by the step: arm the new deadline
     }
@@ -275,7 +275,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
       fail(proc, stack);
       return false;
     }
-    proc.exec.resetRetryAttempts();
+    proc.turn().resetRetryAttempts();
     StepUpdate<Env> update =
         switch (outcome) {
           case YIELD ->
@@ -317,7 +317,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   /** The step asked for another step after a wait of {@code waitMillis}. */
   private StepUpdate<Env> waitAfter(Procedure<Env> proc, long waitMillis) {
     long deadline = ctx.now() + waitMillis;
-    proc.exec.setWaitDeadline(deadline);
+    proc.stored().setWaitDeadline(deadline);
     proc.transitionTo(ProcedureState.WAITING_TIMEOUT);
     return StepUpdate.of(
         proc,
@@ -375,7 +375,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
       child.transitionTo(ProcedureState.RUNNABLE);
       children.add(child);
     }
-    parent.exec.setPendingChildren(children.size());
+    parent.stored().setPendingChildren(children.size());
     parent.transitionTo(ProcedureState.WAITING);
     List<Procedure<Env>> batch = new ArrayList<>(children.size() + 1);
     batch.add(parent);
@@ -404,7 +404,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
 
   /** A step whose state cannot be rolled back failed: try it again after a backoff. */
   private void scheduleRetry(Procedure<Env> proc) throws IOException {
-    int attempt = proc.exec.nextRetryAttempt();
+    int attempt = proc.turn().nextRetryAttempt();
     long wait = ctx.config().retryBackoffMillis(attempt);
     ctx.metrics().stepRetried(proc.getType());
     LOG.warn(
@@ -424,7 +424,7 @@ final class StepRunner<Env> implements Consumer<Schedulable> {
   }
 
   private void releaseLockAfterStep(Procedure<Env> proc) {
-    if (proc.exec.isLockHeld() && !proc.holdLock(ctx.env())) {
+    if (proc.stored().isLockHeld() && !proc.holdLock(ctx.env())) {
       completion.releaseHeldLock(proc);
     }
   }

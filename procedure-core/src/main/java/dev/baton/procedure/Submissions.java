@@ -134,7 +134,7 @@ final class Submissions<Env> {
         mine.complete(existing);
         return mine;
       }
-      proc.exec.setNonceKey(nonce);
+      proc.stored().setNonceKey(nonce);
     }
     proc.setType(type);
     proc.setProcId(procId);
@@ -180,18 +180,18 @@ final class Submissions<Env> {
     if (proc.getParentProcId() != Procedure.NO_PARENT
         || proc.getRootProcId() != procId
         || proc.getState() != ProcedureState.RUNNABLE
-        || proc.exec.getStackIndexes().length != 0) {
+        || proc.stored().getStackIndexes().length != 0) {
       throw new ProcedureCodecException(
           "procedure " + procId + " cannot be adopted: it is not a new root (" + proc + ")");
     }
-    if (proc.exec.getNonceKey() != null) {
-      Long existing = ctx.nonces().putIfAbsent(proc.exec.getNonceKey(), procId);
+    if (proc.stored().getNonceKey() != null) {
+      Long existing = ctx.nonces().putIfAbsent(proc.stored().getNonceKey(), procId);
       if (existing != null && existing != procId) {
         throw new ProcedureCodecException(
             "procedure "
                 + procId
                 + " repeats nonce "
-                + proc.exec.getNonceKey()
+                + proc.stored().getNonceKey()
                 + " of procedure "
                 + existing);
       }

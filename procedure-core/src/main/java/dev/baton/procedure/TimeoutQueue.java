@@ -83,8 +83,8 @@ final class TimeoutQueue {
     Entry entry = new Entry(deadline, seq++, kind, proc);
     queue.add(entry);
     if (proc != null) {
-      entry.nextOfProc = proc.exec.timeoutEntries;
-      proc.exec.timeoutEntries = entry;
+      entry.nextOfProc = proc.timeoutChain().firstTimeoutEntry();
+      proc.timeoutChain().setFirstTimeoutEntry(entry);
     }
     notifyAll();
   }
@@ -104,10 +104,10 @@ final class TimeoutQueue {
 
   private void unlink(Procedure<?> proc, Predicate<Kind> which) {
     Entry previous = null;
-    for (Entry e = proc.exec.timeoutEntries; e != null; e = e.nextOfProc) {
+    for (Entry e = proc.timeoutChain().firstTimeoutEntry(); e != null; e = e.nextOfProc) {
       if (which.test(e.kind)) {
         if (previous == null) {
-          proc.exec.timeoutEntries = e.nextOfProc;
+          proc.timeoutChain().setFirstTimeoutEntry(e.nextOfProc);
         } else {
           previous.nextOfProc = e.nextOfProc;
         }
@@ -127,10 +127,12 @@ final class TimeoutQueue {
       return;
     }
     Entry previous = null;
-    for (Entry e = proc.exec.timeoutEntries; e != null; previous = e, e = e.nextOfProc) {
+    for (Entry e = proc.timeoutChain().firstTimeoutEntry();
+        e != null;
+        previous = e, e = e.nextOfProc) {
       if (e == fired) {
         if (previous == null) {
-          proc.exec.timeoutEntries = e.nextOfProc;
+          proc.timeoutChain().setFirstTimeoutEntry(e.nextOfProc);
         } else {
           previous.nextOfProc = e.nextOfProc;
         }
@@ -184,7 +186,7 @@ final class TimeoutQueue {
   synchronized void clear() {
     for (Entry e : queue) {
       if (e.proc != null) {
-        e.proc.exec.timeoutEntries = null;
+        e.proc.timeoutChain().setFirstTimeoutEntry(null);
       }
     }
     queue.clear();

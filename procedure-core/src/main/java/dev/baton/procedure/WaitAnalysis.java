@@ -30,15 +30,15 @@ final class WaitAnalysis<Env> {
       return null;
     }
     AdmissionControl<Env> admission = ctx.admission();
-    var lock = admission.locks.lockWait(proc);
+    var lock = admission.locks().lockWait(proc);
     if (lock.isPresent()) {
       return new BlockedOn.Lock(lock.get());
     }
-    var slot = admission.limiter.slotWait(proc);
+    var slot = admission.limiter().slotWait(proc);
     if (slot.isPresent()) {
       return new BlockedOn.ConcurrencyLimit(slot.get());
     }
-    StepCalls.Call call = proc.exec.calls.last();
+    StepCalls.Call call = proc.turn().lastCall();
     BlockedOn.Timer backoff = admission.backoffOf(proc);
     if (backoff != null) {
       return call != null
@@ -56,9 +56,9 @@ final class WaitAnalysis<Env> {
     return switch (proc.getState()) {
       case WAITING -> children(proc);
       case WAITING_TIMEOUT ->
-          new BlockedOn.Timer(BlockedOn.TimerPurpose.WAIT, proc.exec.getWaitDeadline(), null);
+          new BlockedOn.Timer(BlockedOn.TimerPurpose.WAIT, proc.stored().getWaitDeadline(), null);
       case RUNNABLE, FAILED -> {
-        if (!proc.exec.idLock.isHeld()) {
+        if (!proc.turn().isTurnHeld()) {
           yield proc.getState() == ProcedureState.RUNNABLE ? queued() : null;
         }
         yield call != null && call.inFlight()
@@ -71,7 +71,7 @@ final class WaitAnalysis<Env> {
   }
 
   private BlockedOn children(Procedure<Env> proc) {
-    int pending = proc.exec.getPendingChildren();
+    int pending = proc.stored().getPendingChildren();
     if (pending <= 0) {
       return new BlockedOn.Suspended();
     }
@@ -99,7 +99,7 @@ final class WaitAnalysis<Env> {
 
   /** The text of {@link #blockedOn} (with the procedure's own deadline), or null. */
   String waitReason(Procedure<Env> proc, BlockedOn blocker) {
-    String reason = ctx.admission().locks.waitReason(proc).orElse(null);
+    String reason = ctx.admission().locks().waitReason(proc).orElse(null);
     if (reason == null && blocker != null && !(blocker instanceof BlockedOn.NoFreeWorker)) {
       reason = blocker.describe(ctx.now());
     }

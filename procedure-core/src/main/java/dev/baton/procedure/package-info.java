@@ -7,6 +7,7 @@
  * procedure waits on ({@link dev.baton.procedure.BlockedOn}, {@link
  * dev.baton.procedure.WaitChain}), and what the executor reports for metrics ({@link
  * dev.baton.procedure.ProcedureMetrics} events, {@link dev.baton.procedure.ExecutorCensus} gauges).
- * Uses {@code scheduler} and {@code store}.
+ * Uses {@code scheduler} and {@code store}, and implements {@code spi} (what procedure-consensus
+ * reaches of an executor beyond the public API, through {@code ProcedureExecutor.spi()}).
  */
 package dev.baton.procedure;

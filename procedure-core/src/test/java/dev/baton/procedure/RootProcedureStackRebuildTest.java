@@ -13,7 +13,7 @@ class RootProcedureStackRebuildTest {
   private static Steps member(long procId, int... indexes) {
     Steps p = new Steps("p" + procId);
     p.setProcId(procId);
-    p.exec.setStackIndexes(indexes);
+    p.stored().setStackIndexes(indexes);
     return p;
   }
 
@@ -26,7 +26,7 @@ class RootProcedureStackRebuildTest {
     assertEquals(3, stack.entryCount());
     assertSame(root, stack.newestEntry());
     stack.addEntry(root);
-    assertArrayEquals(new int[] {0, 2, 5, 6}, root.exec.getStackIndexes());
+    assertArrayEquals(new int[] {0, 2, 5, 6}, root.stored().getStackIndexes());
   }
 
   @Test
@@ -37,7 +37,7 @@ class RootProcedureStackRebuildTest {
     stack.rebuildEntries();
     assertEquals(2, stack.entryCount(), "distinct indexes 1 and 4");
     stack.addEntry(root);
-    assertEquals(5, root.exec.getStackIndexes()[3]);
+    assertEquals(5, root.stored().getStackIndexes()[3]);
   }
 
   @Test
@@ -62,6 +62,6 @@ class RootProcedureStackRebuildTest {
     stack.rebuildEntries();
     assertEquals(0, stack.entryCount());
     stack.addEntry(root);
-    assertArrayEquals(new int[] {0}, root.exec.getStackIndexes());
+    assertArrayEquals(new int[] {0}, root.stored().getStackIndexes());
   }
 }

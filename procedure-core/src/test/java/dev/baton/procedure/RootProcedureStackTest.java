@@ -94,7 +94,7 @@ class RootProcedureStackTest {
     rebuilt.addMember(late);
     rebuilt.addEntry(late);
     assertSame(late, rebuilt.newestEntry());
-    assertEquals(5, late.exec.getStackIndexes()[0]);
+    assertEquals(5, late.stored().getStackIndexes()[0]);
   }
 
   @Test
@@ -102,8 +102,8 @@ class RootProcedureStackTest {
     RootProcedureStack<TestEnv> stack = new RootProcedureStack<>(1);
     ScriptedStep root = member(1, "r");
     ScriptedStep child = member(2, "r.0");
-    root.exec.setStackIndexes(new int[] {0, 1});
-    child.exec.setStackIndexes(new int[] {1});
+    root.stored().setStackIndexes(new int[] {0, 1});
+    child.stored().setStackIndexes(new int[] {1});
     stack.addMember(root);
     stack.addMember(child);
     IllegalStateException e = assertThrows(IllegalStateException.class, stack::rebuildEntries);

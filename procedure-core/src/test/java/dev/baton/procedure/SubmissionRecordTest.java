@@ -36,7 +36,7 @@ class SubmissionRecordTest {
     assertEquals(procId, decoded.getRootProcId());
     assertEquals(Procedure.NO_PARENT, decoded.getParentProcId());
     assertEquals(ProcedureState.RUNNABLE, decoded.getState());
-    assertEquals(nonce, decoded.exec.getNonceKey());
+    assertEquals(nonce, decoded.stored().getNonceKey());
     assertEquals("s", ((Steps) decoded).name);
   }
 

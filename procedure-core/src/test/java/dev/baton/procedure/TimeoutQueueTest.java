@@ -46,15 +46,17 @@ class TimeoutQueueTest {
     queue.cancel(a, TimeoutQueue.Kind.WAIT_EXPIRED);
     queue.cancelAll(b);
     assertEquals(1, queue.size());
-    assertNull(a.exec.timeoutEntries.nextOfSameProcedure(), "a keeps only its procedure deadline");
-    assertNull(b.exec.timeoutEntries, "nothing of b is left");
+    assertNull(
+        a.timeoutChain().firstTimeoutEntry().nextOfSameProcedure(),
+        "a keeps only its procedure deadline");
+    assertNull(b.timeoutChain().firstTimeoutEntry(), "nothing of b is left");
 
     clock.set(2_000);
     TimeoutQueue.Entry only = queue.takeExpired(0);
     assertSame(a, only.proc());
     assertEquals(TimeoutQueue.Kind.PROCEDURE_DEADLINE, only.kind());
     assertNull(queue.takeExpired(0));
-    assertNull(a.exec.timeoutEntries, "a fired entry leaves its procedure's chain");
+    assertNull(a.timeoutChain().firstTimeoutEntry(), "a fired entry leaves its procedure's chain");
     assertEquals(0, queue.size());
   }
 

@@ -182,7 +182,7 @@ class TimeoutTest {
     long after = h.now();
     h.executor.stop();
 
-    long deadline = h.stored(id).exec.getWaitDeadline();
+    long deadline = h.stored(id).stored().getWaitDeadline();
     assertTrue(
         deadline >= before + HOUR && deadline <= after + HOUR,
         "stored deadline " + deadline + " not one hour after the step");

@@ -56,7 +56,7 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
   @Override
   @SuppressWarnings("unchecked")
   protected Procedure<Env>[] execute(Env env) {
-    String outcome = runtime.mailbox.takeOutcome(getProcId());
+    String outcome = runtime.mailbox().takeOutcome(getProcId());
     if (outcome != null) {
       setResult(outcome.getBytes(StandardCharsets.UTF_8));
       return null;
@@ -74,7 +74,7 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
         setResult(why.getBytes(StandardCharsets.UTF_8));
         return null;
       }
-      runtime.mailbox.post(new FlowCommand(getProcId(), flowId, kind, node, action, nodes));
+      runtime.mailbox().post(new FlowCommand(getProcId(), flowId, kind, node, action, nodes));
       ex.get().wake(flowId);
     }
     waitTimeout(runtime.pollMillis());

@@ -120,7 +120,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     FlowPlanner planner = new FlowPlanner(graph, runtime::predicateOf);
     publishOutcomes(ex);
     boolean applied = applyCommands(planner);
-    List<Long> reported = runtime.mailbox.drainFinished(getProcId());
+    List<Long> reported = runtime.mailbox().drainFinished(getProcId());
     if (!scanned || (reported.isEmpty() && !applied)) {
       collectAllTasks(ex, planner, now); // first step in this JVM, or a poll: check every task
     } else {
@@ -144,7 +144,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     graph.state = planner.computeState();
     publishView();
     if (!graph.isStream() && graph.state == FlowState.FINISH && graph.appliedCommands.isEmpty()) {
-      runtime.mailbox.forgetFlow(getProcId());
+      runtime.mailbox().forgetFlow(getProcId());
       return null;
     }
     if (applied || moreToLink) {
@@ -170,9 +170,9 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       Optional<ProcedureInfo> info = ex.getInfo(c.getKey());
       if (info.isEmpty() || info.get().finished()) {
         it.remove();
-        runtime.mailbox.forget(c.getKey());
+        runtime.mailbox().forget(c.getKey());
       } else {
-        runtime.mailbox.publish(c.getKey(), c.getValue());
+        runtime.mailbox().publish(c.getKey(), c.getValue());
         ex.wake(c.getKey());
       }
     }
@@ -180,7 +180,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   private boolean applyCommands(FlowPlanner planner) {
     boolean applied = false;
-    for (FlowCommand c : runtime.mailbox.drain(getProcId())) {
+    for (FlowCommand c : runtime.mailbox().drain(getProcId())) {
       if (graph.appliedCommands.containsKey(c.commandId())) {
         continue; // posted again after a restart; its outcome is published next step
       }
@@ -254,7 +254,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
         .whenComplete(
             (info, error) -> {
               if (error == null) {
-                runtime.mailbox.reportFinished(flowId, taskId);
+                runtime.mailbox().reportFinished(flowId, taskId);
                 ex.wake(flowId);
               }
             });

@@ -45,7 +45,7 @@ public final class FlowRuntime<Env> {
       new ConcurrentHashMap<>();
   private volatile Supplier<Optional<ProcedureExecutor<Env>>> executor = Optional::empty;
   private volatile long pollMillis = DEFAULT_POLL_INTERVAL.toMillis();
-  final FlowMailbox mailbox = new FlowMailbox();
+  private final FlowMailbox mailbox = new FlowMailbox();
 
   @SuppressWarnings({"unchecked", "rawtypes"})
   public FlowRuntime(ProcedureRegistry registry) {
@@ -53,6 +53,11 @@ public final class FlowRuntime<Env> {
     registry.register(FLOW_TYPE, (Class) FlowProcedure.class, () -> new FlowProcedure<>(this));
     registry.register(
         COMMAND_TYPE, (Class) FlowCommandProcedure.class, () -> new FlowCommandProcedure<>(this));
+  }
+
+  /** The in-memory hand-over between this runtime's command procedures and flow procedures. */
+  FlowMailbox mailbox() {
+    return mailbox;
   }
 
   /**

@@ -115,9 +115,8 @@ public final class FairScheduler implements ProcedureScheduler {
       } else {
         q.addLast(proc);
       }
-      if (!q.inRing) {
-        q.inRing = true;
-        q.cls.ring.addLast(q);
+      if (q.enterRing()) {
+        q.priorityClass().ring.addLast(q);
       }
       size++;
       wakeups.added();
@@ -160,7 +159,7 @@ public final class FairScheduler implements ProcedureScheduler {
       }
       Schedulable proc = q.pollFirst();
       if (q.isEmpty()) {
-        q.inRing = false;
+        q.leaveRing();
         if (q != other) {
           queues.remove(q);
         }
@@ -187,7 +186,7 @@ public final class FairScheduler implements ProcedureScheduler {
   public int queueCount() {
     lock.lock();
     try {
-      return queues.size;
+      return queues.size();
     } finally {
       lock.unlock();
     }
@@ -202,7 +201,7 @@ public final class FairScheduler implements ProcedureScheduler {
         c.ring.clear();
       }
       other.clear();
-      other.inRing = false;
+      other.leaveRing();
       size = 0;
     } finally {
       lock.unlock();

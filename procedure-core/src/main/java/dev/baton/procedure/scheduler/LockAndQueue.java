@@ -2,7 +2,9 @@ package dev.baton.procedure.scheduler;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -12,15 +14,108 @@ import java.util.Map;
  * the manager's monitor; the rules live in the manager.
  */
 final class LockAndQueue {
-  final ResourceKey key;
-  Schedulable exclusive;
-  long exclusiveSince;
-  IdentityHashMap<Schedulable, Long> shared; // holder -> since; created on first use
-  ArrayDeque<LockWaiter> waiters; // created on first use
-  long heldSince;
+  private final ResourceKey key;
+  private Schedulable exclusive;
+  private long exclusiveSince;
+  private IdentityHashMap<Schedulable, Long> shared; // holder -> since; created on first use
+  private ArrayDeque<LockWaiter> waiters; // created on first use
+  private long heldSince;
 
   LockAndQueue(ResourceKey key) {
     this.key = key;
+  }
+
+  ResourceKey key() {
+    return key;
+  }
+
+  /** Whether {@code proc} holds it exclusively. */
+  boolean isExclusiveHolder(Schedulable proc) {
+    return exclusive == proc;
+  }
+
+  /** Whether some procedure holds it exclusively. */
+  boolean hasExclusiveHolder() {
+    return exclusive != null;
+  }
+
+  /** Whether {@code proc} is among its shared holders. */
+  boolean isSharedHolder(Schedulable proc) {
+    return shared != null && shared.containsKey(proc);
+  }
+
+  /**
+   * {@code proc} takes it at {@code now}, exclusively or shared; an exclusive grant to a shared
+   * holder upgrades it.
+   */
+  void grant(Schedulable proc, LockMode mode, long now) {
+    if (!isHeld()) {
+      heldSince = now;
+    }
+    if (mode == LockMode.EXCLUSIVE) {
+      if (shared != null) {
+        shared.remove(proc);
+      }
+      exclusive = proc;
+      exclusiveSince = now;
+    } else {
+      shared().put(proc, now);
+    }
+  }
+
+  /** {@code proc} lets go of it, whichever way it held it. */
+  void release(Schedulable proc) {
+    if (exclusive == proc) {
+      exclusive = null;
+      exclusiveSince = 0;
+    } else if (shared != null) {
+      shared.remove(proc);
+    }
+    if (!isHeld()) {
+      heldSince = 0;
+    }
+  }
+
+  /** Whether procedures are parked on it. */
+  boolean hasWaiters() {
+    return waiters != null && !waiters.isEmpty();
+  }
+
+  /** The first parked request, or null. */
+  LockWaiter firstWaiter() {
+    return waiters == null ? null : waiters.peekFirst();
+  }
+
+  /** The newest parked request, or null. */
+  LockWaiter lastWaiter() {
+    return waiters == null ? null : waiters.peekLast();
+  }
+
+  /** Takes the first parked request off the queue. */
+  void removeFirstWaiter() {
+    waiters.pollFirst();
+  }
+
+  /** Parks {@code w} at the end of the queue. */
+  void enqueue(LockWaiter w) {
+    waiters().addLast(w);
+  }
+
+  /** Takes {@code w} off the queue. */
+  void removeWaiter(LockWaiter w) {
+    if (waiters != null) {
+      waiters.remove(w);
+    }
+  }
+
+  /** The parked requests, oldest first (empty if none). */
+  Iterable<LockWaiter> waitersInOrder() {
+    return waiters == null ? List.of() : waiters;
+  }
+
+  /** The parked requests, newest first. */
+  Iterator<LockWaiter> waitersNewestFirst() {
+    return waiters == null ? Collections.emptyIterator() : waiters.descendingIterator();
   }
 
   boolean isHeld() {
@@ -35,14 +130,14 @@ final class LockAndQueue {
     return shared == null ? 0 : shared.size();
   }
 
-  IdentityHashMap<Schedulable, Long> shared() {
+  private IdentityHashMap<Schedulable, Long> shared() {
     if (shared == null) {
       shared = new IdentityHashMap<>(4);
     }
     return shared;
   }
 
-  ArrayDeque<LockWaiter> waiters() {
+  private ArrayDeque<LockWaiter> waiters() {
     if (waiters == null) {
       waiters = new ArrayDeque<>(4);
     }
@@ -83,7 +178,7 @@ final class LockAndQueue {
       for (LockWaiter w : waiters) {
         queue.add(
             new LockInfo.Waiter(
-                w.owner.proc.getProcId(), w.owner.proc.getType(), w.wanted, w.since));
+                w.owner().proc().getProcId(), w.owner().proc().getType(), w.wanted(), w.since()));
       }
     }
     LockMode mode = exclusive != null ? LockMode.EXCLUSIVE : isHeld() ? LockMode.SHARED : null;
@@ -106,19 +201,19 @@ final class LockAndQueue {
         break;
       }
       if (ahead.size() < LockWait.MAX_LISTED) {
-        ahead.add(other.owner.proc.getProcId());
+        ahead.add(other.owner().proc().getProcId());
       }
       aheadCount++;
     }
     return new LockWait(
         key.toString(),
-        w.wanted,
+        w.wanted(),
         holders(LockWait.MAX_LISTED),
         (exclusive != null ? 1 : 0) + sharedCount(),
         heldSince,
         ahead,
         aheadCount,
-        w.since,
-        w.deadline);
+        w.since(),
+        w.deadline());
   }
 }

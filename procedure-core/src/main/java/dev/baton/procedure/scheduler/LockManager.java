@@ -123,17 +123,17 @@ public final class LockManager {
     List<LockCycle> found;
     synchronized (this) {
       LockOwner o = table.owner(proc);
-      if (o == null || o.waiting == null) {
+      if (o == null || o.waiting() == null) {
         return false;
       }
-      LockWaiter w = o.waiting;
+      LockWaiter w = o.waiting();
       long now = table.host().now();
-      if (w.deadline == 0 || now < w.deadline) {
+      if (w.deadline() == 0 || now < w.deadline()) {
         return false;
       }
-      o.refusal = new LockWaitTimeoutException(table.describeTimeout(o, w, now));
+      o.setRefusal(new LockWaitTimeoutException(table.describeTimeout(o, w, now)));
       LockAndQueue q = table.dequeue(w);
-      o.waiting = null;
+      o.setWaiting(null);
       table.process(q, wake);
       found = findCycles(wake);
     }
@@ -164,28 +164,28 @@ public final class LockManager {
         return LockOutcome.PARKED; // an object of a stopped executor: it never runs again
       }
       LockOwner o = table.owner(proc);
-      if (o != null && o.refusal != null) {
-        RuntimeException refusal = o.refusal;
-        o.refusal = null;
+      if (o != null && o.refusal() != null) {
+        RuntimeException refusal = o.refusal();
+        o.setRefusal(null);
         table.forgetIfIdle(o);
         throw refusal;
       }
-      LockAndQueue first = o != null && o.waiting != null ? o.waiting.queuedOn : null;
+      LockAndQueue first = o != null && o.waiting() != null ? o.waiting().queuedOn() : null;
       LockAndQueue blocker = table.blocker(proc, o, request, first);
-      if (blocker != null && o != null && !o.held.isEmpty()) {
+      if (blocker != null && o != null && !o.held().isEmpty()) {
         // all or none: wait holding nothing, then look again
         wake = new ArrayList<>();
         table.releaseHolds(o, wake);
-        first = o.waiting != null ? o.waiting.queuedOn : null;
+        first = o.waiting() != null ? o.waiting().queuedOn() : null;
         blocker = table.blocker(proc, o, request, first);
       }
       if (blocker == null) {
         if (o == null) {
           o = table.ownerOf(proc);
         }
-        if (o.waiting != null) {
-          LockAndQueue q = table.dequeue(o.waiting);
-          o.waiting = null;
+        if (o.waiting() != null) {
+          LockAndQueue q = table.dequeue(o.waiting());
+          o.setWaiting(null);
           table.grantAll(o, request);
           wake = wake == null ? new ArrayList<>() : wake;
           table.process(q, wake); // waiters behind it may share the lock
@@ -227,9 +227,9 @@ public final class LockManager {
         return;
       }
       LockAndQueue q = null;
-      if (o.waiting != null) {
-        q = table.dequeue(o.waiting);
-        o.waiting = null;
+      if (o.waiting() != null) {
+        q = table.dequeue(o.waiting());
+        o.setWaiting(null);
       }
       table.releaseHolds(o, wake);
       if (q != null) {
@@ -253,10 +253,10 @@ public final class LockManager {
         !fresh.isEmpty();
         fresh = table.takeEnqueued()) {
       for (LockWaiter w : fresh) {
-        if (w.owner.waiting != w || w.queuedOn == null) {
+        if (w.owner().waiting() != w || w.queuedOn() == null) {
           continue; // granted, moved on or gone since it was queued
         }
-        WaitForGraph.Found cycle = WaitForGraph.cycleThrough(table, w.owner.proc);
+        WaitForGraph.Found cycle = WaitForGraph.cycleThrough(table, w.owner().proc());
         if (cycle == null) {
           continue;
         }
@@ -264,12 +264,12 @@ public final class LockManager {
         if (table.host().breaksDeadlocks()) {
           LockOwner victim = victimOf(cycle);
           if (victim != null) {
-            c = c.brokenBy(victim.proc.getProcId());
-            victim.refusal = new LockDeadlockException(c.describe());
-            LockAndQueue q = table.dequeue(victim.waiting);
-            victim.waiting = null;
+            c = c.brokenBy(victim.proc().getProcId());
+            victim.setRefusal(new LockDeadlockException(c.describe()));
+            LockAndQueue q = table.dequeue(victim.waiting());
+            victim.setWaiting(null);
             table.process(q, wake);
-            wake.add(victim.proc);
+            wake.add(victim.proc());
           }
         }
         deadlocks.incrementAndGet();
@@ -292,9 +292,9 @@ public final class LockManager {
     for (Schedulable p : cycle.members()) {
       LockOwner o = table.owner(p);
       if (o != null
-          && o.waiting != null
+          && o.waiting() != null
           && table.host().mayFail(p)
-          && (victim == null || p.getProcId() > victim.proc.getProcId())) {
+          && (victim == null || p.getProcId() > victim.proc().getProcId())) {
         victim = o;
       }
     }
@@ -344,18 +344,16 @@ public final class LockManager {
     if (e == null) {
       return Optional.empty();
     }
-    if (e.exclusive == proc) {
+    if (e.isExclusiveHolder(proc)) {
       return Optional.of(LockMode.EXCLUSIVE);
     }
-    return e.shared != null && e.shared.containsKey(proc)
-        ? Optional.of(LockMode.SHARED)
-        : Optional.empty();
+    return e.isSharedHolder(proc) ? Optional.of(LockMode.SHARED) : Optional.empty();
   }
 
   /** Whether {@code proc} is parked on a wait queue. */
   public synchronized boolean isWaiting(Schedulable proc) {
     LockOwner o = table.owner(proc);
-    return o != null && o.waiting != null;
+    return o != null && o.waiting() != null;
   }
 
   /**
@@ -367,11 +365,11 @@ public final class LockManager {
     if (o == null) {
       return Optional.empty();
     }
-    if (o.refusal instanceof LockWaitTimeoutException) {
-      return Optional.of("lock wait timed out: " + o.refusal.getMessage());
+    if (o.refusal() instanceof LockWaitTimeoutException) {
+      return Optional.of("lock wait timed out: " + o.refusal().getMessage());
     }
-    if (o.refusal != null) {
-      return Optional.of("failing to break a deadlock: " + o.refusal.getMessage());
+    if (o.refusal() != null) {
+      return Optional.of("failing to break a deadlock: " + o.refusal().getMessage());
     }
     return lockWait(proc).map(w -> w.describe(table.host().now()));
   }
@@ -379,17 +377,17 @@ public final class LockManager {
   /** The lock {@code proc} is parked on and who holds it or is ahead of it; empty if not parked. */
   public synchronized Optional<LockWait> lockWait(Schedulable proc) {
     LockOwner o = table.owner(proc);
-    if (o == null || o.waiting == null) {
+    if (o == null || o.waiting() == null) {
       return Optional.empty();
     }
-    return Optional.of(o.waiting.queuedOn.waitOf(o.waiting));
+    return Optional.of(o.waiting().queuedOn().waitOf(o.waiting()));
   }
 
   /** The lock table: every held or awaited lock, ordered by resource (parents first). */
   public synchronized List<LockInfo> snapshot() {
     long now = table.host().now();
     List<LockAndQueue> sorted = new ArrayList<>(table.entries());
-    sorted.sort((a, b) -> a.key.compareTo(b.key));
+    sorted.sort((a, b) -> a.key().compareTo(b.key()));
     List<LockInfo> out = new ArrayList<>(sorted.size());
     for (LockAndQueue e : sorted) {
       out.add(e.toInfo(now));

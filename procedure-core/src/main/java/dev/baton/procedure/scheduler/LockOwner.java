@@ -9,13 +9,40 @@ import java.util.List;
  * to break), kept until its next acquire throws it. Guarded by the manager's monitor.
  */
 final class LockOwner {
-  final Schedulable proc;
-  final List<LockAndQueue> held = new ArrayList<>(2);
-  LockWaiter waiting;
-  RuntimeException refusal;
+  private final Schedulable proc;
+  private final List<LockAndQueue> held = new ArrayList<>(2);
+  private LockWaiter waiting;
+  private RuntimeException refusal;
 
   LockOwner(Schedulable proc) {
     this.proc = proc;
+  }
+
+  Schedulable proc() {
+    return proc;
+  }
+
+  /** The locks it holds, oldest first; the lock table adds to and clears it. */
+  List<LockAndQueue> held() {
+    return held;
+  }
+
+  /** The request it is parked with, or null. */
+  LockWaiter waiting() {
+    return waiting;
+  }
+
+  void setWaiting(LockWaiter waiting) {
+    this.waiting = waiting;
+  }
+
+  /** Why its wait was ended without a grant, until its next acquire throws it; or null. */
+  RuntimeException refusal() {
+    return refusal;
+  }
+
+  void setRefusal(RuntimeException refusal) {
+    this.refusal = refusal;
   }
 
   boolean isIdle() {

@@ -82,7 +82,7 @@ final class LockTable {
       Schedulable proc, LockOwner o, LockRequest request, LockAndQueue checkFirst) {
     LockRequest.Item[] items = request.itemArray();
     if (checkFirst != null) {
-      LockMode mode = modeIn(items, checkFirst.key);
+      LockMode mode = modeIn(items, checkFirst.key());
       if (mode != null && blocks(proc, o, checkFirst, mode)) {
         return checkFirst;
       }
@@ -107,36 +107,34 @@ final class LockTable {
 
   /** Whether lock {@code e} keeps {@code proc} from holding it in {@code mode} now. */
   boolean blocks(Schedulable proc, LockOwner o, LockAndQueue e, LockMode mode) {
-    if (e.exclusive == proc) {
+    if (e.isExclusiveHolder(proc)) {
       return false;
     }
-    boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
+    boolean sharedByMe = e.isSharedHolder(proc);
     if (sharedByMe && mode == LockMode.SHARED) {
       return false;
     }
     if (e.isHeld() && ancestorHolds(proc, e, mode)) {
       return false;
     }
-    if (e.exclusive != null) {
+    if (e.hasExclusiveHolder()) {
       return true;
     }
     if (mode == LockMode.EXCLUSIVE && e.sharedCount() > (sharedByMe ? 1 : 0)) {
       return true;
     }
     // compatible with the holders; FIFO: only the head of the queue may pass waiters
-    return e.waiters != null
-        && !e.waiters.isEmpty()
-        && (o == null || e.waiters.peekFirst().owner != o);
+    return e.hasWaiters() && (o == null || e.firstWaiter().owner() != o);
   }
 
   /** Whether an ancestor of {@code proc} holds {@code e} in a mode that covers {@code mode}. */
   boolean ancestorHolds(Schedulable proc, LockAndQueue e, LockMode mode) {
     Schedulable a = host.parentOf(proc);
     for (int depth = 0; a != null && depth < MAX_ANCESTOR_DEPTH; depth++) {
-      if (e.exclusive == a) {
+      if (e.isExclusiveHolder(a)) {
         return true;
       }
-      if (mode == LockMode.SHARED && e.shared != null && e.shared.containsKey(a)) {
+      if (mode == LockMode.SHARED && e.isSharedHolder(a)) {
         return true;
       }
       a = host.parentOf(a);
@@ -147,58 +145,40 @@ final class LockTable {
   /** Registers {@code o} as holder of every item it does not hold or have access to yet. */
   void grantAll(LockOwner o, LockRequest request) {
     long now = host.now();
-    Schedulable proc = o.proc;
+    Schedulable proc = o.proc();
     for (LockRequest.Item item : request.itemArray()) {
       LockAndQueue e = entries.get(item.key());
       if (e == null) {
         e = new LockAndQueue(item.key());
         entries.put(item.key(), e);
       }
-      if (e.exclusive == proc) {
+      if (e.isExclusiveHolder(proc)) {
         continue;
       }
-      boolean sharedByMe = e.shared != null && e.shared.containsKey(proc);
+      boolean sharedByMe = e.isSharedHolder(proc);
       if (sharedByMe && item.mode() == LockMode.SHARED) {
         continue;
       }
       if (e.isHeld() && ancestorHolds(proc, e, item.mode())) {
         continue;
       }
-      if (!e.isHeld()) {
-        e.heldSince = now;
-      }
-      if (item.mode() == LockMode.EXCLUSIVE) {
-        if (sharedByMe) {
-          e.shared.remove(proc); // upgrade: already listed in o.held
-        } else {
-          o.held.add(e);
-        }
-        e.exclusive = proc;
-        e.exclusiveSince = now;
-      } else {
-        e.shared().put(proc, now);
-        o.held.add(e);
+      e.grant(proc, item.mode(), now);
+      if (!sharedByMe) {
+        // an upgrade from shared is already among the locks o holds
+        o.held().add(e);
       }
     }
   }
 
   /** Drops every lock {@code o} holds and serves the queues of those locks. */
   void releaseHolds(LockOwner o, List<Schedulable> wake) {
-    if (o.held.isEmpty()) {
+    if (o.held().isEmpty()) {
       return;
     }
-    List<LockAndQueue> released = new ArrayList<>(o.held);
-    o.held.clear();
+    List<LockAndQueue> released = new ArrayList<>(o.held());
+    o.held().clear();
     for (LockAndQueue e : released) {
-      if (e.exclusive == o.proc) {
-        e.exclusive = null;
-        e.exclusiveSince = 0;
-      } else if (e.shared != null) {
-        e.shared.remove(o.proc);
-      }
-      if (!e.isHeld()) {
-        e.heldSince = 0;
-      }
+      e.release(o.proc());
     }
     for (LockAndQueue e : released) {
       process(e, wake);
@@ -207,23 +187,23 @@ final class LockTable {
 
   /** Parks {@code o} (holding nothing) on the queue of {@code blocker}, or keeps its place. */
   void park(LockOwner o, LockRequest request, LockAndQueue blocker, List<Schedulable> wake) {
-    LockWaiter w = o.waiting;
+    LockWaiter w = o.waiting();
     if (w == null) {
       long now = host.now();
       long timeout = request.waitTimeout().toMillis();
       w = new LockWaiter(o, request, now, timeout > 0 ? now + timeout : 0);
-      o.waiting = w;
+      o.setWaiting(w);
       enqueue(w, blocker);
-      if (w.deadline != 0) {
-        host.scheduleWaitTimeout(o.proc, w.deadline);
+      if (w.deadline() != 0) {
+        host.scheduleWaitTimeout(o.proc(), w.deadline());
       }
       return;
     }
-    w.request = request;
-    LockAndQueue q = w.queuedOn;
-    LockMode modeOnQ = modeIn(request.itemArray(), q.key);
-    if (q == blocker || (modeOnQ != null && blocks(o.proc, o, q, modeOnQ))) {
-      w.wanted = modeOnQ != null ? modeOnQ : w.wanted;
+    w.setRequest(request);
+    LockAndQueue q = w.queuedOn();
+    LockMode modeOnQ = modeIn(request.itemArray(), q.key());
+    if (q == blocker || (modeOnQ != null && blocks(o.proc(), o, q, modeOnQ))) {
+      w.setWanted(modeOnQ != null ? modeOnQ : w.wanted());
       return; // still blocked where it waits: keep its place
     }
     dequeue(w);
@@ -232,16 +212,16 @@ final class LockTable {
   }
 
   void enqueue(LockWaiter w, LockAndQueue e) {
-    w.queuedOn = e;
-    w.wanted = modeIn(w.request.itemArray(), e.key);
-    e.waiters().addLast(w);
+    w.setQueuedOn(e);
+    w.setWanted(modeIn(w.request().itemArray(), e.key()));
+    e.enqueue(w);
     enqueued.add(w);
   }
 
   LockAndQueue dequeue(LockWaiter w) {
-    LockAndQueue e = w.queuedOn;
-    e.waiters.remove(w);
-    w.queuedOn = null;
+    LockAndQueue e = w.queuedOn();
+    e.removeWaiter(w);
+    w.setQueuedOn(null);
     return e;
   }
 
@@ -251,19 +231,19 @@ final class LockTable {
    * this lock still blocks.
    */
   void process(LockAndQueue e, List<Schedulable> wake) {
-    while (e.waiters != null && !e.waiters.isEmpty()) {
-      LockWaiter w = e.waiters.peekFirst();
-      LockOwner o = w.owner;
-      LockAndQueue b = blocker(o.proc, o, w.request, e);
+    while (e.hasWaiters()) {
+      LockWaiter w = e.firstWaiter();
+      LockOwner o = w.owner();
+      LockAndQueue b = blocker(o.proc(), o, w.request(), e);
       if (b == e) {
         break;
       }
-      e.waiters.pollFirst();
-      w.queuedOn = null;
+      e.removeFirstWaiter();
+      w.setQueuedOn(null);
       if (b == null) {
-        o.waiting = null;
-        grantAll(o, w.request);
-        wake.add(o.proc);
+        o.setWaiting(null);
+        grantAll(o, w.request());
+        wake.add(o.proc());
       } else {
         enqueue(w, b);
       }
@@ -273,27 +253,27 @@ final class LockTable {
 
   void removeIfIdle(LockAndQueue e) {
     if (e.isIdle()) {
-      entries.remove(e.key, e);
+      entries.remove(e.key(), e);
     }
   }
 
   void forgetIfIdle(LockOwner o) {
     if (o.isIdle()) {
-      owners.remove(o.proc, o);
+      owners.remove(o.proc(), o);
     }
   }
 
   static String describeTimeout(LockOwner o, LockWaiter w, long now) {
     return "procedure "
-        + o.proc.getProcId()
+        + o.proc().getProcId()
         + " ("
-        + o.proc.getType()
+        + o.proc().getType()
         + ") waited "
-        + (now - w.since)
+        + (now - w.since())
         + " ms, longer than its lock wait timeout of "
-        + w.request.waitTimeout().toMillis()
+        + w.request().waitTimeout().toMillis()
         + " ms, for lock "
-        + w.queuedOn.waitOf(w).describeLock(now);
+        + w.queuedOn().waitOf(w).describeLock(now);
   }
 
   /** Whether a waiter was queued since the last {@link #takeEnqueued}. */

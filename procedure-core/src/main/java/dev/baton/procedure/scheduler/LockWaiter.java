@@ -6,17 +6,57 @@ package dev.baton.procedure.scheduler;
  * {@link LockManager}'s monitor.
  */
 final class LockWaiter {
-  final LockOwner owner;
-  final long since;
-  final long deadline;
-  LockRequest request;
-  LockAndQueue queuedOn;
-  LockMode wanted;
+  private final LockOwner owner;
+  private final long since;
+  private final long deadline;
+  private LockRequest request;
+  private LockAndQueue queuedOn;
+  private LockMode wanted;
 
   LockWaiter(LockOwner owner, LockRequest request, long since, long deadline) {
     this.owner = owner;
     this.request = request;
     this.since = since;
     this.deadline = deadline;
+  }
+
+  LockOwner owner() {
+    return owner;
+  }
+
+  /** Since when it waits (epoch ms). */
+  long since() {
+    return since;
+  }
+
+  /** When its wait times out (epoch ms); 0 for never. */
+  long deadline() {
+    return deadline;
+  }
+
+  LockRequest request() {
+    return request;
+  }
+
+  void setRequest(LockRequest request) {
+    this.request = request;
+  }
+
+  /** The lock whose queue it is parked on, or null once dequeued. */
+  LockAndQueue queuedOn() {
+    return queuedOn;
+  }
+
+  void setQueuedOn(LockAndQueue queuedOn) {
+    this.queuedOn = queuedOn;
+  }
+
+  /** The mode it wants on {@link #queuedOn()}. */
+  LockMode wanted() {
+    return wanted;
+  }
+
+  void setWanted(LockMode wanted) {
+    this.wanted = wanted;
   }
 }

@@ -8,10 +8,11 @@ import java.util.Arrays;
  */
 final class RunQueue {
   private static final int INITIAL_CAPACITY = 4;
-  final ResourceKey key;
-  final int hash;
-  final FairScheduler.PriorityClass cls;
-  boolean inRing;
+  private final ResourceKey key;
+  private final int hash;
+  private final FairScheduler.PriorityClass cls;
+  // whether the queue is in its priority class' ring of queues to serve
+  private boolean inRing;
   private Schedulable[] items = new Schedulable[INITIAL_CAPACITY];
   private int head;
   private int count;
@@ -20,6 +21,33 @@ final class RunQueue {
     this.key = key;
     this.hash = key == null ? 0 : RunQueueTable.spread(key.hashCode());
     this.cls = cls;
+  }
+
+  ResourceKey key() {
+    return key;
+  }
+
+  /** The spread hash of its key, where {@link RunQueueTable} places it. */
+  int hash() {
+    return hash;
+  }
+
+  FairScheduler.PriorityClass priorityClass() {
+    return cls;
+  }
+
+  /** Marks the queue as in its class' ring; false if it already was. */
+  boolean enterRing() {
+    if (inRing) {
+      return false;
+    }
+    inRing = true;
+    return true;
+  }
+
+  /** The queue left its class' ring (it ran empty, or the scheduler was cleared). */
+  void leaveRing() {
+    inRing = false;
   }
 
   boolean isEmpty() {

@@ -10,7 +10,7 @@ import java.util.Arrays;
 final class RunQueueTable {
   private static final int INITIAL_CAPACITY = 64;
   private RunQueue[] slots = new RunQueue[INITIAL_CAPACITY];
-  int size;
+  private int size;
 
   static int spread(int h) {
     return h ^ (h >>> 16);
@@ -24,7 +24,7 @@ final class RunQueueTable {
       if (q == null) {
         return null;
       }
-      if (q.hash == h && (q.key == key || q.key.equals(key))) {
+      if (q.hash() == h && (q.key() == key || q.key().equals(key))) {
         return q;
       }
     }
@@ -46,7 +46,7 @@ final class RunQueueTable {
 
   private void insert(RunQueue q) {
     int mask = slots.length - 1;
-    int i = q.hash & mask;
+    int i = q.hash() & mask;
     while (slots[i] != null) {
       i = (i + 1) & mask;
     }
@@ -55,14 +55,14 @@ final class RunQueueTable {
 
   void remove(RunQueue q) {
     int mask = slots.length - 1;
-    int i = q.hash & mask;
+    int i = q.hash() & mask;
     while (slots[i] != q) {
       i = (i + 1) & mask;
     }
     // shift back later entries of the probe run that may no longer be reachable
     int hole = i;
     for (int j = (i + 1) & mask; slots[j] != null; j = (j + 1) & mask) {
-      int home = slots[j].hash & mask;
+      int home = slots[j].hash() & mask;
       boolean reachable = hole <= j ? home > hole && home <= j : home > hole || home <= j;
       if (!reachable) {
         slots[hole] = slots[j];
@@ -71,6 +71,11 @@ final class RunQueueTable {
     }
     slots[hole] = null;
     size--;
+  }
+
+  /** How many queues the table holds. */
+  int size() {
+    return size;
   }
 
   void clear() {

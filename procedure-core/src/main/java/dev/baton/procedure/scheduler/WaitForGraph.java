@@ -39,7 +39,7 @@ final class WaitForGraph {
           from.getProcId(),
           from.getType(),
           reason,
-          lock == null ? null : lock.key.toString(),
+          lock == null ? null : lock.key().toString(),
           mode,
           to.getProcId());
     }
@@ -70,8 +70,8 @@ final class WaitForGraph {
     LockOwner o = table.owner(proc);
     return table.host().parentOf(proc) == null
         && (o == null
-            || (o.held.isEmpty()
-                && (o.waiting == null || o.waiting.queuedOn.waiters.peekLast() == o.waiting)));
+            || (o.held().isEmpty()
+                && (o.waiting() == null || o.waiting().queuedOn().lastWaiter() == o.waiting())));
   }
 
   /**
@@ -83,16 +83,16 @@ final class WaitForGraph {
     Set<Schedulable> onCycles = Collections.newSetFromMap(new IdentityHashMap<>());
     List<LockOwner> parked = new ArrayList<>();
     for (LockOwner o : table.owners()) {
-      if (o.waiting != null && table.host().parentOf(o.proc) != null) {
+      if (o.waiting() != null && table.host().parentOf(o.proc()) != null) {
         parked.add(o);
       }
     }
-    parked.sort((a, b) -> Long.compare(a.proc.getProcId(), b.proc.getProcId()));
+    parked.sort((a, b) -> Long.compare(a.proc().getProcId(), b.proc().getProcId()));
     for (LockOwner o : parked) {
-      if (onCycles.contains(o.proc)) {
+      if (onCycles.contains(o.proc())) {
         continue;
       }
-      Found cycle = cycleThrough(table, o.proc);
+      Found cycle = cycleThrough(table, o.proc());
       if (cycle != null) {
         out.add(cycle);
         onCycles.addAll(cycle.members());
@@ -136,13 +136,13 @@ final class WaitForGraph {
     if (ox == null) {
       return;
     }
-    for (LockAndQueue e : ox.held) {
+    for (LockAndQueue e : ox.held()) {
       if (excludedWaiters(x, e)) {
         return;
       }
     }
-    LockWaiter w = ox.waiting;
-    if (w != null && !covered.contains(w) && w.queuedOn.waiters.peekLast() != w) {
+    LockWaiter w = ox.waiting();
+    if (w != null && !covered.contains(w) && w.queuedOn().lastWaiter() != w) {
       waitersBehind(w);
     }
   }
@@ -153,21 +153,21 @@ final class WaitForGraph {
    * ahead of it. True if the start was among them.
    */
   private boolean excludedWaiters(Schedulable x, LockAndQueue e) {
-    if (e.waiters == null || e.waiters.isEmpty()) {
+    if (!e.hasWaiters()) {
       return false;
     }
-    boolean exclusive = e.exclusive == x;
+    boolean exclusive = e.isExclusiveHolder(x);
     LockWaiter prev = null;
-    for (LockWaiter w : e.waiters) {
-      boolean excluded = exclusive || w.wanted == LockMode.EXCLUSIVE;
+    for (LockWaiter w : e.waitersInOrder()) {
+      boolean excluded = exclusive || w.wanted() == LockMode.EXCLUSIVE;
       if (prev == null && !excluded) {
         continue;
       }
       covered.add(w);
-      Schedulable to = excluded ? x : prev.owner.proc;
+      Schedulable to = excluded ? x : prev.owner().proc();
       LockCycle.Reason reason =
           excluded ? LockCycle.Reason.LOCK_HELD : LockCycle.Reason.QUEUED_BEHIND;
-      if (waitsFor(w.owner.proc, new Edge(to, reason, e, w.wanted))) {
+      if (waitsFor(w.owner().proc(), new Edge(to, reason, e, w.wanted()))) {
         return true;
       }
       prev = w;
@@ -178,7 +178,7 @@ final class WaitForGraph {
   /** The waiters queued behind {@code w} on its lock wait for it, each for the one ahead. */
   private void waitersBehind(LockWaiter w) {
     List<LockWaiter> behind = new ArrayList<>();
-    Iterator<LockWaiter> fromTail = w.queuedOn.waiters.descendingIterator();
+    Iterator<LockWaiter> fromTail = w.queuedOn().waitersNewestFirst();
     while (fromTail.hasNext()) {
       LockWaiter b = fromTail.next();
       if (b == w) {
@@ -190,9 +190,10 @@ final class WaitForGraph {
     LockWaiter ahead = w;
     for (LockWaiter b : behind) {
       covered.add(b);
-      Schedulable to = ahead.owner.proc;
+      Schedulable to = ahead.owner().proc();
       if (waitsFor(
-          b.owner.proc, new Edge(to, LockCycle.Reason.QUEUED_BEHIND, w.queuedOn, b.wanted))) {
+          b.owner().proc(),
+          new Edge(to, LockCycle.Reason.QUEUED_BEHIND, w.queuedOn(), b.wanted()))) {
         return;
       }
       ahead = b;

@@ -153,22 +153,22 @@ public final class FileProcedureStore implements ProcedureStore {
 
   /** Number of {@code force} calls so far (group commit makes this far below the batch count). */
   public long syncCount() {
-    return counters.syncs.get();
+    return counters.syncs();
   }
 
   /** Number of batches made durable so far. */
   public long writtenBatchCount() {
-    return counters.writtenBatches.get();
+    return counters.writtenBatches();
   }
 
   /** Number of segment compactions so far. */
   public long compactionCount() {
-    return counters.compactions.get();
+    return counters.compactions();
   }
 
   /** Number of segments removed because they held only superseded records. */
   public long removedSegmentCount() {
-    return counters.removedSegments.get();
+    return counters.removedSegments();
   }
 
   private synchronized StoreSession running() throws StoreStoppedException {

@@ -76,7 +76,7 @@ final class SegmentCleaner {
             e);
         return;
       }
-      counters.removedSegments.incrementAndGet();
+      counters.countRemovedSegment();
     }
   }
 
@@ -105,7 +105,7 @@ final class SegmentCleaner {
     for (int i = 0; i < batches.size(); i++) {
       index.apply(batches.get(i), segments[i]);
     }
-    counters.compactions.incrementAndGet();
+    counters.countCompaction();
     LOG.debug(
         "Compacted procedure store segment {}: moved {} live records into segment {}",
         SegmentFormat.fileName(segmentId),

@@ -11,7 +11,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,18 +26,19 @@ final class SegmentLog implements Closeable {
   private final Path dir;
   private final long segmentBytes;
   private final boolean fsync;
-  private final AtomicLong syncs;
+  // called after each force of a segment file
+  private final Runnable syncCounter;
   private final Deque<Long> segmentIds;
   private final List<ByteBuffer> buffered = new ArrayList<>();
   private FileChannel active;
   private long activeSize;
 
   private SegmentLog(
-      Path dir, long segmentBytes, boolean fsync, AtomicLong syncs, List<Long> segmentIds) {
+      Path dir, long segmentBytes, boolean fsync, Runnable syncCounter, List<Long> segmentIds) {
     this.dir = dir;
     this.segmentBytes = segmentBytes;
     this.fsync = fsync;
-    this.syncs = syncs;
+    this.syncCounter = syncCounter;
     this.segmentIds = new ArrayDeque<>(segmentIds);
   }
 
@@ -53,10 +53,10 @@ final class SegmentLog implements Closeable {
       List<Long> segmentIds,
       long segmentBytes,
       boolean fsync,
-      AtomicLong syncs,
+      Runnable syncCounter,
       long maxProcId)
       throws IOException {
-    SegmentLog log = new SegmentLog(dir, segmentBytes, fsync, syncs, segmentIds);
+    SegmentLog log = new SegmentLog(dir, segmentBytes, fsync, syncCounter, segmentIds);
     if (segmentIds.isEmpty()) {
       log.create(SegmentFormat.FIRST_SEGMENT_ID);
     } else {
@@ -170,7 +170,7 @@ final class SegmentLog implements Closeable {
   private void force() throws IOException {
     if (fsync) {
       active.force(false);
-      syncs.incrementAndGet();
+      syncCounter.run();
     }
   }
 

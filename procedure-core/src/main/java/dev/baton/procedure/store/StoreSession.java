@@ -61,7 +61,7 @@ final class StoreSession {
               recovered.segmentIds(),
               config.segmentBytes(),
               config.fsync(),
-              counters.syncs,
+              counters::countSync,
               recovered.index().maxProcId());
       StoreSession session = new StoreSession(dir, config, counters, lock, log, recovered.index());
       // Segments left with only history by a crash between a write and its cleanup go now.

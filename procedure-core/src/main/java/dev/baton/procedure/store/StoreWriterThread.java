@@ -98,7 +98,7 @@ final class StoreWriterThread extends Thread {
     for (int i = 0; i < drain.size(); i++) {
       index.apply(drain.get(i).batch(), segments[i]);
     }
-    counters.writtenBatches.addAndGet(drain.size());
+    counters.countWrittenBatches(drain.size());
     for (PendingWrite w : drain) {
       w.complete();
     }
