@@ -60,6 +60,11 @@ final class FlowGraph {
   /** Applied command procId → outcome ("" for success, else the refusal). */
   final Map<Long, String> appliedCommands = new LinkedHashMap<>();
 
+  /** Derived from the nodes, kept up to date by them. */
+  final FlowIndex index = new FlowIndex(this);
+
+  private final NodeChunks chunks = new NodeChunks();
+
   FlowGraph(FlowInfo.Kind kind, String scene, String group) {
     this.kind = kind;
     this.scene = scene;
@@ -79,15 +84,29 @@ final class FlowGraph {
   }
 
   FlowNode add(NodeSpec spec, NodeState initial) {
-    FlowNode n = new FlowNode(nodes.size(), spec, initial);
+    FlowNode n = new FlowNode(index, nodes.size(), spec, initial);
     nodes.add(n);
     byName.put(spec.name(), n);
+    index.added(n);
+    chunks.changed(n.index);
     return n;
   }
 
   void link(int parent, int child) {
     nodes.get(child).parents.add(parent);
     nodes.get(parent).children.add(child);
+    index.linked(nodes.get(parent), nodes.get(child));
+    chunks.changed(child);
+  }
+
+  /** The node at {@code index}. */
+  FlowNode node(int index) {
+    return nodes.get(index);
+  }
+
+  /** A node's encoded fields may have changed. */
+  void encodingChanged(int index) {
+    chunks.changed(index);
   }
 
   boolean isStream() {
@@ -117,9 +136,13 @@ final class FlowGraph {
 
   // ------------------------------------------------------------------ encoding
 
+  /**
+   * The graph's bytes. Re-encodes only the chunks of nodes that changed since the last call and
+   * copies the others into an array of the exact size.
+   */
   byte[] encode() throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + nodes.size() * 48);
-    DataOutputStream out = new DataOutputStream(bytes);
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(head);
     out.writeInt(FORMAT_VERSION);
     out.writeByte(kind.ordinal());
     out.writeByte(state.ordinal());
@@ -127,21 +150,41 @@ final class FlowGraph {
     out.writeUTF(group);
     out.writeUTF(detail);
     out.writeInt(nodes.size());
-    for (FlowNode n : nodes) {
-      byte[] e = n.cachedEncoding();
-      if (e == null) {
-        e = encodeNode(n);
-        n.cacheEncoding(e);
-      }
-      out.write(e);
-    }
+    out.flush();
+    ByteArrayOutputStream tail = new ByteArrayOutputStream();
+    out = new DataOutputStream(tail);
     out.writeInt(appliedCommands.size());
     for (Map.Entry<Long, String> c : appliedCommands.entrySet()) {
       out.writeLong(c.getKey());
       out.writeUTF(c.getValue());
     }
     out.flush();
-    return bytes.toByteArray();
+    List<byte[]> body = chunks.encoded(nodes, FlowGraph::nodeBytes);
+    int size = head.size() + tail.size();
+    for (byte[] c : body) {
+      size += c.length;
+    }
+    byte[] all = new byte[size];
+    int at = copy(head.toByteArray(), all, 0);
+    for (byte[] c : body) {
+      at = copy(c, all, at);
+    }
+    copy(tail.toByteArray(), all, at);
+    return all;
+  }
+
+  private static int copy(byte[] from, byte[] to, int at) {
+    System.arraycopy(from, 0, to, at, from.length);
+    return at + from.length;
+  }
+
+  private static byte[] nodeBytes(FlowNode n) throws IOException {
+    byte[] e = n.cachedEncoding();
+    if (e == null) {
+      e = encodeNode(n);
+      n.cacheEncoding(e);
+    }
+    return e;
   }
 
   static void writeSpec(DataOutputStream out, NodeSpec s) throws IOException {
