@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -44,14 +45,26 @@ final class FlowGraph {
   /** The fewest bytes an applied command takes: its id and name. */
   static final int MIN_COMMAND_BYTES = Long.BYTES + MIN_UTF_BYTES;
 
+  /** The format of a graph without folded nodes (every finite flow). */
   private static final int FORMAT_VERSION = 1;
+
+  /**
+   * The format of a stream graph with a folded prefix: a {@link StreamSummary} before the nodes.
+   */
+  private static final int FORMAT_FOLDED = 2;
 
   final FlowInfo.Kind kind;
   final String scene;
   final String group;
   FlowState state = FlowState.INIT;
   String detail = "";
+
+  /** The nodes not folded into the summary: node {@code i} is at {@code i - folded()}. */
   final List<FlowNode> nodes = new ArrayList<>();
+
+  /** Streams: the folded prefix. */
+  private StreamSummary summary = new StreamSummary();
+
   final Map<String, FlowNode> byName = new HashMap<>();
 
   /** Finite flows: the nodes in topological order, computed once (the structure never changes). */
@@ -84,7 +97,7 @@ final class FlowGraph {
   }
 
   FlowNode add(NodeSpec spec, NodeState initial) {
-    FlowNode n = new FlowNode(index, nodes.size(), spec, initial);
+    FlowNode n = new FlowNode(index, size(), spec, initial);
     nodes.add(n);
     byName.put(spec.name(), n);
     index.added(n);
@@ -93,20 +106,65 @@ final class FlowGraph {
   }
 
   void link(int parent, int child) {
-    nodes.get(child).parents.add(parent);
-    nodes.get(parent).children.add(child);
-    index.linked(nodes.get(parent), nodes.get(child));
-    chunks.changed(child);
+    node(child).parents.add(parent);
+    node(parent).children.add(child);
+    index.linked(node(parent), node(child));
+    chunks.changed(child - folded());
   }
 
-  /** The node at {@code index}. */
+  /** Read back: {@code child} (finished, as folding requires) names a folded parent. */
+  private void linkFolded(int parent, int child) throws IOException {
+    FlowNode n = node(child);
+    if (!n.state().isTerminal()) {
+      throw new IOException(
+          "node '" + n.name() + "' is " + n.state() + " but its parent " + parent + " is folded");
+    }
+    n.parents.add(parent);
+    chunks.changed(child - folded());
+  }
+
+  /** The node at {@code index} (not folded). */
   FlowNode node(int index) {
-    return nodes.get(index);
+    return nodes.get(index - folded());
+  }
+
+  /** Nodes ever added, folded ones included. */
+  int size() {
+    return folded() + nodes.size();
+  }
+
+  /** Nodes folded into the summary (a finished prefix of a stream). */
+  int folded() {
+    return summary.nodes();
+  }
+
+  StreamSummary summary() {
+    return summary;
+  }
+
+  /**
+   * Folds the first {@code count} kept nodes into the summary (they must be finished, and so must
+   * the node after them, so no kept node still needs them).
+   */
+  void fold(int count) {
+    if (count % NodeChunks.CHUNK != 0 || count >= nodes.size()) {
+      throw new IllegalArgumentException(
+          "folds whole chunks before the last node: " + count + " of " + nodes.size());
+    }
+    List<FlowNode> prefix = nodes.subList(0, count);
+    for (FlowNode n : prefix) {
+      summary.fold(n);
+      byName.remove(n.name());
+      index.removed(n);
+    }
+    prefix.clear();
+    chunks.dropFirst(count / NodeChunks.CHUNK);
+    index.shift(count);
   }
 
   /** A node's encoded fields may have changed. */
   void encodingChanged(int index) {
-    chunks.changed(index);
+    chunks.changed(index - folded());
   }
 
   boolean isStream() {
@@ -118,7 +176,7 @@ final class FlowGraph {
     for (FlowNode n : nodes) {
       List<String> parents = new ArrayList<>(n.parents.size());
       for (int p : n.parents) {
-        parents.add(nodes.get(p).name());
+        parents.add(p < folded() ? summary.lastName() : node(p).name());
       }
       infos.add(
           new FlowInfo.NodeInfo(
@@ -131,7 +189,15 @@ final class FlowGraph {
               n.detail,
               n.pendingEpoch));
     }
-    return new FlowInfo(flowId, kind, scene, group, state, detail, infos);
+    return new FlowInfo(
+        flowId,
+        kind,
+        scene,
+        group,
+        state,
+        detail,
+        infos,
+        new FlowInfo.Folded(summary.nodes(), summary.succeeded(), summary.failed()));
   }
 
   // ------------------------------------------------------------------ encoding
@@ -143,14 +209,17 @@ final class FlowGraph {
   byte[] encode() throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(head);
-    out.writeInt(FORMAT_VERSION);
+    out.writeInt(folded() == 0 ? FORMAT_VERSION : FORMAT_FOLDED);
     out.writeByte(kind.ordinal());
     out.writeByte(state.ordinal());
     out.writeUTF(scene);
     out.writeUTF(group);
     out.writeUTF(detail);
-    out.writeInt(nodes.size());
+    if (folded() > 0) {
+      summary.writeCounts(out);
+    }
     out.flush();
+    int names = folded() > 0 ? summary.namesBytes() : 0;
     ByteArrayOutputStream tail = new ByteArrayOutputStream();
     out = new DataOutputStream(tail);
     out.writeInt(appliedCommands.size());
@@ -160,12 +229,15 @@ final class FlowGraph {
     }
     out.flush();
     List<byte[]> body = chunks.encoded(nodes, FlowGraph::nodeBytes);
-    int size = head.size() + tail.size();
+    int size = head.size() + names + Integer.BYTES + tail.size();
     for (byte[] c : body) {
       size += c.length;
     }
     byte[] all = new byte[size];
     int at = copy(head.toByteArray(), all, 0);
+    summary.writeNames(all, at);
+    at += names;
+    at = copy(ByteBuffer.allocate(Integer.BYTES).putInt(nodes.size()).array(), all, at);
     for (byte[] c : body) {
       at = copy(c, all, at);
     }
@@ -253,27 +325,43 @@ final class FlowGraph {
   static FlowGraph decode(byte[] data) throws IOException {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
     int version = in.readInt();
-    if (version != FORMAT_VERSION) {
+    if (version != FORMAT_VERSION && version != FORMAT_FOLDED) {
       throw new IOException(
-          "unknown flow state format " + version + ", expected " + FORMAT_VERSION);
+          "unknown flow state format "
+              + version
+              + ", expected "
+              + FORMAT_VERSION
+              + " or "
+              + FORMAT_FOLDED);
     }
     FlowInfo.Kind kind = FlowInfo.Kind.values()[in.readByte()];
     FlowState state = FlowState.values()[in.readByte()];
     FlowGraph g = new FlowGraph(kind, in.readUTF(), in.readUTF());
     g.state = state;
     g.detail = in.readUTF();
+    if (version == FORMAT_FOLDED) {
+      if (!g.isStream()) {
+        throw new IOException("a finite flow's state holds folded nodes");
+      }
+      g.summary = StreamSummary.read(in);
+    }
     int count = BoundedReads.readCount(in, MIN_NODE_BYTES, "flow nodes");
     List<List<Integer>> parents = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       parents.add(readNode(in, g));
     }
+    int base = g.folded();
     for (int i = 0; i < count; i++) {
       for (int p : parents.get(i)) {
-        if (p < 0 || p >= count) {
+        if (p < 0 || p >= base + count) {
           throw new IOException(
-              "node " + i + " of the flow state names parent " + p + " of " + count);
+              "node " + (base + i) + " of the flow state names parent " + p + " of " + count);
         }
-        g.link(p, i);
+        if (p < base) {
+          g.linkFolded(p, base + i);
+        } else {
+          g.link(p, base + i);
+        }
       }
     }
     int commands = BoundedReads.readCount(in, MIN_COMMAND_BYTES, "applied commands");

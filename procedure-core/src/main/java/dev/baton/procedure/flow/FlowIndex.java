@@ -15,7 +15,10 @@ import java.util.List;
 final class FlowIndex {
   private final FlowGraph g;
   private final int[] counts = new int[NodeState.values().length];
+
+  /** READY and RUNNING nodes, by slot (a node's place among the kept, not folded, nodes). */
   private final BitSet ready = new BitSet();
+
   private final BitSet running = new BitSet();
 
   /** Candidates of the next evaluation, by position (see {@link #position}). */
@@ -80,9 +83,28 @@ final class FlowIndex {
 
   private void track(FlowNode n, NodeState s, boolean in) {
     if (s == NodeState.READY) {
-      ready.set(n.index, in);
+      ready.set(slot(n.index), in);
     } else if (s == NodeState.RUNNING) {
-      running.set(n.index, in);
+      running.set(slot(n.index), in);
+    }
+  }
+
+  private int slot(int index) {
+    return index - g.folded();
+  }
+
+  /** A finished node is being folded away. */
+  void removed(FlowNode n) {
+    counts[n.state().ordinal()]--;
+    customNodes.remove(Integer.valueOf(n.index));
+  }
+
+  /** The first {@code count} kept nodes were folded: every slot moves down by {@code count}. */
+  void shift(int count) {
+    for (BitSet b : List.of(ready, running, candidates)) {
+      BitSet rest = b.get(count, Math.max(count, b.length()));
+      b.clear();
+      b.or(rest);
     }
   }
 
@@ -96,19 +118,19 @@ final class FlowIndex {
     return counts[s.ordinal()];
   }
 
-  /** READY nodes, by index. */
+  /** READY nodes, by slot. */
   BitSet ready() {
     return ready;
   }
 
-  /** RUNNING nodes, by index. */
+  /** RUNNING nodes, by slot. */
   BitSet running() {
     return running;
   }
 
-  /** The node's position in topological order (parents first). */
+  /** The node's position in topological order (parents first): a stream's is its slot. */
   int position(int index) {
-    return positions == null ? index : positions[index];
+    return positions == null ? slot(index) : positions[index];
   }
 
   /**
@@ -120,7 +142,7 @@ final class FlowIndex {
   BitSet candidates() {
     if (allCandidates) {
       allCandidates = false;
-      candidates.set(0, g.nodes.size());
+      candidates.set(0, g.nodes.size()); // slots, or positions of a finite flow
     } else if (changed) {
       for (int i : customNodes) {
         candidates.set(position(i));

@@ -98,6 +98,10 @@ final class FlowPlanner {
    */
   void resume(String name, ResumeAction action) {
     FlowNode n = g.byName.get(name);
+    if (n == null && g.summary().mayHaveHad(name)) {
+      throw new InvalidFlowException(
+          "node '" + name + "' finished and was folded into the stream's summary; not PENDING");
+    }
     if (n == null) {
       throw new InvalidFlowException("the flow has no node '" + name + "'");
     }
@@ -137,6 +141,16 @@ final class FlowPlanner {
     }
     Set<String> names = new HashSet<>();
     for (NodeSpec s : specs) {
+      if (g.summary().mayHaveHad(s.name())) {
+        throw new InvalidFlowException(
+            "stream flow "
+                + g.scene
+                + "/"
+                + g.group
+                + " already had a node '"
+                + s.name()
+                + "' (finished and folded into the stream's summary); names stay taken");
+      }
       if (g.byName.containsKey(s.name()) || !names.add(s.name())) {
         throw new InvalidFlowException(
             "stream flow " + g.scene + "/" + g.group + " already has a node '" + s.name() + "'");
@@ -153,7 +167,7 @@ final class FlowPlanner {
    */
   int linkBatch() {
     int first = firstUnlinked();
-    int end = Math.min(g.nodes.size(), first + LINK_BATCH);
+    int end = Math.min(g.size(), first + LINK_BATCH);
     for (int i = first; i < end; i++) {
       FlowNode n = g.node(i);
       FlowNode tail = i == 0 ? null : g.node(i - 1);
@@ -167,7 +181,7 @@ final class FlowPlanner {
 
   /** Appended nodes are INIT until linked, and linked in append order: they end the list. */
   private int firstUnlinked() {
-    return g.nodes.size() - g.index.count(NodeState.INIT);
+    return g.size() - g.index.count(NodeState.INIT);
   }
 
   boolean hasUnlinked() {
@@ -186,7 +200,7 @@ final class FlowPlanner {
     BitSet candidates = g.index.candidates();
     for (int pos = candidates.nextSetBit(0); pos >= 0; pos = candidates.nextSetBit(pos + 1)) {
       candidates.clear(pos);
-      FlowNode n = order == null ? g.node(pos) : order.get(pos);
+      FlowNode n = order == null ? g.nodes.get(pos) : order.get(pos);
       NodeState s = n.state();
       if (s == NodeState.PENDING && n.inheritedPending || s == NodeState.WAIT && mayDecide(n)) {
         decide(n);
@@ -196,7 +210,7 @@ final class FlowPlanner {
     List<FlowNode> due = new ArrayList<>();
     BitSet ready = g.index.ready();
     for (int i = ready.nextSetBit(0); i >= 0; i = ready.nextSetBit(i + 1)) {
-      FlowNode n = g.node(i);
+      FlowNode n = g.nodes.get(i);
       if (n.retryAt <= now) {
         due.add(n);
       }
@@ -302,6 +316,37 @@ final class FlowPlanner {
     return order;
   }
 
+  /**
+   * Streams: folds the finished prefix into the summary, in whole chunks of {@value
+   * NodeChunks#CHUNK} nodes, keeping the last {@code keep} finished nodes of the prefix listed and
+   * folding only nodes followed by a finished node (a node needs its parent only until it finished,
+   * so no kept node needs a folded one). Returns how many nodes were folded.
+   */
+  int foldFinishedPrefix(int keep) {
+    if (!g.isStream()) {
+      return 0;
+    }
+    int fold = 0;
+    while (fold + NodeChunks.CHUNK + keep < g.nodes.size()
+        && finished(fold, fold + NodeChunks.CHUNK + keep)) {
+      fold += NodeChunks.CHUNK;
+    }
+    if (fold > 0) {
+      g.fold(fold);
+    }
+    return fold;
+  }
+
+  /** Whether the kept nodes from slot {@code from} to slot {@code to} (inclusive) finished. */
+  private boolean finished(int from, int to) {
+    for (int i = from; i <= to; i++) {
+      if (!g.nodes.get(i).state().isTerminal()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The flow's state from its nodes. */
   FlowState computeState() {
     if (isEnded()) {
@@ -326,7 +371,7 @@ final class FlowPlanner {
     long next = Long.MAX_VALUE;
     BitSet ready = g.index.ready();
     for (int i = ready.nextSetBit(0); i >= 0; i = ready.nextSetBit(i + 1)) {
-      long at = g.node(i).retryAt;
+      long at = g.nodes.get(i).retryAt;
       if (at > now) {
         next = Math.min(next, at);
       }

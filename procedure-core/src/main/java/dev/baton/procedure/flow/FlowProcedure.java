@@ -143,6 +143,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       }
     }
     graph.state = planner.computeState();
+    planner.foldFinishedPrefix(runtime.keptFinishedStreamNodes());
     publishView();
     if (!graph.isStream() && graph.state == FlowState.FINISH && graph.appliedCommands.isEmpty()) {
       runtime.mailbox.forgetFlow(getProcId());
@@ -217,7 +218,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     runningByTask.clear();
     BitSet running = (BitSet) graph.index.running().clone(); // collecting changes the set
     for (int i = running.nextSetBit(0); i >= 0; i = running.nextSetBit(i + 1)) {
-      FlowNode n = graph.node(i);
+      FlowNode n = graph.nodes.get(i);
       runningByTask.put(n.taskProcId, n);
       collectTask(ex, planner, n, now);
       if (!scanned && n.state() == NodeState.RUNNING) {

@@ -20,9 +20,17 @@ final class NodeChunks {
   private final List<byte[]> chunks = new ArrayList<>();
   private final BitSet dirty = new BitSet();
 
-  /** The node at {@code index} changed (or was added). */
-  void changed(int index) {
-    dirty.set(index / CHUNK);
+  /** The node at {@code slot} (its place among the kept nodes) changed or was added. */
+  void changed(int slot) {
+    dirty.set(slot / CHUNK);
+  }
+
+  /** The first {@code count} chunks' nodes were folded away. */
+  void dropFirst(int count) {
+    chunks.subList(0, Math.min(count, chunks.size())).clear();
+    BitSet rest = dirty.get(count, Math.max(count, dirty.length()));
+    dirty.clear();
+    dirty.or(rest);
   }
 
   /** The encoded nodes, in order, given every node; re-encodes the changed chunks. */
