@@ -65,19 +65,7 @@ public final class FlowBenchmark {
   private final int rounds = Integer.getInteger("bench.rounds", 3);
   private final PrintStream out = System.out;
 
-  /** CPU time of this JVM per node (or procedure) of the last DAG or plain run. */
-  private double lastCpuMicrosPerNode;
-
   private FlowBenchmark() {}
-
-  /**
-   * CPU time used by this JVM so far (all threads): on a shared machine it does not count the time
-   * the run waited for a core, which wall-clock rates do.
-   */
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
-  }
 
   public static void main(String[] args) throws Exception {
     new FlowBenchmark().run();
@@ -122,7 +110,6 @@ public final class FlowBenchmark {
     double[] dag = new double[rounds];
     double[] plain = new double[rounds];
     double[] ratio = new double[rounds];
-    double[] cpuRatio = new double[rounds];
     double[] appended = new double[rounds];
     double[] ran = new double[rounds];
     double[] firstMicros = new double[rounds];
@@ -130,10 +117,8 @@ public final class FlowBenchmark {
     double[] growth = new double[rounds];
     for (int r = 0; r < rounds; r++) {
       dag[r] = fanOutFanIn();
-      double dagCpu = lastCpuMicrosPerNode;
       plain[r] = plainProcedures();
       ratio[r] = dag[r] / plain[r];
-      cpuRatio[r] = lastCpuMicrosPerNode / dagCpu;
       StreamRun s = stream("round" + r, appends);
       appended[r] = s.appendedPerSec();
       ran[r] = s.runPerSec();
@@ -147,7 +132,6 @@ public final class FlowBenchmark {
     row("fan-out/fan-in DAG nodes/s", median(dag));
     row("plain procedures/s (same tasks)", median(plain));
     row("DAG nodes/s / plain procedures/s", median(ratio));
-    row("plain CPU/procedure / DAG CPU/node", median(cpuRatio));
     row("stream appended nodes/s (8 threads)", median(appended));
     row("stream chain run nodes/s", median(ran));
     row("growth stream us/appended node, first 1,000", median(firstMicros));
@@ -156,13 +140,12 @@ public final class FlowBenchmark {
     out.printf(
         Locale.ROOT,
         "{\"dagNodesPerSec\":%.1f,\"plainPerSec\":%.1f,\"dagOverPlain\":%.3f,"
-            + "\"dagOverPlainCpu\":%.3f,\"streamAppendedPerSec\":%.1f,\"streamRunPerSec\":%.1f,"
+            + "\"streamAppendedPerSec\":%.1f,\"streamRunPerSec\":%.1f,"
             + "\"streamNodes\":%d,\"streamFirstMicrosPerNode\":%.1f,"
             + "\"streamLastMicrosPerNode\":%.1f,\"streamLastOverFirst\":%.3f}%n",
         median(dag),
         median(plain),
         median(ratio),
-        median(cpuRatio),
         median(appended),
         median(ran),
         streamNodes,
@@ -186,12 +169,10 @@ public final class FlowBenchmark {
         b.node(NodeSpec.of(name, NoopSteps.TYPE)).edge("start", name).edge(name, "end");
       }
       FlowDefinition def = b.build();
-      long cpu0 = processCpuNanos();
       long t0 = System.nanoTime();
       long id = s.flows().submit(def);
       FlowInfo done = s.flows().await(id, WAIT);
       long t1 = System.nanoTime();
-      lastCpuMicrosPerNode = (processCpuNanos() - cpu0) / 1e3 / nodes;
       if (done.state() != FlowState.FINISH) {
         throw new IllegalStateException("flow did not finish: " + done.state());
       }
@@ -204,7 +185,6 @@ public final class FlowBenchmark {
   private double plainProcedures() throws Exception {
     Setup s = start();
     try {
-      long cpu0 = processCpuNanos();
       long t0 = System.nanoTime();
       long[] ids = new long[nodes];
       for (int i = 0; i < nodes; i++) {
@@ -213,9 +193,7 @@ public final class FlowBenchmark {
       for (long id : ids) {
         s.executor().await(id, WAIT);
       }
-      double perSec = nodes / seconds(t0, System.nanoTime());
-      lastCpuMicrosPerNode = (processCpuNanos() - cpu0) / 1e3 / nodes;
-      return perSec;
+      return nodes / seconds(t0, System.nanoTime());
     } finally {
       s.executor().stop();
     }
