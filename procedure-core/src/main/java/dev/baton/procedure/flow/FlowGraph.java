@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -15,9 +16,11 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The durable state of a flow: its nodes with their states, and the operator commands it has
- * applied (with their outcomes, until the command procedures finished). Encoded as the flow
- * procedure's state and, identically, as its result, so any node of a cluster can show a flow.
+ * The durable state of a flow: its nodes with their states, a stream's folded prefix ({@link
+ * StreamSummary}), and the operator commands it has applied (with their outcomes, until the command
+ * procedures finished). Encoded once per record, as the flow procedure's result, so any node of a
+ * cluster can show a flow. What is derived from the nodes to make a step cheap is in {@link
+ * FlowIndex}; the encoding is kept per chunk of nodes ({@link NodeChunks}).
  */
 final class FlowGraph {
   /** The fewest bytes {@link java.io.DataOutputStream#writeUTF} writes (its length prefix). */
@@ -44,14 +47,26 @@ final class FlowGraph {
   /** The fewest bytes an applied command takes: its id and name. */
   static final int MIN_COMMAND_BYTES = Long.BYTES + MIN_UTF_BYTES;
 
+  /** The format of a graph without folded nodes (every finite flow). */
   private static final int FORMAT_VERSION = 1;
+
+  /**
+   * The format of a stream graph with a folded prefix: a {@link StreamSummary} before the nodes.
+   */
+  private static final int FORMAT_FOLDED = 2;
 
   final FlowInfo.Kind kind;
   final String scene;
   final String group;
   FlowState state = FlowState.INIT;
   String detail = "";
+
+  /** The nodes not folded into the summary: node {@code i} is at {@code i - folded()}. */
   final List<FlowNode> nodes = new ArrayList<>();
+
+  /** Streams: the folded prefix. */
+  private StreamSummary summary = new StreamSummary();
+
   final Map<String, FlowNode> byName = new HashMap<>();
 
   /** Finite flows: the nodes in topological order, computed once (the structure never changes). */
@@ -59,6 +74,11 @@ final class FlowGraph {
 
   /** Applied command procId → outcome ("" for success, else the refusal). */
   final Map<Long, String> appliedCommands = new LinkedHashMap<>();
+
+  /** Derived from the nodes, kept up to date by them. */
+  final FlowIndex index = new FlowIndex(this);
+
+  private final NodeChunks chunks = new NodeChunks();
 
   FlowGraph(FlowInfo.Kind kind, String scene, String group) {
     this.kind = kind;
@@ -79,15 +99,74 @@ final class FlowGraph {
   }
 
   FlowNode add(NodeSpec spec, NodeState initial) {
-    FlowNode n = new FlowNode(nodes.size(), spec, initial);
+    FlowNode n = new FlowNode(index, size(), spec, initial);
     nodes.add(n);
     byName.put(spec.name(), n);
+    index.added(n);
+    chunks.changed(n.index);
     return n;
   }
 
   void link(int parent, int child) {
-    nodes.get(child).parents.add(parent);
-    nodes.get(parent).children.add(child);
+    node(child).parents.add(parent);
+    node(parent).children.add(child);
+    index.linked(node(parent), node(child));
+    chunks.changed(child - folded());
+  }
+
+  /** Read back: {@code child} (finished, as folding requires) names a folded parent. */
+  private void linkFolded(int parent, int child) throws IOException {
+    FlowNode n = node(child);
+    if (!n.state().isTerminal()) {
+      throw new IOException(
+          "node '" + n.name() + "' is " + n.state() + " but its parent " + parent + " is folded");
+    }
+    n.parents.add(parent);
+    chunks.changed(child - folded());
+  }
+
+  /** The node at {@code index} (not folded). */
+  FlowNode node(int index) {
+    return nodes.get(index - folded());
+  }
+
+  /** Nodes ever added, folded ones included. */
+  int size() {
+    return folded() + nodes.size();
+  }
+
+  /** Nodes folded into the summary (a finished prefix of a stream). */
+  int folded() {
+    return summary.nodes();
+  }
+
+  StreamSummary summary() {
+    return summary;
+  }
+
+  /**
+   * Folds the first {@code count} kept nodes into the summary (they must be finished, and so must
+   * the node after them, so no kept node still needs them).
+   */
+  void fold(int count) {
+    if (count % NodeChunks.CHUNK != 0 || count >= nodes.size()) {
+      throw new IllegalArgumentException(
+          "folds whole chunks before the last node: " + count + " of " + nodes.size());
+    }
+    List<FlowNode> prefix = nodes.subList(0, count);
+    for (FlowNode n : prefix) {
+      summary.fold(n);
+      byName.remove(n.name());
+      index.removed(n);
+    }
+    prefix.clear();
+    chunks.dropFirst(count / NodeChunks.CHUNK);
+    index.shift(count);
+  }
+
+  /** A node's encoded fields may have changed. */
+  void encodingChanged(int index) {
+    chunks.changed(index - folded());
   }
 
   boolean isStream() {
@@ -99,7 +178,7 @@ final class FlowGraph {
     for (FlowNode n : nodes) {
       List<String> parents = new ArrayList<>(n.parents.size());
       for (int p : n.parents) {
-        parents.add(nodes.get(p).name());
+        parents.add(p < folded() ? summary.lastName() : node(p).name());
       }
       infos.add(
           new FlowInfo.NodeInfo(
@@ -112,36 +191,74 @@ final class FlowGraph {
               n.detail,
               n.pendingEpoch));
     }
-    return new FlowInfo(flowId, kind, scene, group, state, detail, infos);
+    return new FlowInfo(
+        flowId,
+        kind,
+        scene,
+        group,
+        state,
+        detail,
+        infos,
+        new FlowInfo.Folded(summary.nodes(), summary.succeeded(), summary.failed()));
   }
 
   // ------------------------------------------------------------------ encoding
 
+  /**
+   * The graph's bytes. Re-encodes only the chunks of nodes that changed since the last call and
+   * copies the others into an array of the exact size.
+   */
   byte[] encode() throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + nodes.size() * 48);
-    DataOutputStream out = new DataOutputStream(bytes);
-    out.writeInt(FORMAT_VERSION);
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(head);
+    out.writeInt(folded() == 0 ? FORMAT_VERSION : FORMAT_FOLDED);
     out.writeByte(kind.ordinal());
     out.writeByte(state.ordinal());
     out.writeUTF(scene);
     out.writeUTF(group);
     out.writeUTF(detail);
-    out.writeInt(nodes.size());
-    for (FlowNode n : nodes) {
-      byte[] e = n.cachedEncoding();
-      if (e == null) {
-        e = encodeNode(n);
-        n.cacheEncoding(e);
-      }
-      out.write(e);
+    if (folded() > 0) {
+      summary.writeCounts(out);
     }
+    out.flush();
+    int names = folded() > 0 ? summary.namesBytes() : 0;
+    ByteArrayOutputStream tail = new ByteArrayOutputStream();
+    out = new DataOutputStream(tail);
     out.writeInt(appliedCommands.size());
     for (Map.Entry<Long, String> c : appliedCommands.entrySet()) {
       out.writeLong(c.getKey());
       out.writeUTF(c.getValue());
     }
     out.flush();
-    return bytes.toByteArray();
+    List<byte[]> body = chunks.encoded(nodes, FlowGraph::nodeBytes);
+    int size = head.size() + names + Integer.BYTES + tail.size();
+    for (byte[] c : body) {
+      size += c.length;
+    }
+    byte[] all = new byte[size];
+    int at = copy(head.toByteArray(), all, 0);
+    summary.writeNames(all, at);
+    at += names;
+    at = copy(ByteBuffer.allocate(Integer.BYTES).putInt(nodes.size()).array(), all, at);
+    for (byte[] c : body) {
+      at = copy(c, all, at);
+    }
+    copy(tail.toByteArray(), all, at);
+    return all;
+  }
+
+  private static int copy(byte[] from, byte[] to, int at) {
+    System.arraycopy(from, 0, to, at, from.length);
+    return at + from.length;
+  }
+
+  private static byte[] nodeBytes(FlowNode n) throws IOException {
+    byte[] e = n.cachedEncoding();
+    if (e == null) {
+      e = encodeNode(n);
+      n.cacheEncoding(e);
+    }
+    return e;
   }
 
   static void writeSpec(DataOutputStream out, NodeSpec s) throws IOException {
@@ -210,27 +327,43 @@ final class FlowGraph {
   static FlowGraph decode(byte[] data) throws IOException {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
     int version = in.readInt();
-    if (version != FORMAT_VERSION) {
+    if (version != FORMAT_VERSION && version != FORMAT_FOLDED) {
       throw new IOException(
-          "unknown flow state format " + version + ", expected " + FORMAT_VERSION);
+          "unknown flow state format "
+              + version
+              + ", expected "
+              + FORMAT_VERSION
+              + " or "
+              + FORMAT_FOLDED);
     }
     FlowInfo.Kind kind = FlowInfo.Kind.values()[in.readByte()];
     FlowState state = FlowState.values()[in.readByte()];
     FlowGraph g = new FlowGraph(kind, in.readUTF(), in.readUTF());
     g.state = state;
     g.detail = in.readUTF();
+    if (version == FORMAT_FOLDED) {
+      if (!g.isStream()) {
+        throw new IOException("a finite flow's state holds folded nodes");
+      }
+      g.summary = StreamSummary.read(in);
+    }
     int count = BoundedReads.readCount(in, MIN_NODE_BYTES, "flow nodes");
     List<List<Integer>> parents = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       parents.add(readNode(in, g));
     }
+    int base = g.folded();
     for (int i = 0; i < count; i++) {
       for (int p : parents.get(i)) {
-        if (p < 0 || p >= count) {
+        if (p < 0 || p >= base + count) {
           throw new IOException(
-              "node " + i + " of the flow state names parent " + p + " of " + count);
+              "node " + (base + i) + " of the flow state names parent " + p + " of " + count);
         }
-        g.link(p, i);
+        if (p < base) {
+          g.linkFolded(p, base + i);
+        } else {
+          g.link(p, base + i);
+        }
       }
     }
     int commands = BoundedReads.readCount(in, MIN_COMMAND_BYTES, "applied commands");

@@ -9,6 +9,8 @@ import java.util.Optional;
  * @param scene stream flows only, else empty
  * @param group stream flows only, else empty
  * @param detail why the flow ended early (END_FLOW), else empty
+ * @param nodes the nodes, except a stream's folded ones
+ * @param folded a stream's finished prefix, folded into counts (none for a finite flow)
  */
 public record FlowInfo(
     long flowId,
@@ -17,7 +19,8 @@ public record FlowInfo(
     String group,
     FlowState state,
     String detail,
-    List<NodeInfo> nodes) {
+    List<NodeInfo> nodes,
+    Folded folded) {
   /** Finite DAG or growing stream chain. */
   public enum Kind {
     FINITE,
@@ -26,6 +29,20 @@ public record FlowInfo(
 
   public FlowInfo {
     nodes = List.copyOf(nodes);
+    folded = folded == null ? Folded.NONE : folded;
+  }
+
+  /**
+   * The finished prefix of a stream that is no longer listed node by node: its nodes finished (and
+   * so had the node after each), so none is needed again; their names stay taken.
+   *
+   * @param nodes how many nodes were folded
+   * @param succeeded how many of them succeeded
+   * @param failed how many of them failed (ERROR)
+   */
+  public record Folded(int nodes, int succeeded, int failed) {
+    /** Nothing folded. */
+    public static final Folded NONE = new Folded(0, 0, 0);
   }
 
   /** The node named {@code name}. */

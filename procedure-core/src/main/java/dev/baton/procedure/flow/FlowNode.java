@@ -11,6 +11,7 @@ final class FlowNode {
   /** Stream only: linked as the head of a new part (its predecessor had finished). */
   static final int NO_PARENT = -1;
 
+  private final FlowIndex owner;
   final int index;
   final NodeSpec spec;
   final List<Integer> parents = new ArrayList<>();
@@ -27,6 +28,12 @@ final class FlowNode {
   /** PENDING only because an ancestor is suspended (not resumable itself). */
   boolean inheritedPending;
 
+  /** Derived, not persisted: parents that are SUCCESS, ERROR and PENDING (kept by the index). */
+  private int parentsSucceeded;
+
+  private int parentsFailed;
+  private int parentsPending;
+
   /** Encoded form, valid while the fields it was made from are unchanged. */
   private byte[] encoded;
 
@@ -39,7 +46,8 @@ final class FlowNode {
   private String encDetail;
   private int encParents;
 
-  FlowNode(int index, NodeSpec spec, NodeState state) {
+  FlowNode(FlowIndex owner, int index, NodeSpec spec, NodeState state) {
+    this.owner = owner;
     this.index = index;
     this.spec = spec;
     this.state = state;
@@ -59,16 +67,46 @@ final class FlowNode {
       throw new IllegalStateException(
           "node '" + name() + "' is " + state + " (terminal) and cannot become " + next);
     }
+    NodeState before = state;
     state = next;
     detail = why == null ? "" : why;
     inheritedPending = false;
+    owner.changed(this, before);
   }
 
   /** Shows a waiting node PENDING because of a suspended ancestor, or back to WAIT. */
   void setInheritedPending(boolean pending, String why) {
+    NodeState before = state;
+    String beforeDetail = detail;
     state = pending ? NodeState.PENDING : NodeState.WAIT;
     inheritedPending = pending;
     detail = pending ? why : "";
+    if (before != state || !beforeDetail.equals(detail)) {
+      owner.changed(this, before);
+    }
+  }
+
+  /** A parent in state {@code s} was added ({@code delta} 1) or left that state (-1). */
+  void countParent(NodeState s, int delta) {
+    if (s == NodeState.SUCCESS) {
+      parentsSucceeded += delta;
+    } else if (s == NodeState.ERROR) {
+      parentsFailed += delta;
+    } else if (s == NodeState.PENDING) {
+      parentsPending += delta;
+    }
+  }
+
+  int parentsSucceeded() {
+    return parentsSucceeded;
+  }
+
+  int parentsFailed() {
+    return parentsFailed;
+  }
+
+  int parentsPending() {
+    return parentsPending;
   }
 
   /** The cached encoding if no mutable field changed since it was made, else null. */

@@ -2,6 +2,8 @@ package dev.baton.procedure.flow;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
@@ -96,6 +98,10 @@ final class FlowPlanner {
    */
   void resume(String name, ResumeAction action) {
     FlowNode n = g.byName.get(name);
+    if (n == null && g.summary().mayHaveHad(name)) {
+      throw new InvalidFlowException(
+          "node '" + name + "' finished and was folded into the stream's summary; not PENDING");
+    }
     if (n == null) {
       throw new InvalidFlowException("the flow has no node '" + name + "'");
     }
@@ -135,6 +141,16 @@ final class FlowPlanner {
     }
     Set<String> names = new HashSet<>();
     for (NodeSpec s : specs) {
+      if (g.summary().mayHaveHad(s.name())) {
+        throw new InvalidFlowException(
+            "stream flow "
+                + g.scene
+                + "/"
+                + g.group
+                + " already had a node '"
+                + s.name()
+                + "' (finished and folded into the stream's summary); names stay taken");
+      }
       if (g.byName.containsKey(s.name()) || !names.add(s.name())) {
         throw new InvalidFlowException(
             "stream flow " + g.scene + "/" + g.group + " already has a node '" + s.name() + "'");
@@ -150,14 +166,11 @@ final class FlowPlanner {
    * current tail, or as the head of a new part when the tail has finished. Returns how many.
    */
   int linkBatch() {
-    int first = 0;
-    while (first < g.nodes.size() && g.nodes.get(first).state() != NodeState.INIT) {
-      first++;
-    }
-    int end = Math.min(g.nodes.size(), first + LINK_BATCH);
+    int first = firstUnlinked();
+    int end = Math.min(g.size(), first + LINK_BATCH);
     for (int i = first; i < end; i++) {
-      FlowNode n = g.nodes.get(i);
-      FlowNode tail = i == 0 ? null : g.nodes.get(i - 1);
+      FlowNode n = g.node(i);
+      FlowNode tail = i == 0 ? null : g.node(i - 1);
       n.setState(NodeState.WAIT, "");
       if (tail != null && !tail.state().isTerminal()) {
         g.link(tail.index, n.index);
@@ -166,25 +179,44 @@ final class FlowPlanner {
     return end - first;
   }
 
+  /** Appended nodes are INIT until linked, and linked in append order: they end the list. */
+  private int firstUnlinked() {
+    return g.size() - g.index.count(NodeState.INIT);
+  }
+
   boolean hasUnlinked() {
-    return !g.nodes.isEmpty() && g.nodes.get(g.nodes.size() - 1).state() == NodeState.INIT;
+    return g.index.count(NodeState.INIT) > 0;
   }
 
   /**
-   * Evaluates the triggers of waiting nodes (in topological order, so a decision reaches the
-   * descendants in one pass): they become READY, ERROR (can never trigger), stay WAIT, or are shown
-   * PENDING while a suspended ancestor blocks them. Returns the READY nodes due by {@code now}.
+   * Evaluates the triggers of the waiting nodes whose parents changed since the last evaluation
+   * (every node in the first evaluation of a graph, and the custom-trigger nodes whenever anything
+   * changed), in topological order, so a decision reaches the descendants in one pass: they become
+   * READY, ERROR (can never trigger), stay WAIT, or are shown PENDING while a suspended ancestor
+   * blocks them. Returns the READY nodes due by {@code now}, in topological order.
    */
   List<FlowNode> evaluate(long now) {
-    List<FlowNode> due = new ArrayList<>();
-    for (FlowNode n : topologicalOrder()) {
+    List<FlowNode> order = topologicalOrder();
+    BitSet candidates = g.index.candidates();
+    for (int pos = candidates.nextSetBit(0); pos >= 0; pos = candidates.nextSetBit(pos + 1)) {
+      candidates.clear(pos);
+      FlowNode n = order == null ? g.nodes.get(pos) : order.get(pos);
       NodeState s = n.state();
       if (s == NodeState.PENDING && n.inheritedPending || s == NodeState.WAIT && mayDecide(n)) {
         decide(n);
       }
-      if (n.state() == NodeState.READY && n.retryAt <= now) {
+    }
+    g.index.evaluated();
+    List<FlowNode> due = new ArrayList<>();
+    BitSet ready = g.index.ready();
+    for (int i = ready.nextSetBit(0); i >= 0; i = ready.nextSetBit(i + 1)) {
+      FlowNode n = g.nodes.get(i);
+      if (n.retryAt <= now) {
         due.add(n);
       }
+    }
+    if (order != null) {
+      due.sort(Comparator.comparingInt(n -> g.index.position(n.index)));
     }
     return due;
   }
@@ -193,52 +225,71 @@ final class FlowPlanner {
    * False when no parent finished or is PENDING: only a custom predicate can then change the node
    * (a long stream backlog is skipped this way).
    */
-  private boolean mayDecide(FlowNode n) {
-    if (n.parents.isEmpty() || n.spec.trigger().kind() == Trigger.Kind.CUSTOM) {
-      return true;
-    }
-    for (int p : n.parents) {
-      NodeState s = g.nodes.get(p).state();
-      if (s.isTerminal() || s == NodeState.PENDING) {
-        return true;
-      }
-    }
-    return false;
+  private static boolean mayDecide(FlowNode n) {
+    return n.parents.isEmpty()
+        || n.spec.trigger().kind() == Trigger.Kind.CUSTOM
+        || n.parentsSucceeded() + n.parentsFailed() + n.parentsPending() > 0;
   }
 
   private void decide(FlowNode n) {
-    List<String> names = new ArrayList<>(n.parents.size());
-    List<NodeState> states = new ArrayList<>(n.parents.size());
-    String blockedBy = null;
-    for (int p : n.parents) {
-      FlowNode parent = g.nodes.get(p);
-      names.add(parent.name());
-      states.add(parent.state());
-      if (blockedBy == null && parent.isSuspended()) {
-        blockedBy = "waits for suspended node '" + parent.name() + "'";
-      } else if (blockedBy == null && parent.inheritedPending) {
-        blockedBy = parent.detail;
+    TriggerEvaluator.Decision d;
+    Trigger.Kind kind = n.spec.trigger().kind();
+    if (kind == Trigger.Kind.NAMED || kind == Trigger.Kind.CUSTOM) {
+      List<String> names = new ArrayList<>(n.parents.size());
+      List<NodeState> states = new ArrayList<>(n.parents.size());
+      for (int p : n.parents) {
+        names.add(g.node(p).name());
+        states.add(g.node(p).state());
       }
+      d = TriggerEvaluator.evaluate(n.spec.trigger(), names, states, predicates);
+    } else {
+      d =
+          TriggerEvaluator.evaluate(
+              n.spec.trigger(), n.parents.size(), n.parentsSucceeded(), n.parentsFailed());
     }
-    switch (TriggerEvaluator.evaluate(n.spec.trigger(), names, states, predicates)) {
+    switch (d) {
       case FIRE:
         n.setState(NodeState.READY, "triggered");
         n.retryAt = 0;
         break;
       case NEVER:
-        n.setState(NodeState.ERROR, "never triggered: " + n.spec.trigger().kind() + " " + names);
+        n.setState(NodeState.ERROR, "never triggered: " + kind + " " + parentNames(n));
         break;
       default:
+        String blockedBy = n.parentsPending() == 0 ? null : blockedBy(n);
         n.setInheritedPending(blockedBy != null, blockedBy);
     }
   }
 
+  private List<String> parentNames(FlowNode n) {
+    List<String> names = new ArrayList<>(n.parents.size());
+    for (int p : n.parents) {
+      names.add(g.node(p).name());
+    }
+    return names;
+  }
+
+  /** Why a waiting node is shown PENDING: its first suspended (or so shown) parent, else null. */
+  private String blockedBy(FlowNode n) {
+    for (int p : n.parents) {
+      FlowNode parent = g.node(p);
+      if (parent.isSuspended()) {
+        return "waits for suspended node '" + parent.name() + "'";
+      } else if (parent.inheritedPending) {
+        return parent.detail;
+      }
+    }
+    return null;
+  }
+
+  /** Finite flows: the nodes in topological order; streams: null (a chain is in index order). */
   private List<FlowNode> topologicalOrder() {
     if (g.isStream()) {
-      return g.nodes; // parents always come first in a chain
+      return null;
     }
     if (g.topologicalOrder == null) {
       g.topologicalOrder = computeTopologicalOrder();
+      g.index.useTopologicalOrder(g.topologicalOrder);
     }
     return g.topologicalOrder;
   }
@@ -258,11 +309,42 @@ final class FlowPlanner {
       order.add(n);
       for (int c : n.children) {
         if (--missing[c] == 0) {
-          ready.add(g.nodes.get(c));
+          ready.add(g.node(c));
         }
       }
     }
     return order;
+  }
+
+  /**
+   * Streams: folds the finished prefix into the summary, in whole chunks of {@value
+   * NodeChunks#CHUNK} nodes, keeping the last {@code keep} finished nodes of the prefix listed and
+   * folding only nodes followed by a finished node (a node needs its parent only until it finished,
+   * so no kept node needs a folded one). Returns how many nodes were folded.
+   */
+  int foldFinishedPrefix(int keep) {
+    if (!g.isStream()) {
+      return 0;
+    }
+    int fold = 0;
+    while (fold + NodeChunks.CHUNK + keep < g.nodes.size()
+        && finished(fold, fold + NodeChunks.CHUNK + keep)) {
+      fold += NodeChunks.CHUNK;
+    }
+    if (fold > 0) {
+      g.fold(fold);
+    }
+    return fold;
+  }
+
+  /** Whether the kept nodes from slot {@code from} to slot {@code to} (inclusive) finished. */
+  private boolean finished(int from, int to) {
+    for (int i = from; i <= to; i++) {
+      if (!g.nodes.get(i).state().isTerminal()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The flow's state from its nodes. */
@@ -270,37 +352,28 @@ final class FlowPlanner {
     if (isEnded()) {
       return FlowState.FINISH;
     }
-    boolean active = false;
-    boolean pending = false;
-    boolean allTerminal = true;
-    for (FlowNode n : g.nodes) {
-      NodeState s = n.state();
-      active |= s == NodeState.READY || s == NodeState.RUNNING;
-      pending |= s == NodeState.PENDING;
-      allTerminal &= s.isTerminal();
-    }
-    if (allTerminal) {
+    FlowIndex ix = g.index;
+    if (ix.count(NodeState.SUCCESS) + ix.count(NodeState.ERROR) == g.nodes.size()) {
       return FlowState.FINISH;
     }
-    return active || !pending ? FlowState.RUNNING : FlowState.PENDING;
+    return hasActiveNodes() || ix.count(NodeState.PENDING) == 0
+        ? FlowState.RUNNING
+        : FlowState.PENDING;
   }
 
   /** Whether a node is READY (maybe waiting for a retry) or RUNNING. */
   boolean hasActiveNodes() {
-    for (FlowNode n : g.nodes) {
-      if (n.state() == NodeState.READY || n.state() == NodeState.RUNNING) {
-        return true;
-      }
-    }
-    return false;
+    return g.index.count(NodeState.READY) + g.index.count(NodeState.RUNNING) > 0;
   }
 
   /** The earliest retry time after {@code now} among READY nodes, or Long.MAX_VALUE. */
   long nextRetryAt(long now) {
     long next = Long.MAX_VALUE;
-    for (FlowNode n : g.nodes) {
-      if (n.state() == NodeState.READY && n.retryAt > now) {
-        next = Math.min(next, n.retryAt);
+    BitSet ready = g.index.ready();
+    for (int i = ready.nextSetBit(0); i >= 0; i = ready.nextSetBit(i + 1)) {
+      long at = g.nodes.get(i).retryAt;
+      if (at > now) {
+        next = Math.min(next, at);
       }
     }
     return next;

@@ -11,6 +11,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -142,6 +143,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       }
     }
     graph.state = planner.computeState();
+    planner.foldFinishedPrefix(runtime.keptFinishedStreamNodes());
     publishView();
     if (!graph.isStream() && graph.state == FlowState.FINISH && graph.appliedCommands.isEmpty()) {
       runtime.mailbox().forgetFlow(getProcId());
@@ -214,13 +216,13 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   private void collectAllTasks(ProcedureExecutor<Env> ex, FlowPlanner planner, long now) {
     runningByTask.clear();
-    for (FlowNode n : graph.nodes) {
-      if (n.state() == NodeState.RUNNING) {
-        runningByTask.put(n.taskProcId, n);
-        collectTask(ex, planner, n, now);
-        if (!scanned && n.state() == NodeState.RUNNING) {
-          reportWhenFinished(ex, n.taskProcId); // started before a restart: wake on its end
-        }
+    BitSet running = (BitSet) graph.index.running().clone(); // collecting changes the set
+    for (int i = running.nextSetBit(0); i >= 0; i = running.nextSetBit(i + 1)) {
+      FlowNode n = graph.nodes.get(i);
+      runningByTask.put(n.taskProcId, n);
+      collectTask(ex, planner, n, now);
+      if (!scanned && n.state() == NodeState.RUNNING) {
+        reportWhenFinished(ex, n.taskProcId); // started before a restart: wake on its end
       }
     }
     scanned = true;

@@ -35,6 +35,12 @@ public final class FlowRuntime<Env> {
    */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(2);
 
+  /**
+   * How many finished nodes at the head of a stream flow stay listed in its view before older ones
+   * are folded into the stream's summary (counts and their names, which stay taken).
+   */
+  public static final int DEFAULT_KEPT_FINISHED_STREAM_NODES = 1_000;
+
   /** The longest pause before a failed node's next attempt, however its backoff doubled. */
   static final Duration MAX_RETRY_BACKOFF = Duration.ofMinutes(10);
 
@@ -45,6 +51,7 @@ public final class FlowRuntime<Env> {
       new ConcurrentHashMap<>();
   private volatile Supplier<Optional<ProcedureExecutor<Env>>> executor = Optional::empty;
   private volatile long pollMillis = DEFAULT_POLL_INTERVAL.toMillis();
+  private volatile int keptFinishedStreamNodes = DEFAULT_KEPT_FINISHED_STREAM_NODES;
   private final FlowMailbox mailbox = new FlowMailbox();
 
   @SuppressWarnings({"unchecked", "rawtypes"})
@@ -101,6 +108,23 @@ public final class FlowRuntime<Env> {
     }
     this.pollMillis = d.toMillis();
     return this;
+  }
+
+  /**
+   * How many finished nodes at the head of a stream stay listed (see {@link
+   * #DEFAULT_KEPT_FINISHED_STREAM_NODES}); older ones are folded, so a long stream's record and
+   * step cost stay bounded.
+   */
+  public FlowRuntime<Env> keptFinishedStreamNodes(int nodes) {
+    if (nodes < 0) {
+      throw new IllegalArgumentException("kept finished stream nodes must be >= 0, got " + nodes);
+    }
+    this.keptFinishedStreamNodes = nodes;
+    return this;
+  }
+
+  int keptFinishedStreamNodes() {
+    return keptFinishedStreamNodes;
   }
 
   /** Whether {@code type} may be named by a node. */

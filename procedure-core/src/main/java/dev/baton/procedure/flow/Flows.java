@@ -124,7 +124,8 @@ public final class Flows<Env> {
     long cmd =
         gateway.submit(
             FlowCommandProcedure.resume(runtime, flowId, node, action),
-            FlowProcedure.resumeNonce(flowId, index, n.suspensions(), action));
+            FlowProcedure.resumeNonce(
+                flowId, flow.folded().nodes() + index, n.suspensions(), action));
     awaitCommand(cmd);
     return get(flowId).orElseThrow();
   }

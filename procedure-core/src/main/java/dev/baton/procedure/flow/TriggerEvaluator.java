@@ -41,15 +41,6 @@ final class TriggerEvaluator {
     int total = parentStates.size();
     int unfinished = total - succeeded - failed;
     switch (trigger.kind()) {
-      case ALL_SUCCEEDED:
-        return failed > 0 ? Decision.NEVER : succeeded == total ? Decision.FIRE : Decision.WAIT;
-      case ALL_FINISHED:
-        return unfinished == 0 ? Decision.FIRE : Decision.WAIT;
-      case AT_LEAST:
-        if (succeeded >= trigger.count()) {
-          return Decision.FIRE;
-        }
-        return succeeded + unfinished < trigger.count() ? Decision.NEVER : Decision.WAIT;
       case NAMED:
         return named(trigger, parentNames, parentStates);
       case CUSTOM:
@@ -63,7 +54,36 @@ final class TriggerEvaluator {
         }
         return unfinished == 0 ? Decision.NEVER : Decision.WAIT;
       default:
-        throw new IllegalStateException("unknown trigger kind " + trigger.kind());
+        return evaluate(trigger, total, succeeded, failed);
+    }
+  }
+
+  /**
+   * Decides a trigger that counts its parents (ALL_SUCCEEDED, ALL_FINISHED, AT_LEAST) from the
+   * counts alone.
+   *
+   * @param total the node's parents
+   * @param succeeded parents that are SUCCESS
+   * @param failed parents that are ERROR
+   */
+  static Decision evaluate(Trigger trigger, int total, int succeeded, int failed) {
+    if (total == 0) {
+      return Decision.FIRE;
+    }
+    int unfinished = total - succeeded - failed;
+    switch (trigger.kind()) {
+      case ALL_SUCCEEDED:
+        return failed > 0 ? Decision.NEVER : succeeded == total ? Decision.FIRE : Decision.WAIT;
+      case ALL_FINISHED:
+        return unfinished == 0 ? Decision.FIRE : Decision.WAIT;
+      case AT_LEAST:
+        if (succeeded >= trigger.count()) {
+          return Decision.FIRE;
+        }
+        return succeeded + unfinished < trigger.count() ? Decision.NEVER : Decision.WAIT;
+      default:
+        throw new IllegalStateException(
+            "trigger kind " + trigger.kind() + " is not decided from counts");
     }
   }
 

@@ -264,7 +264,7 @@ public final class FlowBenchmark {
       int total = sorted.length * PER_APPEND;
       while (true) {
         FlowInfo f = s.flows().get(id).orElseThrow();
-        if (f.state() == FlowState.FINISH && f.nodes().size() == total) {
+        if (f.state() == FlowState.FINISH && f.folded().nodes() + f.nodes().size() == total) {
           break;
         }
         if (seconds(t0, System.nanoTime()) > WAIT.toSeconds()) {
