@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,6 +39,9 @@ class SnapshotTest {
    * after every entry is slow on a loaded machine, and the purge follows the last one.
    */
   static final Duration PURGE_WAIT = Duration.ofSeconds(75);
+
+  /** How often the purge is checked while more writes are made to close the open segment. */
+  static final Duration PURGE_POLL = Duration.ofMillis(200);
 
   @TempDir Path dir;
 
@@ -73,10 +77,24 @@ class SnapshotTest {
       }
 
       // the nodes snapshotted as they went and purged their logs past what the lagging node has:
-      // no node can send it the entries it missed
-      for (ProcedureNode<Work.Env> n : cluster.running()) {
-        await().atMost(PURGE_WAIT).until(() -> logStartIndex(n) > laggingApplied + 1);
-      }
+      // no node can send it the entries it missed. Only closed segments are purged, and only after
+      // a snapshot: when group commit packed the writes into few entries, the segment holding the
+      // lagging node's next entry may still be open, so more writes follow until it is purged
+      AtomicInteger more = new AtomicInteger();
+      await()
+          .atMost(PURGE_WAIT)
+          .pollInterval(PURGE_POLL)
+          .until(
+              () -> {
+                if (cluster.running().stream()
+                    .allMatch(n -> logStartIndex(n) > laggingApplied + 1)) {
+                  return true;
+                }
+                leader
+                    .submit(new Work("more" + more.incrementAndGet()), null)
+                    .get(30, TimeUnit.SECONDS);
+                return false;
+              });
       long newest = newestSnapshotIndex(cluster.snapshotDir(leader.nodeId()));
       assertTrue(newest > laggingApplied + 1, "leader snapshot at " + newest);
       assertTrue(Files.exists(snapshotFile(cluster, leader.nodeId(), newest, ".md5")));
