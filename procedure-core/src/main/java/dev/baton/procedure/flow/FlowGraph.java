@@ -7,7 +7,10 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,28 +58,33 @@ final class FlowGraph {
    */
   private static final int FORMAT_FOLDED = 2;
 
-  final FlowInfo.Kind kind;
-  final String scene;
-  final String group;
-  FlowState state = FlowState.INIT;
-  String detail = "";
+  private final FlowInfo.Kind kind;
+  private final String scene;
+  private final String group;
+  private FlowState state = FlowState.INIT;
+  private String detail = "";
 
   /** The nodes not folded into the summary: node {@code i} is at {@code i - folded()}. */
-  final List<FlowNode> nodes = new ArrayList<>();
+  private final List<FlowNode> nodes = new ArrayList<>();
+
+  private final List<FlowNode> nodesView = Collections.unmodifiableList(nodes);
 
   /** Streams: the folded prefix. */
   private StreamSummary summary = new StreamSummary();
 
-  final Map<String, FlowNode> byName = new HashMap<>();
+  private final Map<String, FlowNode> byName = new HashMap<>();
 
   /** Finite flows: the nodes in topological order, computed once (the structure never changes). */
-  List<FlowNode> topologicalOrder;
+  private List<FlowNode> topologicalOrder;
 
   /** Applied command procId → outcome ("" for success, else the refusal). */
-  final Map<Long, String> appliedCommands = new LinkedHashMap<>();
+  private final Map<Long, String> appliedCommands = new LinkedHashMap<>();
+
+  private final Map<Long, String> appliedCommandsView =
+      Collections.unmodifiableMap(appliedCommands);
 
   /** Derived from the nodes, kept up to date by them. */
-  final FlowIndex index = new FlowIndex(this);
+  private final FlowIndex index = new FlowIndex(this);
 
   private final NodeChunks chunks = new NodeChunks();
 
@@ -93,7 +101,7 @@ final class FlowGraph {
       g.add(spec, NodeState.WAIT);
     }
     for (FlowDefinition.Edge e : def.edges()) {
-      g.link(g.byName.get(e.parent()).index, g.byName.get(e.child()).index);
+      g.link(g.byName.get(e.parent()).index(), g.byName.get(e.child()).index());
     }
     return g;
   }
@@ -103,13 +111,13 @@ final class FlowGraph {
     nodes.add(n);
     byName.put(spec.name(), n);
     index.added(n);
-    chunks.changed(n.index);
+    chunks.changed(n.index());
     return n;
   }
 
   void link(int parent, int child) {
-    node(child).parents.add(parent);
-    node(parent).children.add(child);
+    node(child).addParent(parent);
+    node(parent).addChild(child);
     index.linked(node(parent), node(child));
     chunks.changed(child - folded());
   }
@@ -121,13 +129,26 @@ final class FlowGraph {
       throw new IOException(
           "node '" + n.name() + "' is " + n.state() + " but its parent " + parent + " is folded");
     }
-    n.parents.add(parent);
+    n.addParent(parent);
     chunks.changed(child - folded());
   }
 
   /** The node at {@code index} (not folded). */
   FlowNode node(int index) {
     return nodes.get(index - folded());
+  }
+
+  /** The kept (not folded) node named {@code name}, or null. */
+  FlowNode named(String name) {
+    return byName.get(name);
+  }
+
+  /**
+   * The kept (not folded) nodes in index order: the one at slot {@code i} is node {@code i +
+   * folded()} (read-only, live).
+   */
+  List<FlowNode> nodes() {
+    return nodesView;
   }
 
   /** Nodes ever added, folded ones included. */
@@ -173,23 +194,117 @@ final class FlowGraph {
     return kind == FlowInfo.Kind.STREAM;
   }
 
+  /** Stream flows: the scene appends name it by, else "". */
+  String scene() {
+    return scene;
+  }
+
+  /** Stream flows: the group appends name it by, else "". */
+  String group() {
+    return group;
+  }
+
+  FlowState state() {
+    return state;
+  }
+
+  /** The flow's state as computed from its nodes by a step. */
+  void recordState(FlowState computed) {
+    state = computed;
+  }
+
+  /** Why the flow ended early (a node's END_FLOW failure), else "". */
+  String detail() {
+    return detail;
+  }
+
+  /** Whether a node's failure ended the flow early. */
+  boolean isEnded() {
+    return !detail.isEmpty();
+  }
+
+  /** A node's failure ends the flow: FINISH, for {@code why}. */
+  void end(String why) {
+    detail = why;
+    state = FlowState.FINISH;
+  }
+
+  FlowIndex index() {
+    return index;
+  }
+
+  /**
+   * Applied commands not yet forgotten, in applying order: procId → outcome ("" for success, else
+   * the refusal). Read-only, live.
+   */
+  Map<Long, String> appliedCommands() {
+    return appliedCommandsView;
+  }
+
+  /** The command procedure {@code commandId} was applied with {@code outcome}. */
+  void commandApplied(long commandId, String outcome) {
+    appliedCommands.put(commandId, outcome);
+  }
+
+  /** The command procedure {@code commandId} finished (or is gone): its outcome is not kept. */
+  void forgetCommand(long commandId) {
+    appliedCommands.remove(commandId);
+  }
+
+  /**
+   * Finite flows: the nodes in topological order (parents first), computed once, as the structure
+   * never changes after creation; streams: null (a chain is in index order).
+   */
+  List<FlowNode> topologicalOrder() {
+    if (isStream()) {
+      return null;
+    }
+    if (topologicalOrder == null) {
+      topologicalOrder = Collections.unmodifiableList(computeTopologicalOrder());
+      index.useTopologicalOrder(topologicalOrder);
+    }
+    return topologicalOrder;
+  }
+
+  private List<FlowNode> computeTopologicalOrder() {
+    int[] missing = new int[nodes.size()];
+    Deque<FlowNode> ready = new ArrayDeque<>();
+    for (FlowNode n : nodes) {
+      missing[n.index()] = n.parents().size();
+      if (missing[n.index()] == 0) {
+        ready.add(n);
+      }
+    }
+    List<FlowNode> order = new ArrayList<>(nodes.size());
+    while (!ready.isEmpty()) {
+      FlowNode n = ready.poll();
+      order.add(n);
+      for (int c : n.children()) {
+        if (--missing[c] == 0) {
+          ready.add(node(c));
+        }
+      }
+    }
+    return order;
+  }
+
   FlowInfo toInfo(long flowId) {
     List<FlowInfo.NodeInfo> infos = new ArrayList<>(nodes.size());
     for (FlowNode n : nodes) {
-      List<String> parents = new ArrayList<>(n.parents.size());
-      for (int p : n.parents) {
+      List<String> parents = new ArrayList<>(n.parents().size());
+      for (int p : n.parents()) {
         parents.add(p < folded() ? summary.lastName() : node(p).name());
       }
       infos.add(
           new FlowInfo.NodeInfo(
               n.name(),
-              n.spec.taskType(),
+              n.spec().taskType(),
               n.state(),
               parents,
-              n.attempts,
-              n.taskProcId,
-              n.detail,
-              n.pendingEpoch));
+              n.attempts(),
+              n.taskProcId(),
+              n.detail(),
+              n.pendingEpoch()));
     }
     return new FlowInfo(
         flowId,
@@ -230,7 +345,7 @@ final class FlowGraph {
       out.writeUTF(c.getValue());
     }
     out.flush();
-    List<byte[]> body = chunks.encoded(nodes, FlowGraph::nodeBytes);
+    List<byte[]> body = chunks.encoded(nodes, FlowNode::encoding);
     int size = head.size() + names + Integer.BYTES + tail.size();
     for (byte[] c : body) {
       size += c.length;
@@ -250,15 +365,6 @@ final class FlowGraph {
   private static int copy(byte[] from, byte[] to, int at) {
     System.arraycopy(from, 0, to, at, from.length);
     return at + from.length;
-  }
-
-  private static byte[] nodeBytes(FlowNode n) throws IOException {
-    byte[] e = n.cachedEncoding();
-    if (e == null) {
-      e = encodeNode(n);
-      n.cacheEncoding(e);
-    }
-    return e;
   }
 
   static void writeSpec(DataOutputStream out, NodeSpec s) throws IOException {
@@ -300,25 +406,6 @@ final class FlowGraph {
     Trigger trigger = new Trigger(tk, count, names, in.readUTF());
     FailurePolicy policy = FailurePolicy.values()[in.readByte()];
     return new NodeSpec(name, type, args, trigger, policy, in.readInt(), in.readLong());
-  }
-
-  private static byte[] encodeNode(FlowNode n) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(48);
-    DataOutputStream out = new DataOutputStream(bytes);
-    writeSpec(out, n.spec);
-    out.writeInt(n.parents.size());
-    for (int p : n.parents) {
-      out.writeInt(p);
-    }
-    out.writeByte(n.state().ordinal());
-    out.writeBoolean(n.inheritedPending);
-    out.writeInt(n.attempts);
-    out.writeLong(n.taskProcId);
-    out.writeLong(n.retryAt);
-    out.writeInt(n.pendingEpoch);
-    out.writeUTF(n.detail);
-    out.flush();
-    return bytes.toByteArray();
   }
 
   /**
@@ -380,13 +467,7 @@ final class FlowGraph {
     for (int i = 0; i < parents; i++) {
       ps.add(in.readInt());
     }
-    FlowNode n = g.add(spec, NodeState.values()[in.readByte()]);
-    n.inheritedPending = in.readBoolean();
-    n.attempts = in.readInt();
-    n.taskProcId = in.readLong();
-    n.retryAt = in.readLong();
-    n.pendingEpoch = in.readInt();
-    n.detail = in.readUTF();
+    g.add(spec, NodeState.values()[in.readByte()]).readRecorded(in);
     return ps;
   }
 }

@@ -43,8 +43,8 @@ final class FlowIndex {
   void added(FlowNode n) {
     counts[n.state().ordinal()]++;
     track(n, n.state(), true);
-    if (n.spec.trigger().kind() == Trigger.Kind.CUSTOM) {
-      customNodes.add(n.index);
+    if (n.spec().trigger().kind() == Trigger.Kind.CUSTOM) {
+      customNodes.add(n.index());
     }
     markCandidate(n);
     changed = true;
@@ -65,27 +65,27 @@ final class FlowIndex {
       counts[now.ordinal()]++;
       track(n, before, false);
       track(n, now, true);
-      for (int c : n.children) {
+      for (int c : n.children()) {
         FlowNode child = g.node(c);
         child.countParent(before, -1);
         child.countParent(now, 1);
       }
     }
-    for (int c : n.children) {
+    for (int c : n.children()) {
       markCandidate(g.node(c));
     }
     if (now == NodeState.WAIT) {
       markCandidate(n); // linked, or no longer shown PENDING: its trigger decides again
     }
-    g.encodingChanged(n.index);
+    g.encodingChanged(n.index());
     changed = true;
   }
 
   private void track(FlowNode n, NodeState s, boolean in) {
     if (s == NodeState.READY) {
-      ready.set(slot(n.index), in);
+      ready.set(slot(n.index()), in);
     } else if (s == NodeState.RUNNING) {
-      running.set(slot(n.index), in);
+      running.set(slot(n.index()), in);
     }
   }
 
@@ -96,7 +96,7 @@ final class FlowIndex {
   /** A finished node is being folded away. */
   void removed(FlowNode n) {
     counts[n.state().ordinal()]--;
-    customNodes.remove(Integer.valueOf(n.index));
+    customNodes.remove(Integer.valueOf(n.index()));
   }
 
   /** The first {@code count} kept nodes were folded: every slot moves down by {@code count}. */
@@ -110,7 +110,7 @@ final class FlowIndex {
 
   private void markCandidate(FlowNode n) {
     if (!allCandidates) {
-      candidates.set(position(n.index));
+      candidates.set(position(n.index()));
     }
   }
 
@@ -142,7 +142,7 @@ final class FlowIndex {
   BitSet candidates() {
     if (allCandidates) {
       allCandidates = false;
-      candidates.set(0, g.nodes.size()); // slots, or positions of a finite flow
+      candidates.set(0, g.nodes().size()); // slots, or positions of a finite flow
     } else if (changed) {
       for (int i : customNodes) {
         candidates.set(position(i));
@@ -160,7 +160,7 @@ final class FlowIndex {
   void useTopologicalOrder(List<FlowNode> order) {
     int[] p = new int[order.size()];
     for (int i = 0; i < p.length; i++) {
-      p[order.get(i).index] = i;
+      p[order.get(i).index()] = i;
     }
     positions = p;
   }

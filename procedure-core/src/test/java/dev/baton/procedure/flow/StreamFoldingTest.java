@@ -51,13 +51,12 @@ class StreamFoldingTest {
     p.linkBatch();
     for (List<FlowNode> due = p.evaluate(0); !due.isEmpty(); due = p.evaluate(0)) {
       for (FlowNode n : due) {
-        n.attempts++;
-        n.setState(NodeState.RUNNING, "");
-        n.taskProcId = 1_000 + n.index;
+        n.startAttempt();
+        n.taskSubmitted(1_000 + n.index());
         p.taskFinished(n, true, "", 0);
       }
     }
-    g.state = p.computeState();
+    p.updateState();
     p.foldFinishedPrefix(KEEP);
   }
 
@@ -69,7 +68,8 @@ class StreamFoldingTest {
       p.append(batch(k));
       step(p);
       byte[] record = g.encode();
-      assertTrue(g.nodes.size() <= MAX_LISTED, "listed after append " + k + ": " + g.nodes.size());
+      assertTrue(
+          g.nodes().size() <= MAX_LISTED, "listed after append " + k + ": " + g.nodes().size());
       int beyondFingerprints = record.length - Long.BYTES * g.folded();
       assertTrue(
           beyondFingerprints <= MAX_HEADER_BYTES + MAX_LISTED * MAX_NODE_BYTES,
@@ -131,9 +131,9 @@ class StreamFoldingTest {
     InvalidFlowException resume =
         assertThrows(InvalidFlowException.class, () -> p.resume("a0-1", ResumeAction.RERUN));
     assertTrue(resume.getMessage().contains("folded"), resume.getMessage());
-    int listed = g.nodes.size();
+    int listed = g.nodes().size();
     p.append(List.of(NodeSpec.of("fresh", "t")));
-    assertEquals(listed + 1, g.nodes.size(), "a new name is taken");
+    assertEquals(listed + 1, g.nodes().size(), "a new name is taken");
   }
 
   @Test
@@ -147,7 +147,7 @@ class StreamFoldingTest {
     for (int i = 0; i < 500; i++) {
       step(p);
     }
-    assertEquals(FlowState.FINISH, g.state);
+    assertEquals(FlowState.FINISH, g.state());
     assertEquals(0, p.foldFinishedPrefix(0));
     assertEquals(500, FlowGraph.decode(g.encode()).toInfo(1).nodes().size());
   }
