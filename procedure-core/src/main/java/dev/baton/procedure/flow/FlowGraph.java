@@ -7,16 +7,12 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The durable state of a flow: its nodes with their states, a stream's folded prefix ({@link
@@ -29,23 +25,16 @@ final class FlowGraph {
   /** The fewest bytes {@link java.io.DataOutputStream#writeUTF} writes (its length prefix). */
   static final int MIN_UTF_BYTES = 2;
 
-  /** The fewest bytes one argument takes: its name and value. */
-  static final int MIN_ARG_BYTES = 2 * MIN_UTF_BYTES;
-
-  /**
-   * The fewest bytes a written {@link NodeSpec} takes: name, type and trigger predicate (strings),
-   * argument and trigger counts, trigger count, retries (ints), trigger kind and policy (bytes),
-   * backoff (a long).
-   */
-  static final int MIN_SPEC_BYTES =
-      3 * MIN_UTF_BYTES + 4 * Integer.BYTES + 2 * Byte.BYTES + Long.BYTES;
-
   /**
    * The fewest bytes a written node takes: its spec, parent count, state and pending flag, attempts
    * and pending epoch, task id and retry time, detail.
    */
   static final int MIN_NODE_BYTES =
-      MIN_SPEC_BYTES + 3 * Integer.BYTES + 2 * Byte.BYTES + 2 * Long.BYTES + MIN_UTF_BYTES;
+      NodeSpecCodec.MIN_SPEC_BYTES
+          + 3 * Integer.BYTES
+          + 2 * Byte.BYTES
+          + 2 * Long.BYTES
+          + MIN_UTF_BYTES;
 
   /** The fewest bytes an applied command takes: its id and name. */
   static final int MIN_COMMAND_BYTES = Long.BYTES + MIN_UTF_BYTES;
@@ -73,9 +62,6 @@ final class FlowGraph {
   private StreamSummary summary = new StreamSummary();
 
   private final Map<String, FlowNode> byName = new HashMap<>();
-
-  /** Finite flows: the nodes in topological order, computed once (the structure never changes). */
-  private List<FlowNode> topologicalOrder;
 
   /** Applied command procId → outcome ("" for success, else the refusal). */
   private final Map<Long, String> appliedCommands = new LinkedHashMap<>();
@@ -251,43 +237,6 @@ final class FlowGraph {
     appliedCommands.remove(commandId);
   }
 
-  /**
-   * Finite flows: the nodes in topological order (parents first), computed once, as the structure
-   * never changes after creation; streams: null (a chain is in index order).
-   */
-  List<FlowNode> topologicalOrder() {
-    if (isStream()) {
-      return null;
-    }
-    if (topologicalOrder == null) {
-      topologicalOrder = Collections.unmodifiableList(computeTopologicalOrder());
-      index.useTopologicalOrder(topologicalOrder);
-    }
-    return topologicalOrder;
-  }
-
-  private List<FlowNode> computeTopologicalOrder() {
-    int[] missing = new int[nodes.size()];
-    Deque<FlowNode> ready = new ArrayDeque<>();
-    for (FlowNode n : nodes) {
-      missing[n.index()] = n.parents().size();
-      if (missing[n.index()] == 0) {
-        ready.add(n);
-      }
-    }
-    List<FlowNode> order = new ArrayList<>(nodes.size());
-    while (!ready.isEmpty()) {
-      FlowNode n = ready.poll();
-      order.add(n);
-      for (int c : n.children()) {
-        if (--missing[c] == 0) {
-          ready.add(node(c));
-        }
-      }
-    }
-    return order;
-  }
-
   FlowInfo toInfo(long flowId) {
     List<FlowInfo.NodeInfo> infos = new ArrayList<>(nodes.size());
     for (FlowNode n : nodes) {
@@ -367,47 +316,6 @@ final class FlowGraph {
     return at + from.length;
   }
 
-  static void writeSpec(DataOutputStream out, NodeSpec s) throws IOException {
-    out.writeUTF(s.name());
-    out.writeUTF(s.taskType());
-    out.writeInt(s.args().size());
-    for (Map.Entry<String, String> a : new java.util.TreeMap<>(s.args()).entrySet()) {
-      out.writeUTF(a.getKey());
-      out.writeUTF(a.getValue());
-    }
-    Trigger t = s.trigger();
-    out.writeByte(t.kind().ordinal());
-    out.writeInt(t.count());
-    out.writeInt(t.parents().size());
-    for (String p : new TreeSet<>(t.parents())) {
-      out.writeUTF(p);
-    }
-    out.writeUTF(t.predicateId());
-    out.writeByte(s.failurePolicy().ordinal());
-    out.writeInt(s.maxRetries());
-    out.writeLong(s.backoffMillis());
-  }
-
-  static NodeSpec readSpec(DataInputStream in) throws IOException {
-    String name = in.readUTF();
-    String type = in.readUTF();
-    int argc = BoundedReads.readCount(in, MIN_ARG_BYTES, "node arguments");
-    Map<String, String> args = new HashMap<>();
-    for (int i = 0; i < argc; i++) {
-      args.put(in.readUTF(), in.readUTF());
-    }
-    Trigger.Kind tk = Trigger.Kind.values()[in.readByte()];
-    int count = in.readInt();
-    int named = BoundedReads.readCount(in, MIN_UTF_BYTES, "trigger parents");
-    Set<String> names = new TreeSet<>();
-    for (int i = 0; i < named; i++) {
-      names.add(in.readUTF());
-    }
-    Trigger trigger = new Trigger(tk, count, names, in.readUTF());
-    FailurePolicy policy = FailurePolicy.values()[in.readByte()];
-    return new NodeSpec(name, type, args, trigger, policy, in.readInt(), in.readLong());
-  }
-
   /**
    * @throws IOException for bytes this class did not write (named in the message)
    */
@@ -461,7 +369,7 @@ final class FlowGraph {
   }
 
   private static List<Integer> readNode(DataInputStream in, FlowGraph g) throws IOException {
-    NodeSpec spec = readSpec(in);
+    NodeSpec spec = NodeSpecCodec.read(in);
     int parents = BoundedReads.readCount(in, Integer.BYTES, "node parents");
     List<Integer> ps = new ArrayList<>(parents);
     for (int i = 0; i < parents; i++) {

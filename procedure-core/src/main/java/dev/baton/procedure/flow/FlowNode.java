@@ -260,7 +260,7 @@ final class FlowNode {
   private byte[] encode() throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(ENCODING_BYTES_GUESS);
     DataOutputStream out = new DataOutputStream(bytes);
-    FlowGraph.writeSpec(out, spec);
+    NodeSpecCodec.write(out, spec);
     out.writeInt(parents.size());
     for (int p : parents) {
       out.writeInt(p);

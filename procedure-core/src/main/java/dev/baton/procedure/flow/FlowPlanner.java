@@ -201,7 +201,7 @@ final class FlowPlanner {
    * blocks them. Returns the READY nodes due by {@code now}, in topological order.
    */
   List<FlowNode> evaluate(long now) {
-    List<FlowNode> order = g.topologicalOrder();
+    List<FlowNode> order = g.index().topologicalOrder();
     BitSet candidates = g.index().candidates();
     for (int pos = candidates.nextSetBit(0); pos >= 0; pos = candidates.nextSetBit(pos + 1)) {
       candidates.clear(pos);
