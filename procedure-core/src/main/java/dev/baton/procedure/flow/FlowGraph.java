@@ -97,7 +97,7 @@ final class FlowGraph {
     nodes.add(n);
     byName.put(spec.name(), n);
     index.added(n);
-    chunks.changed(n.index());
+    encodingChanged(n.index());
     return n;
   }
 

@@ -32,6 +32,8 @@ class StreamFoldingTest {
 
   private static final int MAX_HEADER_BYTES = 200;
 
+  private static final int LINK_BATCH = FlowPlanner.LINK_BATCH;
+
   private FlowGraph g = new FlowGraph(FlowInfo.Kind.STREAM, "scene", "group");
 
   private FlowPlanner planner() {
@@ -134,6 +136,32 @@ class StreamFoldingTest {
     int listed = g.nodes().size();
     p.append(List.of(NodeSpec.of("fresh", "t")));
     assertEquals(listed + 1, g.nodes().size(), "a new name is taken");
+  }
+
+  @Test
+  void nodesAppendedToAPartlyEncodedChunkAfterFoldingAreRecorded() throws Exception {
+    FlowPlanner p = planner();
+    p.append(named("done", 3 * LINK_BATCH));
+    while (p.hasUnlinked()) {
+      p.linkBatch();
+    }
+    step(p);
+    assertTrue(g.folded() > 0, "the finished prefix was folded: " + g.folded());
+    p.append(named("backlog", 3 * LINK_BATCH));
+    p.linkBatch(); // leaves most of the backlog unlinked
+    g.encode();
+    p.append(named("late", PER_APPEND)); // lands in the backlog's last chunk, also unlinked
+    p.linkBatch();
+    assertEquals(
+        g.toInfo(1), FlowGraph.decode(g.encode()).toInfo(1), "the record holds every node");
+  }
+
+  private static List<NodeSpec> named(String prefix, int count) {
+    List<NodeSpec> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      out.add(NodeSpec.of(prefix + i, "t"));
+    }
+    return out;
   }
 
   @Test
