@@ -190,6 +190,11 @@ final class FlowGraph {
     return group;
   }
 
+  /** Stream flows: "scene/group", as messages name the stream. */
+  String streamName() {
+    return scene + "/" + group;
+  }
+
   FlowState state() {
     return state;
   }

@@ -135,30 +135,21 @@ final class FlowPlanner {
    */
   void append(List<NodeSpec> specs) {
     if (isEnded()) {
-      throw new InvalidFlowException(
-          "stream flow " + g.scene() + "/" + g.group() + ": " + g.detail());
+      throw new InvalidFlowException("stream flow " + g.streamName() + ": " + g.detail());
     }
     Set<String> names = new HashSet<>();
     for (NodeSpec s : specs) {
       if (g.summary().mayHaveHad(s.name())) {
         throw new InvalidFlowException(
             "stream flow "
-                + g.scene()
-                + "/"
-                + g.group()
+                + g.streamName()
                 + " already had a node '"
                 + s.name()
                 + "' (finished and folded into the stream's summary); names stay taken");
       }
       if (g.named(s.name()) != null || !names.add(s.name())) {
         throw new InvalidFlowException(
-            "stream flow "
-                + g.scene()
-                + "/"
-                + g.group()
-                + " already has a node '"
-                + s.name()
-                + "'");
+            "stream flow " + g.streamName() + " already has a node '" + s.name() + "'");
       }
     }
     for (NodeSpec s : specs) {

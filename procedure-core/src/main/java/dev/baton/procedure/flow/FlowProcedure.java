@@ -196,9 +196,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
               "stream flow "
                   + getProcId()
                   + " is "
-                  + graph.scene()
-                  + "/"
-                  + graph.group()
+                  + graph.streamName()
                   + ", not "
                   + c.node().replace('\u0000', '/'));
         } else {
