@@ -119,7 +119,7 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
     out.writeByte(action.ordinal());
     out.writeInt(nodes.size());
     for (NodeSpec n : nodes) {
-      FlowGraph.writeSpec(out, n);
+      NodeSpecCodec.write(out, n);
     }
   }
 
@@ -129,10 +129,10 @@ final class FlowCommandProcedure<Env> extends Procedure<Env> {
     kind = FlowCommand.Kind.values()[in.readByte()];
     node = in.readUTF();
     action = ResumeAction.values()[in.readByte()];
-    int n = BoundedReads.readCount(in, FlowGraph.MIN_SPEC_BYTES, "flow command nodes");
+    int n = BoundedReads.readCount(in, NodeSpecCodec.MIN_SPEC_BYTES, "flow command nodes");
     List<NodeSpec> specs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      specs.add(FlowGraph.readSpec(in));
+      specs.add(NodeSpecCodec.read(in));
     }
     nodes = specs;
   }

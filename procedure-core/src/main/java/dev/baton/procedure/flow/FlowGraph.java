@@ -8,12 +8,11 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * The durable state of a flow: its nodes with their states, a stream's folded prefix ({@link
@@ -26,23 +25,16 @@ final class FlowGraph {
   /** The fewest bytes {@link java.io.DataOutputStream#writeUTF} writes (its length prefix). */
   static final int MIN_UTF_BYTES = 2;
 
-  /** The fewest bytes one argument takes: its name and value. */
-  static final int MIN_ARG_BYTES = 2 * MIN_UTF_BYTES;
-
-  /**
-   * The fewest bytes a written {@link NodeSpec} takes: name, type and trigger predicate (strings),
-   * argument and trigger counts, trigger count, retries (ints), trigger kind and policy (bytes),
-   * backoff (a long).
-   */
-  static final int MIN_SPEC_BYTES =
-      3 * MIN_UTF_BYTES + 4 * Integer.BYTES + 2 * Byte.BYTES + Long.BYTES;
-
   /**
    * The fewest bytes a written node takes: its spec, parent count, state and pending flag, attempts
    * and pending epoch, task id and retry time, detail.
    */
   static final int MIN_NODE_BYTES =
-      MIN_SPEC_BYTES + 3 * Integer.BYTES + 2 * Byte.BYTES + 2 * Long.BYTES + MIN_UTF_BYTES;
+      NodeSpecCodec.MIN_SPEC_BYTES
+          + 3 * Integer.BYTES
+          + 2 * Byte.BYTES
+          + 2 * Long.BYTES
+          + MIN_UTF_BYTES;
 
   /** The fewest bytes an applied command takes: its id and name. */
   static final int MIN_COMMAND_BYTES = Long.BYTES + MIN_UTF_BYTES;
@@ -55,28 +47,30 @@ final class FlowGraph {
    */
   private static final int FORMAT_FOLDED = 2;
 
-  final FlowInfo.Kind kind;
-  final String scene;
-  final String group;
-  FlowState state = FlowState.INIT;
-  String detail = "";
+  private final FlowInfo.Kind kind;
+  private final String scene;
+  private final String group;
+  private FlowState state = FlowState.INIT;
+  private String detail = "";
 
   /** The nodes not folded into the summary: node {@code i} is at {@code i - folded()}. */
-  final List<FlowNode> nodes = new ArrayList<>();
+  private final List<FlowNode> nodes = new ArrayList<>();
+
+  private final List<FlowNode> nodesView = Collections.unmodifiableList(nodes);
 
   /** Streams: the folded prefix. */
   private StreamSummary summary = new StreamSummary();
 
-  final Map<String, FlowNode> byName = new HashMap<>();
-
-  /** Finite flows: the nodes in topological order, computed once (the structure never changes). */
-  List<FlowNode> topologicalOrder;
+  private final Map<String, FlowNode> byName = new HashMap<>();
 
   /** Applied command procId → outcome ("" for success, else the refusal). */
-  final Map<Long, String> appliedCommands = new LinkedHashMap<>();
+  private final Map<Long, String> appliedCommands = new LinkedHashMap<>();
+
+  private final Map<Long, String> appliedCommandsView =
+      Collections.unmodifiableMap(appliedCommands);
 
   /** Derived from the nodes, kept up to date by them. */
-  final FlowIndex index = new FlowIndex(this);
+  private final FlowIndex index = new FlowIndex(this);
 
   private final NodeChunks chunks = new NodeChunks();
 
@@ -93,7 +87,7 @@ final class FlowGraph {
       g.add(spec, NodeState.WAIT);
     }
     for (FlowDefinition.Edge e : def.edges()) {
-      g.link(g.byName.get(e.parent()).index, g.byName.get(e.child()).index);
+      g.link(g.byName.get(e.parent()).index(), g.byName.get(e.child()).index());
     }
     return g;
   }
@@ -103,13 +97,13 @@ final class FlowGraph {
     nodes.add(n);
     byName.put(spec.name(), n);
     index.added(n);
-    chunks.changed(n.index);
+    encodingChanged(n.index());
     return n;
   }
 
   void link(int parent, int child) {
-    node(child).parents.add(parent);
-    node(parent).children.add(child);
+    node(child).addParent(parent);
+    node(parent).addChild(child);
     index.linked(node(parent), node(child));
     chunks.changed(child - folded());
   }
@@ -121,13 +115,26 @@ final class FlowGraph {
       throw new IOException(
           "node '" + n.name() + "' is " + n.state() + " but its parent " + parent + " is folded");
     }
-    n.parents.add(parent);
+    n.addParent(parent);
     chunks.changed(child - folded());
   }
 
   /** The node at {@code index} (not folded). */
   FlowNode node(int index) {
     return nodes.get(index - folded());
+  }
+
+  /** The kept (not folded) node named {@code name}, or null. */
+  FlowNode named(String name) {
+    return byName.get(name);
+  }
+
+  /**
+   * The kept (not folded) nodes in index order: the one at slot {@code i} is node {@code i +
+   * folded()} (read-only, live).
+   */
+  List<FlowNode> nodes() {
+    return nodesView;
   }
 
   /** Nodes ever added, folded ones included. */
@@ -173,23 +180,85 @@ final class FlowGraph {
     return kind == FlowInfo.Kind.STREAM;
   }
 
+  /** Stream flows: the scene appends name it by, else "". */
+  String scene() {
+    return scene;
+  }
+
+  /** Stream flows: the group appends name it by, else "". */
+  String group() {
+    return group;
+  }
+
+  /** Stream flows: "scene/group", as messages name the stream. */
+  String streamName() {
+    return scene + "/" + group;
+  }
+
+  FlowState state() {
+    return state;
+  }
+
+  /** The flow's state as computed from its nodes by a step. */
+  void recordState(FlowState computed) {
+    state = computed;
+  }
+
+  /** Why the flow ended early (a node's END_FLOW failure), else "". */
+  String detail() {
+    return detail;
+  }
+
+  /** Whether a node's failure ended the flow early. */
+  boolean isEnded() {
+    return !detail.isEmpty();
+  }
+
+  /** A node's failure ends the flow: FINISH, for {@code why}. */
+  void end(String why) {
+    detail = why;
+    state = FlowState.FINISH;
+  }
+
+  FlowIndex index() {
+    return index;
+  }
+
+  /**
+   * Applied commands not yet forgotten, in applying order: procId → outcome ("" for success, else
+   * the refusal). Read-only, live.
+   */
+  Map<Long, String> appliedCommands() {
+    return appliedCommandsView;
+  }
+
+  /** The command procedure {@code commandId} was applied with {@code outcome}. */
+  void commandApplied(long commandId, String outcome) {
+    appliedCommands.put(commandId, outcome);
+  }
+
+  /** The command procedure {@code commandId} finished (or is gone): its outcome is not kept. */
+  void forgetCommand(long commandId) {
+    appliedCommands.remove(commandId);
+  }
+
   FlowInfo toInfo(long flowId) {
     List<FlowInfo.NodeInfo> infos = new ArrayList<>(nodes.size());
     for (FlowNode n : nodes) {
-      List<String> parents = new ArrayList<>(n.parents.size());
-      for (int p : n.parents) {
+      List<String> parents = new ArrayList<>(n.parents().size());
+      for (int p : n.parents()) {
         parents.add(p < folded() ? summary.lastName() : node(p).name());
       }
       infos.add(
           new FlowInfo.NodeInfo(
               n.name(),
-              n.spec.taskType(),
+              n.spec().taskType(),
               n.state(),
               parents,
-              n.attempts,
-              n.taskProcId,
-              n.detail,
-              n.pendingEpoch));
+              n.attempts(),
+              n.taskProcId(),
+              n.detail(),
+              n.pendingEpoch()));
     }
     return new FlowInfo(
         flowId,
@@ -230,7 +299,7 @@ final class FlowGraph {
       out.writeUTF(c.getValue());
     }
     out.flush();
-    List<byte[]> body = chunks.encoded(nodes, FlowGraph::nodeBytes);
+    List<byte[]> body = chunks.encoded(nodes, FlowNode::encoding);
     int size = head.size() + names + Integer.BYTES + tail.size();
     for (byte[] c : body) {
       size += c.length;
@@ -250,75 +319,6 @@ final class FlowGraph {
   private static int copy(byte[] from, byte[] to, int at) {
     System.arraycopy(from, 0, to, at, from.length);
     return at + from.length;
-  }
-
-  private static byte[] nodeBytes(FlowNode n) throws IOException {
-    byte[] e = n.cachedEncoding();
-    if (e == null) {
-      e = encodeNode(n);
-      n.cacheEncoding(e);
-    }
-    return e;
-  }
-
-  static void writeSpec(DataOutputStream out, NodeSpec s) throws IOException {
-    out.writeUTF(s.name());
-    out.writeUTF(s.taskType());
-    out.writeInt(s.args().size());
-    for (Map.Entry<String, String> a : new java.util.TreeMap<>(s.args()).entrySet()) {
-      out.writeUTF(a.getKey());
-      out.writeUTF(a.getValue());
-    }
-    Trigger t = s.trigger();
-    out.writeByte(t.kind().ordinal());
-    out.writeInt(t.count());
-    out.writeInt(t.parents().size());
-    for (String p : new TreeSet<>(t.parents())) {
-      out.writeUTF(p);
-    }
-    out.writeUTF(t.predicateId());
-    out.writeByte(s.failurePolicy().ordinal());
-    out.writeInt(s.maxRetries());
-    out.writeLong(s.backoffMillis());
-  }
-
-  static NodeSpec readSpec(DataInputStream in) throws IOException {
-    String name = in.readUTF();
-    String type = in.readUTF();
-    int argc = BoundedReads.readCount(in, MIN_ARG_BYTES, "node arguments");
-    Map<String, String> args = new HashMap<>();
-    for (int i = 0; i < argc; i++) {
-      args.put(in.readUTF(), in.readUTF());
-    }
-    Trigger.Kind tk = Trigger.Kind.values()[in.readByte()];
-    int count = in.readInt();
-    int named = BoundedReads.readCount(in, MIN_UTF_BYTES, "trigger parents");
-    Set<String> names = new TreeSet<>();
-    for (int i = 0; i < named; i++) {
-      names.add(in.readUTF());
-    }
-    Trigger trigger = new Trigger(tk, count, names, in.readUTF());
-    FailurePolicy policy = FailurePolicy.values()[in.readByte()];
-    return new NodeSpec(name, type, args, trigger, policy, in.readInt(), in.readLong());
-  }
-
-  private static byte[] encodeNode(FlowNode n) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(48);
-    DataOutputStream out = new DataOutputStream(bytes);
-    writeSpec(out, n.spec);
-    out.writeInt(n.parents.size());
-    for (int p : n.parents) {
-      out.writeInt(p);
-    }
-    out.writeByte(n.state().ordinal());
-    out.writeBoolean(n.inheritedPending);
-    out.writeInt(n.attempts);
-    out.writeLong(n.taskProcId);
-    out.writeLong(n.retryAt);
-    out.writeInt(n.pendingEpoch);
-    out.writeUTF(n.detail);
-    out.flush();
-    return bytes.toByteArray();
   }
 
   /**
@@ -374,19 +374,13 @@ final class FlowGraph {
   }
 
   private static List<Integer> readNode(DataInputStream in, FlowGraph g) throws IOException {
-    NodeSpec spec = readSpec(in);
+    NodeSpec spec = NodeSpecCodec.read(in);
     int parents = BoundedReads.readCount(in, Integer.BYTES, "node parents");
     List<Integer> ps = new ArrayList<>(parents);
     for (int i = 0; i < parents; i++) {
       ps.add(in.readInt());
     }
-    FlowNode n = g.add(spec, NodeState.values()[in.readByte()]);
-    n.inheritedPending = in.readBoolean();
-    n.attempts = in.readInt();
-    n.taskProcId = in.readLong();
-    n.retryAt = in.readLong();
-    n.pendingEpoch = in.readInt();
-    n.detail = in.readUTF();
+    g.add(spec, NodeState.values()[in.readByte()]).readRecorded(in);
     return ps;
   }
 }

@@ -1,14 +1,18 @@
 package dev.baton.procedure.flow;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collections;
+import java.util.Deque;
 import java.util.List;
 
 /**
  * What a {@link FlowGraph} derives from its nodes so a step costs what changed, not the flow's
- * size: node counts per state, the READY and RUNNING nodes, and the candidates of the next trigger
- * evaluation (nodes whose parents changed, by position in topological order). Not persisted: a
- * graph read back from a record starts with every node a candidate.
+ * size: node counts per state, the READY and RUNNING nodes, a finite flow's topological order, and
+ * the candidates of the next trigger evaluation (nodes whose parents changed, by position in
+ * topological order). Not persisted: a graph read back from a record starts with every node a
+ * candidate.
  *
  * <p>Fed by {@link FlowNode} on every change of a node's state, pending flag or detail.
  */
@@ -33,6 +37,9 @@ final class FlowIndex {
   /** A node changed since the last evaluation. */
   private boolean changed;
 
+  /** Finite flows: the nodes in topological order, once computed. */
+  private List<FlowNode> topologicalOrder;
+
   /** Finite flows: the position of each node (by index) in topological order, once computed. */
   private int[] positions;
 
@@ -43,8 +50,8 @@ final class FlowIndex {
   void added(FlowNode n) {
     counts[n.state().ordinal()]++;
     track(n, n.state(), true);
-    if (n.spec.trigger().kind() == Trigger.Kind.CUSTOM) {
-      customNodes.add(n.index);
+    if (n.spec().trigger().kind() == Trigger.Kind.CUSTOM) {
+      customNodes.add(n.index());
     }
     markCandidate(n);
     changed = true;
@@ -65,27 +72,27 @@ final class FlowIndex {
       counts[now.ordinal()]++;
       track(n, before, false);
       track(n, now, true);
-      for (int c : n.children) {
+      for (int c : n.children()) {
         FlowNode child = g.node(c);
         child.countParent(before, -1);
         child.countParent(now, 1);
       }
     }
-    for (int c : n.children) {
+    for (int c : n.children()) {
       markCandidate(g.node(c));
     }
     if (now == NodeState.WAIT) {
       markCandidate(n); // linked, or no longer shown PENDING: its trigger decides again
     }
-    g.encodingChanged(n.index);
+    g.encodingChanged(n.index());
     changed = true;
   }
 
   private void track(FlowNode n, NodeState s, boolean in) {
     if (s == NodeState.READY) {
-      ready.set(slot(n.index), in);
+      ready.set(slot(n.index()), in);
     } else if (s == NodeState.RUNNING) {
-      running.set(slot(n.index), in);
+      running.set(slot(n.index()), in);
     }
   }
 
@@ -96,7 +103,7 @@ final class FlowIndex {
   /** A finished node is being folded away. */
   void removed(FlowNode n) {
     counts[n.state().ordinal()]--;
-    customNodes.remove(Integer.valueOf(n.index));
+    customNodes.remove(Integer.valueOf(n.index()));
   }
 
   /** The first {@code count} kept nodes were folded: every slot moves down by {@code count}. */
@@ -110,7 +117,7 @@ final class FlowIndex {
 
   private void markCandidate(FlowNode n) {
     if (!allCandidates) {
-      candidates.set(position(n.index));
+      candidates.set(position(n.index()));
     }
   }
 
@@ -142,7 +149,7 @@ final class FlowIndex {
   BitSet candidates() {
     if (allCandidates) {
       allCandidates = false;
-      candidates.set(0, g.nodes.size()); // slots, or positions of a finite flow
+      candidates.set(0, g.nodes().size()); // slots, or positions of a finite flow
     } else if (changed) {
       for (int i : customNodes) {
         candidates.set(position(i));
@@ -156,12 +163,45 @@ final class FlowIndex {
     changed = false;
   }
 
-  /** Finite flows: fixes the topological order (the structure never changes after creation). */
-  void useTopologicalOrder(List<FlowNode> order) {
-    int[] p = new int[order.size()];
-    for (int i = 0; i < p.length; i++) {
-      p[order.get(i).index] = i;
+  /**
+   * Finite flows: the nodes in topological order (parents first), computed once, as the structure
+   * never changes after creation; streams: null (a chain is in index order).
+   */
+  List<FlowNode> topologicalOrder() {
+    if (g.isStream()) {
+      return null;
     }
-    positions = p;
+    if (topologicalOrder == null) {
+      topologicalOrder = Collections.unmodifiableList(computeTopologicalOrder());
+      int[] p = new int[topologicalOrder.size()];
+      for (int i = 0; i < p.length; i++) {
+        p[topologicalOrder.get(i).index()] = i;
+      }
+      positions = p;
+    }
+    return topologicalOrder;
+  }
+
+  private List<FlowNode> computeTopologicalOrder() {
+    List<FlowNode> nodes = g.nodes();
+    int[] missing = new int[nodes.size()];
+    Deque<FlowNode> roots = new ArrayDeque<>();
+    for (FlowNode n : nodes) {
+      missing[n.index()] = n.parents().size();
+      if (missing[n.index()] == 0) {
+        roots.add(n);
+      }
+    }
+    List<FlowNode> order = new ArrayList<>(nodes.size());
+    while (!roots.isEmpty()) {
+      FlowNode n = roots.poll();
+      order.add(n);
+      for (int c : n.children()) {
+        if (--missing[c] == 0) {
+          roots.add(g.node(c));
+        }
+      }
+    }
+    return order;
   }
 }

@@ -1,6 +1,11 @@
 package dev.baton.procedure.flow;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -11,22 +16,27 @@ final class FlowNode {
   /** Stream only: linked as the head of a new part (its predecessor had finished). */
   static final int NO_PARENT = -1;
 
+  /** Bytes reserved for a node's encoding (grows as needed). */
+  private static final int ENCODING_BYTES_GUESS = 48;
+
   private final FlowIndex owner;
-  final int index;
-  final NodeSpec spec;
-  final List<Integer> parents = new ArrayList<>();
-  final List<Integer> children = new ArrayList<>();
+  private final int index;
+  private final NodeSpec spec;
+  private final List<Integer> parents = new ArrayList<>();
+  private final List<Integer> children = new ArrayList<>();
+  private final List<Integer> parentsView = Collections.unmodifiableList(parents);
+  private final List<Integer> childrenView = Collections.unmodifiableList(children);
   private NodeState state;
-  int attempts;
-  long taskProcId;
-  long retryAt;
-  String detail = "";
+  private int attempts;
+  private long taskProcId;
+  private long retryAt;
+  private String detail = "";
 
   /** Counts the times this node was suspended; a resume names the episode it ends. */
-  int pendingEpoch;
+  private int pendingEpoch;
 
   /** PENDING only because an ancestor is suspended (not resumable itself). */
-  boolean inheritedPending;
+  private boolean inheritedPending;
 
   /** Derived, not persisted: parents that are SUCCESS, ERROR and PENDING (kept by the index). */
   private int parentsSucceeded;
@@ -59,6 +69,100 @@ final class FlowNode {
 
   String name() {
     return spec.name();
+  }
+
+  /** The node's place in its flow, counting folded nodes: a parent or child names it by this. */
+  int index() {
+    return index;
+  }
+
+  NodeSpec spec() {
+    return spec;
+  }
+
+  /** The indexes of its parents, in linking order (read-only, live). */
+  List<Integer> parents() {
+    return parentsView;
+  }
+
+  /** The indexes of its children, in linking order (read-only, live). */
+  List<Integer> children() {
+    return childrenView;
+  }
+
+  void addParent(int parent) {
+    parents.add(parent);
+  }
+
+  void addChild(int child) {
+    children.add(child);
+  }
+
+  /** Task attempts started since the node was created or last run again by an operator. */
+  int attempts() {
+    return attempts;
+  }
+
+  /** The procedure of the latest attempt, 0 if none. */
+  long taskProcId() {
+    return taskProcId;
+  }
+
+  /** A READY node's task starts no earlier than this (epoch millis; 0: at once). */
+  long retryAt() {
+    return retryAt;
+  }
+
+  /** Why the node is in its state (a failure, "never triggered", an operator action), or "". */
+  String detail() {
+    return detail;
+  }
+
+  /** How often the node was suspended; a resume names the suspension it ends. */
+  int pendingEpoch() {
+    return pendingEpoch;
+  }
+
+  /** Whether it is PENDING only because an ancestor is suspended (not resumable itself). */
+  boolean isInheritedPending() {
+    return inheritedPending;
+  }
+
+  /** Starts a task attempt: counts it and makes the node RUNNING. Returns the attempt's number. */
+  int startAttempt() {
+    attempts++;
+    setState(NodeState.RUNNING, "");
+    return attempts;
+  }
+
+  /** The task of the current attempt was submitted as procedure {@code procId}. */
+  void taskSubmitted(long procId) {
+    taskProcId = procId;
+  }
+
+  /** READY, due at once. */
+  void makeReady(String why) {
+    setState(NodeState.READY, why);
+    retryAt = 0;
+  }
+
+  /** READY again after a failed attempt, due at {@code at} (epoch millis). */
+  void scheduleRetry(String why, long at) {
+    setState(NodeState.READY, why);
+    retryAt = at;
+  }
+
+  /** An operator runs the node again: READY at once, with its attempts counted from zero. */
+  void rerun(String why) {
+    setState(NodeState.READY, why);
+    attempts = 0;
+    retryAt = 0;
+  }
+
+  /** PENDING until an operator resumes it: a new suspension. */
+  void suspend(String why) {
+    setState(NodeState.PENDING, why);
+    pendingEpoch++;
   }
 
   /** Moves to {@code next}; a terminal node never changes (an invariant, checked). */
@@ -110,7 +214,7 @@ final class FlowNode {
   }
 
   /** The cached encoding if no mutable field changed since it was made, else null. */
-  byte[] cachedEncoding() {
+  private byte[] cachedEncoding() {
     boolean same =
         encoded != null
             && encState == state
@@ -124,7 +228,7 @@ final class FlowNode {
     return same ? encoded : null;
   }
 
-  void cacheEncoding(byte[] bytes) {
+  private void cacheEncoding(byte[] bytes) {
     encoded = bytes;
     encState = state;
     encInherited = inheritedPending;
@@ -138,5 +242,50 @@ final class FlowNode {
 
   boolean isSuspended() {
     return state == NodeState.PENDING && !inheritedPending;
+  }
+
+  /**
+   * The node's bytes in a graph's record: its spec, parents, state, pending flag, attempts, task
+   * id, retry time, pending epoch and detail. Kept until one of them changes.
+   */
+  byte[] encoding() throws IOException {
+    byte[] e = cachedEncoding();
+    if (e == null) {
+      e = encode();
+      cacheEncoding(e);
+    }
+    return e;
+  }
+
+  private byte[] encode() throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(ENCODING_BYTES_GUESS);
+    DataOutputStream out = new DataOutputStream(bytes);
+    NodeSpecCodec.write(out, spec);
+    out.writeInt(parents.size());
+    for (int p : parents) {
+      out.writeInt(p);
+    }
+    out.writeByte(state.ordinal());
+    out.writeBoolean(inheritedPending);
+    out.writeInt(attempts);
+    out.writeLong(taskProcId);
+    out.writeLong(retryAt);
+    out.writeInt(pendingEpoch);
+    out.writeUTF(detail);
+    out.flush();
+    return bytes.toByteArray();
+  }
+
+  /**
+   * Reads back what {@link #encode} wrote after the state (the graph reads the spec, parents and
+   * state to create the node).
+   */
+  void readRecorded(DataInputStream in) throws IOException {
+    inheritedPending = in.readBoolean();
+    attempts = in.readInt();
+    taskProcId = in.readLong();
+    retryAt = in.readLong();
+    pendingEpoch = in.readInt();
+    detail = in.readUTF();
   }
 }

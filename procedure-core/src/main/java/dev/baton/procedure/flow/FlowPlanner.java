@@ -1,10 +1,8 @@
 package dev.baton.procedure.flow;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -43,16 +41,14 @@ final class FlowPlanner {
       n.setState(NodeState.SUCCESS, "");
       return List.of();
     }
-    String why = "attempt " + n.attempts + " failed: " + failure;
-    if (n.attempts <= n.spec.maxRetries()) {
-      n.setState(NodeState.READY, why);
-      n.retryAt = now + backoff(n.spec.backoffMillis(), n.attempts);
+    String why = "attempt " + n.attempts() + " failed: " + failure;
+    if (n.attempts() <= n.spec().maxRetries()) {
+      n.scheduleRetry(why, now + backoff(n.spec().backoffMillis(), n.attempts()));
       return List.of();
     }
-    switch (n.spec.failurePolicy()) {
+    switch (n.spec().failurePolicy()) {
       case SUSPEND:
-        n.setState(NodeState.PENDING, why);
-        n.pendingEpoch++;
+        n.suspend(why);
         return List.of();
       case CONTINUE:
         n.setState(NodeState.ERROR, why);
@@ -61,7 +57,7 @@ final class FlowPlanner {
         n.setState(NodeState.ERROR, why);
         return endFlow(n);
       default:
-        throw new IllegalStateException("unknown failure policy " + n.spec.failurePolicy());
+        throw new IllegalStateException("unknown failure policy " + n.spec().failurePolicy());
     }
   }
 
@@ -74,21 +70,25 @@ final class FlowPlanner {
   private List<Long> endFlow(FlowNode by) {
     List<Long> abort = new ArrayList<>();
     String why = "flow ended by the failure of node '" + by.name() + "'";
-    for (FlowNode n : g.nodes) {
+    for (FlowNode n : g.nodes()) {
       if (!n.state().isTerminal()) {
         if (n.state() == NodeState.RUNNING) {
-          abort.add(n.taskProcId);
+          abort.add(n.taskProcId());
         }
         n.setState(NodeState.ERROR, why);
       }
     }
-    g.detail = why;
-    g.state = FlowState.FINISH;
+    g.end(why);
     return abort;
   }
 
   boolean isEnded() {
-    return !g.detail.isEmpty();
+    return g.isEnded();
+  }
+
+  /** Computes the flow's state from its nodes ({@link #computeState}) and records it. */
+  void updateState() {
+    g.recordState(computeState());
   }
 
   /**
@@ -97,7 +97,7 @@ final class FlowPlanner {
    * @throws InvalidFlowException for an unknown node or one that is not (itself) PENDING
    */
   void resume(String name, ResumeAction action) {
-    FlowNode n = g.byName.get(name);
+    FlowNode n = g.named(name);
     if (n == null && g.summary().mayHaveHad(name)) {
       throw new InvalidFlowException(
           "node '" + name + "' finished and was folded into the stream's summary; not PENDING");
@@ -105,9 +105,9 @@ final class FlowPlanner {
     if (n == null) {
       throw new InvalidFlowException("the flow has no node '" + name + "'");
     }
-    if (n.inheritedPending) {
+    if (n.isInheritedPending()) {
       throw new InvalidFlowException(
-          "node '" + name + "' is shown PENDING because it " + n.detail + "; resume that node");
+          "node '" + name + "' is shown PENDING because it " + n.detail() + "; resume that node");
     }
     if (n.state() != NodeState.PENDING) {
       throw new InvalidFlowException(
@@ -115,9 +115,7 @@ final class FlowPlanner {
     }
     switch (action) {
       case RERUN:
-        n.setState(NodeState.READY, "resumed by an operator: run again");
-        n.attempts = 0;
-        n.retryAt = 0;
+        n.rerun("resumed by an operator: run again");
         break;
       case MARK_SUCCEEDED:
         n.setState(NodeState.SUCCESS, "resumed by an operator: marked succeeded");
@@ -137,23 +135,21 @@ final class FlowPlanner {
    */
   void append(List<NodeSpec> specs) {
     if (isEnded()) {
-      throw new InvalidFlowException("stream flow " + g.scene + "/" + g.group + ": " + g.detail);
+      throw new InvalidFlowException("stream flow " + g.streamName() + ": " + g.detail());
     }
     Set<String> names = new HashSet<>();
     for (NodeSpec s : specs) {
       if (g.summary().mayHaveHad(s.name())) {
         throw new InvalidFlowException(
             "stream flow "
-                + g.scene
-                + "/"
-                + g.group
+                + g.streamName()
                 + " already had a node '"
                 + s.name()
                 + "' (finished and folded into the stream's summary); names stay taken");
       }
-      if (g.byName.containsKey(s.name()) || !names.add(s.name())) {
+      if (g.named(s.name()) != null || !names.add(s.name())) {
         throw new InvalidFlowException(
-            "stream flow " + g.scene + "/" + g.group + " already has a node '" + s.name() + "'");
+            "stream flow " + g.streamName() + " already has a node '" + s.name() + "'");
       }
     }
     for (NodeSpec s : specs) {
@@ -173,7 +169,7 @@ final class FlowPlanner {
       FlowNode tail = i == 0 ? null : g.node(i - 1);
       n.setState(NodeState.WAIT, "");
       if (tail != null && !tail.state().isTerminal()) {
-        g.link(tail.index, n.index);
+        g.link(tail.index(), n.index());
       }
     }
     return end - first;
@@ -181,11 +177,11 @@ final class FlowPlanner {
 
   /** Appended nodes are INIT until linked, and linked in append order: they end the list. */
   private int firstUnlinked() {
-    return g.size() - g.index.count(NodeState.INIT);
+    return g.size() - g.index().count(NodeState.INIT);
   }
 
   boolean hasUnlinked() {
-    return g.index.count(NodeState.INIT) > 0;
+    return g.index().count(NodeState.INIT) > 0;
   }
 
   /**
@@ -196,27 +192,27 @@ final class FlowPlanner {
    * blocks them. Returns the READY nodes due by {@code now}, in topological order.
    */
   List<FlowNode> evaluate(long now) {
-    List<FlowNode> order = topologicalOrder();
-    BitSet candidates = g.index.candidates();
+    List<FlowNode> order = g.index().topologicalOrder();
+    BitSet candidates = g.index().candidates();
     for (int pos = candidates.nextSetBit(0); pos >= 0; pos = candidates.nextSetBit(pos + 1)) {
       candidates.clear(pos);
-      FlowNode n = order == null ? g.nodes.get(pos) : order.get(pos);
+      FlowNode n = order == null ? g.nodes().get(pos) : order.get(pos);
       NodeState s = n.state();
-      if (s == NodeState.PENDING && n.inheritedPending || s == NodeState.WAIT && mayDecide(n)) {
+      if (s == NodeState.PENDING && n.isInheritedPending() || s == NodeState.WAIT && mayDecide(n)) {
         decide(n);
       }
     }
-    g.index.evaluated();
+    g.index().evaluated();
     List<FlowNode> due = new ArrayList<>();
-    BitSet ready = g.index.ready();
+    BitSet ready = g.index().ready();
     for (int i = ready.nextSetBit(0); i >= 0; i = ready.nextSetBit(i + 1)) {
-      FlowNode n = g.nodes.get(i);
-      if (n.retryAt <= now) {
+      FlowNode n = g.nodes().get(i);
+      if (n.retryAt() <= now) {
         due.add(n);
       }
     }
     if (order != null) {
-      due.sort(Comparator.comparingInt(n -> g.index.position(n.index)));
+      due.sort(Comparator.comparingInt(n -> g.index().position(n.index())));
     }
     return due;
   }
@@ -226,31 +222,30 @@ final class FlowPlanner {
    * (a long stream backlog is skipped this way).
    */
   private static boolean mayDecide(FlowNode n) {
-    return n.parents.isEmpty()
-        || n.spec.trigger().kind() == Trigger.Kind.CUSTOM
+    return n.parents().isEmpty()
+        || n.spec().trigger().kind() == Trigger.Kind.CUSTOM
         || n.parentsSucceeded() + n.parentsFailed() + n.parentsPending() > 0;
   }
 
   private void decide(FlowNode n) {
     TriggerEvaluator.Decision d;
-    Trigger.Kind kind = n.spec.trigger().kind();
+    Trigger.Kind kind = n.spec().trigger().kind();
     if (kind == Trigger.Kind.NAMED || kind == Trigger.Kind.CUSTOM) {
-      List<String> names = new ArrayList<>(n.parents.size());
-      List<NodeState> states = new ArrayList<>(n.parents.size());
-      for (int p : n.parents) {
+      List<String> names = new ArrayList<>(n.parents().size());
+      List<NodeState> states = new ArrayList<>(n.parents().size());
+      for (int p : n.parents()) {
         names.add(g.node(p).name());
         states.add(g.node(p).state());
       }
-      d = TriggerEvaluator.evaluate(n.spec.trigger(), names, states, predicates);
+      d = TriggerEvaluator.evaluate(n.spec().trigger(), names, states, predicates);
     } else {
       d =
           TriggerEvaluator.evaluate(
-              n.spec.trigger(), n.parents.size(), n.parentsSucceeded(), n.parentsFailed());
+              n.spec().trigger(), n.parents().size(), n.parentsSucceeded(), n.parentsFailed());
     }
     switch (d) {
       case FIRE:
-        n.setState(NodeState.READY, "triggered");
-        n.retryAt = 0;
+        n.makeReady("triggered");
         break;
       case NEVER:
         n.setState(NodeState.ERROR, "never triggered: " + kind + " " + parentNames(n));
@@ -262,8 +257,8 @@ final class FlowPlanner {
   }
 
   private List<String> parentNames(FlowNode n) {
-    List<String> names = new ArrayList<>(n.parents.size());
-    for (int p : n.parents) {
+    List<String> names = new ArrayList<>(n.parents().size());
+    for (int p : n.parents()) {
       names.add(g.node(p).name());
     }
     return names;
@@ -271,49 +266,15 @@ final class FlowPlanner {
 
   /** Why a waiting node is shown PENDING: its first suspended (or so shown) parent, else null. */
   private String blockedBy(FlowNode n) {
-    for (int p : n.parents) {
+    for (int p : n.parents()) {
       FlowNode parent = g.node(p);
       if (parent.isSuspended()) {
         return "waits for suspended node '" + parent.name() + "'";
-      } else if (parent.inheritedPending) {
-        return parent.detail;
+      } else if (parent.isInheritedPending()) {
+        return parent.detail();
       }
     }
     return null;
-  }
-
-  /** Finite flows: the nodes in topological order; streams: null (a chain is in index order). */
-  private List<FlowNode> topologicalOrder() {
-    if (g.isStream()) {
-      return null;
-    }
-    if (g.topologicalOrder == null) {
-      g.topologicalOrder = computeTopologicalOrder();
-      g.index.useTopologicalOrder(g.topologicalOrder);
-    }
-    return g.topologicalOrder;
-  }
-
-  private List<FlowNode> computeTopologicalOrder() {
-    int[] missing = new int[g.nodes.size()];
-    Deque<FlowNode> ready = new ArrayDeque<>();
-    for (FlowNode n : g.nodes) {
-      missing[n.index] = n.parents.size();
-      if (missing[n.index] == 0) {
-        ready.add(n);
-      }
-    }
-    List<FlowNode> order = new ArrayList<>(g.nodes.size());
-    while (!ready.isEmpty()) {
-      FlowNode n = ready.poll();
-      order.add(n);
-      for (int c : n.children) {
-        if (--missing[c] == 0) {
-          ready.add(g.node(c));
-        }
-      }
-    }
-    return order;
   }
 
   /**
@@ -327,7 +288,7 @@ final class FlowPlanner {
       return 0;
     }
     int fold = 0;
-    while (fold + NodeChunks.CHUNK + keep < g.nodes.size()
+    while (fold + NodeChunks.CHUNK + keep < g.nodes().size()
         && finished(fold, fold + NodeChunks.CHUNK + keep)) {
       fold += NodeChunks.CHUNK;
     }
@@ -340,7 +301,7 @@ final class FlowPlanner {
   /** Whether the kept nodes from slot {@code from} to slot {@code to} (inclusive) finished. */
   private boolean finished(int from, int to) {
     for (int i = from; i <= to; i++) {
-      if (!g.nodes.get(i).state().isTerminal()) {
+      if (!g.nodes().get(i).state().isTerminal()) {
         return false;
       }
     }
@@ -352,8 +313,8 @@ final class FlowPlanner {
     if (isEnded()) {
       return FlowState.FINISH;
     }
-    FlowIndex ix = g.index;
-    if (ix.count(NodeState.SUCCESS) + ix.count(NodeState.ERROR) == g.nodes.size()) {
+    FlowIndex ix = g.index();
+    if (ix.count(NodeState.SUCCESS) + ix.count(NodeState.ERROR) == g.nodes().size()) {
       return FlowState.FINISH;
     }
     return hasActiveNodes() || ix.count(NodeState.PENDING) == 0
@@ -363,15 +324,15 @@ final class FlowPlanner {
 
   /** Whether a node is READY (maybe waiting for a retry) or RUNNING. */
   boolean hasActiveNodes() {
-    return g.index.count(NodeState.READY) + g.index.count(NodeState.RUNNING) > 0;
+    return g.index().count(NodeState.READY) + g.index().count(NodeState.RUNNING) > 0;
   }
 
   /** The earliest retry time after {@code now} among READY nodes, or Long.MAX_VALUE. */
   long nextRetryAt(long now) {
     long next = Long.MAX_VALUE;
-    BitSet ready = g.index.ready();
+    BitSet ready = g.index().ready();
     for (int i = ready.nextSetBit(0); i >= 0; i = ready.nextSetBit(i + 1)) {
-      long at = g.nodes.get(i).retryAt;
+      long at = g.nodes().get(i).retryAt();
       if (at > now) {
         next = Math.min(next, at);
       }

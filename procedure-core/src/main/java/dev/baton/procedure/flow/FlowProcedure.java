@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -142,20 +141,22 @@ final class FlowProcedure<Env> extends Procedure<Env> {
         launch(ex, planner, n, now);
       }
     }
-    graph.state = planner.computeState();
+    planner.updateState();
     planner.foldFinishedPrefix(runtime.keptFinishedStreamNodes());
     publishView();
-    if (!graph.isStream() && graph.state == FlowState.FINISH && graph.appliedCommands.isEmpty()) {
+    if (!graph.isStream()
+        && graph.state() == FlowState.FINISH
+        && graph.appliedCommands().isEmpty()) {
       runtime.mailbox().forgetFlow(getProcId());
       return null;
     }
     if (applied || moreToLink) {
       return new Procedure[] {this};
     }
-    if (graph.appliedCommands.isEmpty() && !planner.hasActiveNodes()) {
+    if (graph.appliedCommands().isEmpty() && !planner.hasActiveNodes()) {
       // idle (a stream between appends, a flow waiting for an operator): wait without polling;
       // a command or a task completion wakes it, also after a restart
-      throw new ProcedureSuspendedException("flow " + getProcId() + " is " + graph.state);
+      throw new ProcedureSuspendedException("flow " + getProcId() + " is " + graph.state());
     }
     long next = planner.nextRetryAt(now);
     long wait =
@@ -166,12 +167,10 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   /** Commands applied by a persisted step: hand their outcome over, forget finished ones. */
   private void publishOutcomes(ProcedureExecutor<Env> ex) {
-    Iterator<Map.Entry<Long, String>> it = graph.appliedCommands.entrySet().iterator();
-    while (it.hasNext()) {
-      Map.Entry<Long, String> c = it.next();
+    for (Map.Entry<Long, String> c : List.copyOf(graph.appliedCommands().entrySet())) {
       Optional<ProcedureInfo> info = ex.getInfo(c.getKey());
       if (info.isEmpty() || info.get().finished()) {
-        it.remove();
+        graph.forgetCommand(c.getKey());
         runtime.mailbox().forget(c.getKey());
       } else {
         runtime.mailbox().publish(c.getKey(), c.getValue());
@@ -183,7 +182,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   private boolean applyCommands(FlowPlanner planner) {
     boolean applied = false;
     for (FlowCommand c : runtime.mailbox().drain(getProcId())) {
-      if (graph.appliedCommands.containsKey(c.commandId())) {
+      if (graph.appliedCommands().containsKey(c.commandId())) {
         continue; // posted again after a restart; its outcome is published next step
       }
       String outcome = "";
@@ -192,14 +191,12 @@ final class FlowProcedure<Env> extends Procedure<Env> {
           planner.resume(c.node(), c.action());
         } else if (!graph.isStream()) {
           throw new InvalidFlowException("flow " + getProcId() + " is not a stream flow");
-        } else if (!c.node().equals(streamKey(graph.scene, graph.group))) {
+        } else if (!c.node().equals(streamKey(graph.scene(), graph.group()))) {
           throw new InvalidFlowException(
               "stream flow "
                   + getProcId()
                   + " is "
-                  + graph.scene
-                  + "/"
-                  + graph.group
+                  + graph.streamName()
                   + ", not "
                   + c.node().replace('\u0000', '/'));
         } else {
@@ -208,7 +205,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       } catch (InvalidFlowException e) {
         outcome = e.getMessage();
       }
-      graph.appliedCommands.put(c.commandId(), outcome);
+      graph.commandApplied(c.commandId(), outcome);
       applied = true;
     }
     return applied;
@@ -216,13 +213,13 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   private void collectAllTasks(ProcedureExecutor<Env> ex, FlowPlanner planner, long now) {
     runningByTask.clear();
-    BitSet running = (BitSet) graph.index.running().clone(); // collecting changes the set
+    BitSet running = (BitSet) graph.index().running().clone(); // collecting changes the set
     for (int i = running.nextSetBit(0); i >= 0; i = running.nextSetBit(i + 1)) {
-      FlowNode n = graph.nodes.get(i);
-      runningByTask.put(n.taskProcId, n);
+      FlowNode n = graph.nodes().get(i);
+      runningByTask.put(n.taskProcId(), n);
       collectTask(ex, planner, n, now);
       if (!scanned && n.state() == NodeState.RUNNING) {
-        reportWhenFinished(ex, n.taskProcId); // started before a restart: wake on its end
+        reportWhenFinished(ex, n.taskProcId()); // started before a restart: wake on its end
       }
     }
     scanned = true;
@@ -230,19 +227,19 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   /** Applies the outcome of a RUNNING node's task if it finished. */
   private void collectTask(ProcedureExecutor<Env> ex, FlowPlanner planner, FlowNode n, long now) {
-    Optional<ProcedureInfo> info = ex.getInfo(n.taskProcId);
+    Optional<ProcedureInfo> info = ex.getInfo(n.taskProcId());
     List<Long> abort = List.of();
     if (info.isEmpty()) {
       abort =
           planner.taskFinished(
-              n, false, "task procedure " + n.taskProcId + " is gone (retention passed)", now);
+              n, false, "task procedure " + n.taskProcId() + " is gone (retention passed)", now);
     } else if (info.get().finished()) {
       boolean ok = info.get().state() == ProcedureState.SUCCESS;
       String why = ok ? "" : String.valueOf(info.get().failure());
       abort = planner.taskFinished(n, ok, why, now);
     }
     if (n.state() != NodeState.RUNNING) {
-      runningByTask.remove(n.taskProcId);
+      runningByTask.remove(n.taskProcId());
     }
     for (long id : abort) {
       ex.abort(id);
@@ -264,14 +261,12 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   private void launch(ProcedureExecutor<Env> ex, FlowPlanner planner, FlowNode n, long now)
       throws InterruptedException {
-    int attempt = n.attempts + 1;
-    n.attempts = attempt;
-    n.setState(NodeState.RUNNING, "");
+    int attempt = n.startAttempt();
     long flowId = getProcId();
     try {
-      Procedure<Env> task = runtime.newTask(n.spec);
-      long id = ex.submit(task, taskNonce(flowId, n.index, n.pendingEpoch, attempt));
-      n.taskProcId = id;
+      Procedure<Env> task = runtime.newTask(n.spec());
+      long id = ex.submit(task, taskNonce(flowId, n.index(), n.pendingEpoch(), attempt));
+      n.taskSubmitted(id);
       runningByTask.put(id, n);
       reportWhenFinished(ex, id);
     } catch (IllegalArgumentException e) { // unknown type, bad arguments: the attempt failed
@@ -336,7 +331,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   @Override
   public String getStepName() {
-    return graph == null ? null : graph.state.name();
+    return graph == null ? null : graph.state().name();
   }
 
   /**

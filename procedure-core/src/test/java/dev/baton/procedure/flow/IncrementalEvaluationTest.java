@@ -111,8 +111,8 @@ class IncrementalEvaluationTest {
       assertEquals(b.computeState(), a.computeState(), "state in round " + round);
       assertEquals(b.nextRetryAt(now), a.nextRetryAt(now), "next retry in round " + round);
       assertEquals(b.hasActiveNodes(), a.hasActiveNodes());
-      live.state = a.computeState();
-      full.state = b.computeState();
+      a.updateState();
+      b.updateState();
       assertEquals(full.toInfo(1), live.toInfo(1), "round " + round);
       assertEquals(live.toInfo(1), FlowGraph.decode(live.encode()).toInfo(1), "the record");
       if (dueA.isEmpty()) {
@@ -137,8 +137,7 @@ class IncrementalEvaluationTest {
     if (n.state() != NodeState.READY) {
       return; // an earlier END_FLOW of this round ended it
     }
-    n.attempts++;
-    n.setState(NodeState.RUNNING, "");
+    n.startAttempt();
     p.taskFinished(n, ok, "scripted failure", now);
   }
 
@@ -158,16 +157,15 @@ class IncrementalEvaluationTest {
     List<FlowNode> wave = p.evaluate(0);
     assertEquals(width, wave.size(), "start's children fire together");
     for (FlowNode n : wave) {
-      n.attempts++;
-      n.setState(NodeState.RUNNING, "");
+      n.startAttempt();
     }
     assertEquals(List.of(), p.evaluate(0));
-    FlowNode one = g.byName.get("n7");
+    FlowNode one = g.named("n7");
     p.taskFinished(one, true, "", 0);
-    assertEquals(1, g.index.candidates().cardinality(), "only 'end' is to be evaluated");
+    assertEquals(1, g.index().candidates().cardinality(), "only 'end' is to be evaluated");
     assertEquals(List.of(), p.evaluate(0));
-    assertEquals(NodeState.WAIT, g.byName.get("end").state());
-    assertEquals(width - 1, g.index.count(NodeState.RUNNING));
+    assertEquals(NodeState.WAIT, g.named("end").state());
+    assertEquals(width - 1, g.index().count(NodeState.RUNNING));
     assertTrue(p.hasActiveNodes());
   }
 }

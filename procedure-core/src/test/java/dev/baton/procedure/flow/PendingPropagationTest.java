@@ -33,8 +33,8 @@ class PendingPropagationTest {
     assertEquals(NodeState.PENDING, d.state("B"));
     assertEquals(NodeState.PENDING, d.state("C"));
     assertEquals(NodeState.PENDING, d.state("D"));
-    assertEquals(FlowState.PENDING, d.graph.state);
-    assertTrue(d.graph.byName.get("D").detail.contains("suspended node 'B'"));
+    assertEquals(FlowState.PENDING, d.graph.state());
+    assertTrue(d.graph.named("D").detail().contains("suspended node 'B'"));
 
     InvalidFlowException inherited =
         assertThrows(InvalidFlowException.class, () -> d.planner.resume("D", ResumeAction.RERUN));
@@ -53,7 +53,7 @@ class PendingPropagationTest {
     d.run();
     assertEquals(NodeState.SUCCESS, d.state("B"));
     assertEquals(NodeState.SUCCESS, d.state("D"));
-    assertEquals(FlowState.FINISH, d.graph.state);
+    assertEquals(FlowState.FINISH, d.graph.state());
   }
 
   @Test
@@ -63,27 +63,27 @@ class PendingPropagationTest {
     d.run();
     assertEquals(NodeState.ERROR, d.state("B"));
     assertEquals(NodeState.ERROR, d.state("C"));
-    assertTrue(d.graph.byName.get("C").detail.startsWith("never triggered"));
-    assertEquals(FlowState.FINISH, d.graph.state);
+    assertTrue(d.graph.named("C").detail().startsWith("never triggered"));
+    assertEquals(FlowState.FINISH, d.graph.state());
   }
 
   @Test
   void rerunRunsTheNodeAgainWithAFreshRetryBudget() {
     PlannerDriver d = chain(Set.of("B"));
-    FlowNode b = d.graph.byName.get("B");
-    assertEquals(1, b.attempts);
+    FlowNode b = d.graph.named("B");
+    assertEquals(1, b.attempts());
     d.planner.resume("B", ResumeAction.RERUN);
     assertEquals(NodeState.READY, b.state());
-    assertEquals(0, b.attempts);
+    assertEquals(0, b.attempts());
     d.run(); // B still fails: suspended again, a second suspension
     assertEquals(NodeState.PENDING, b.state());
-    assertEquals(2, b.pendingEpoch);
+    assertEquals(2, b.pendingEpoch());
   }
 
   @Test
   void terminalNodesNeverChange() {
     PlannerDriver d = chain(Set.of());
-    FlowNode a = d.graph.byName.get("A");
+    FlowNode a = d.graph.named("A");
     assertThrows(IllegalStateException.class, () -> a.setState(NodeState.READY, "again"));
     assertEquals(NodeState.SUCCESS, a.state());
   }

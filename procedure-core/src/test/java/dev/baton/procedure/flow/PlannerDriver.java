@@ -31,15 +31,14 @@ final class PlannerDriver {
       if (due.isEmpty()) {
         long next = planner.nextRetryAt(now);
         if (next == Long.MAX_VALUE) {
-          graph.state = planner.computeState();
+          planner.updateState();
           return this;
         }
         now = next;
         continue;
       }
       for (FlowNode n : due) {
-        n.attempts++;
-        n.setState(NodeState.RUNNING, "");
+        n.startAttempt();
       }
       for (FlowNode n : due) {
         planner.taskFinished(n, !failing.contains(n.name()), "scripted failure", now);
@@ -49,6 +48,6 @@ final class PlannerDriver {
   }
 
   NodeState state(String node) {
-    return graph.byName.get(node).state();
+    return graph.named(node).state();
   }
 }

@@ -32,6 +32,8 @@ class StreamFoldingTest {
 
   private static final int MAX_HEADER_BYTES = 200;
 
+  private static final int LINK_BATCH = FlowPlanner.LINK_BATCH;
+
   private FlowGraph g = new FlowGraph(FlowInfo.Kind.STREAM, "scene", "group");
 
   private FlowPlanner planner() {
@@ -51,13 +53,12 @@ class StreamFoldingTest {
     p.linkBatch();
     for (List<FlowNode> due = p.evaluate(0); !due.isEmpty(); due = p.evaluate(0)) {
       for (FlowNode n : due) {
-        n.attempts++;
-        n.setState(NodeState.RUNNING, "");
-        n.taskProcId = 1_000 + n.index;
+        n.startAttempt();
+        n.taskSubmitted(1_000 + n.index());
         p.taskFinished(n, true, "", 0);
       }
     }
-    g.state = p.computeState();
+    p.updateState();
     p.foldFinishedPrefix(KEEP);
   }
 
@@ -69,7 +70,8 @@ class StreamFoldingTest {
       p.append(batch(k));
       step(p);
       byte[] record = g.encode();
-      assertTrue(g.nodes.size() <= MAX_LISTED, "listed after append " + k + ": " + g.nodes.size());
+      assertTrue(
+          g.nodes().size() <= MAX_LISTED, "listed after append " + k + ": " + g.nodes().size());
       int beyondFingerprints = record.length - Long.BYTES * g.folded();
       assertTrue(
           beyondFingerprints <= MAX_HEADER_BYTES + MAX_LISTED * MAX_NODE_BYTES,
@@ -131,9 +133,35 @@ class StreamFoldingTest {
     InvalidFlowException resume =
         assertThrows(InvalidFlowException.class, () -> p.resume("a0-1", ResumeAction.RERUN));
     assertTrue(resume.getMessage().contains("folded"), resume.getMessage());
-    int listed = g.nodes.size();
+    int listed = g.nodes().size();
     p.append(List.of(NodeSpec.of("fresh", "t")));
-    assertEquals(listed + 1, g.nodes.size(), "a new name is taken");
+    assertEquals(listed + 1, g.nodes().size(), "a new name is taken");
+  }
+
+  @Test
+  void nodesAppendedToAPartlyEncodedChunkAfterFoldingAreRecorded() throws Exception {
+    FlowPlanner p = planner();
+    p.append(named("done", 3 * LINK_BATCH));
+    while (p.hasUnlinked()) {
+      p.linkBatch();
+    }
+    step(p);
+    assertTrue(g.folded() > 0, "the finished prefix was folded: " + g.folded());
+    p.append(named("backlog", 3 * LINK_BATCH));
+    p.linkBatch(); // leaves most of the backlog unlinked
+    g.encode();
+    p.append(named("late", PER_APPEND)); // lands in the backlog's last chunk, also unlinked
+    p.linkBatch();
+    assertEquals(
+        g.toInfo(1), FlowGraph.decode(g.encode()).toInfo(1), "the record holds every node");
+  }
+
+  private static List<NodeSpec> named(String prefix, int count) {
+    List<NodeSpec> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      out.add(NodeSpec.of(prefix + i, "t"));
+    }
+    return out;
   }
 
   @Test
@@ -147,7 +175,7 @@ class StreamFoldingTest {
     for (int i = 0; i < 500; i++) {
       step(p);
     }
-    assertEquals(FlowState.FINISH, g.state);
+    assertEquals(FlowState.FINISH, g.state());
     assertEquals(0, p.foldFinishedPrefix(0));
     assertEquals(500, FlowGraph.decode(g.encode()).toInfo(1).nodes().size());
   }

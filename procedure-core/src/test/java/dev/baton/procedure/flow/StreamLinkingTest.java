@@ -34,22 +34,22 @@ class StreamLinkingTest {
   @Test
   void appendedNodesAreLinkedInBatchesOfAtMostOneHundredIntoOneChain() {
     planner.append(nodes("n", 250));
-    assertEquals(NodeState.INIT, g.nodes.get(0).state());
+    assertEquals(NodeState.INIT, g.nodes().get(0).state());
     assertEquals(100, planner.linkBatch());
-    assertEquals(NodeState.WAIT, g.nodes.get(99).state());
-    assertEquals(NodeState.INIT, g.nodes.get(100).state());
+    assertEquals(NodeState.WAIT, g.nodes().get(99).state());
+    assertEquals(NodeState.INIT, g.nodes().get(100).state());
     assertEquals(100, planner.linkBatch());
     assertTrue(planner.hasUnlinked());
     assertEquals(50, planner.linkBatch());
     assertFalse(planner.hasUnlinked());
     assertEquals(0, planner.linkBatch());
-    assertEquals(List.of(), g.nodes.get(0).parents, "the first node heads the chain");
+    assertEquals(List.of(), g.nodes().get(0).parents(), "the first node heads the chain");
     for (int i = 1; i < 250; i++) {
-      assertEquals(List.of(i - 1), g.nodes.get(i).parents, "node " + i);
-      assertEquals(List.of(i), g.nodes.get(i - 1).children, "no fork at " + (i - 1));
+      assertEquals(List.of(i - 1), g.nodes().get(i).parents(), "node " + i);
+      assertEquals(List.of(i), g.nodes().get(i - 1).children(), "no fork at " + (i - 1));
     }
     List<FlowNode> due = planner.evaluate(0);
-    assertEquals(List.of(g.nodes.get(0)), due, "only the head is ready");
+    assertEquals(List.of(g.nodes().get(0)), due, "only the head is ready");
   }
 
   @Test
@@ -61,11 +61,11 @@ class StreamLinkingTest {
     planner.taskFinished(head, true, "", 0);
     planner.append(nodes("b", 2));
     planner.linkBatch();
-    assertEquals(List.of(), g.byName.get("b0").parents, "b0 starts a new part");
-    assertEquals(List.of(1), g.byName.get("b1").parents);
+    assertEquals(List.of(), g.named("b0").parents(), "b0 starts a new part");
+    assertEquals(List.of(1), g.named("b1").parents());
     InvalidFlowException dup =
         assertThrows(InvalidFlowException.class, () -> planner.append(nodes("b", 1)));
     assertTrue(dup.getMessage().contains("already has a node 'b0'"), dup.getMessage());
-    assertEquals(3, g.nodes.size(), "a refused append adds nothing");
+    assertEquals(3, g.nodes().size(), "a refused append adds nothing");
   }
 }

@@ -82,7 +82,7 @@ class TriggerTruthTableTest {
         };
     PlannerDriver d = new PlannerDriver(FlowGraph.of(def), failing).run();
 
-    assertEquals(expected, d.state("C"), "C; detail: " + d.graph.byName.get("C").detail);
+    assertEquals(expected, d.state("C"), "C; detail: " + d.graph.named("C").detail());
     assertEquals(NodeState.SUCCESS, d.state("P1"));
     NodeState p2State =
         switch (p2) {
@@ -92,11 +92,11 @@ class TriggerTruthTableTest {
         };
     assertEquals(p2State, d.state("P2"));
     if (!p2.equals("SUCCEEDED") && !p2.equals("NOT_TRIGGERED")) {
-      assertEquals(2, d.graph.byName.get("P2").attempts, "one retry before the policy applies");
+      assertEquals(2, d.graph.named("P2").attempts(), "one retry before the policy applies");
     }
     FlowState flow = p2.equals("PENDING") ? FlowState.PENDING : FlowState.FINISH;
-    assertEquals(flow, d.graph.state);
-    assertEquals(p2.equals("ENDED"), !d.graph.detail.isEmpty(), d.graph.detail);
+    assertEquals(flow, d.graph.state());
+    assertEquals(p2.equals("ENDED"), !d.graph.detail().isEmpty(), d.graph.detail());
   }
 
   private static Trigger trigger(String name) {
