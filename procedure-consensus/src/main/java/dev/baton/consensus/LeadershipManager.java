@@ -208,7 +208,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
   synchronized Optional<ProcedureExecutor<Env>> executor() {
     LeaderTerm<Env> t = current;
     return t != null && role == NodeRole.LEADER_RUNNING
-        ? Optional.ofNullable(t.executor)
+        ? Optional.ofNullable(t.executor())
         : Optional.empty();
   }
 
@@ -259,11 +259,11 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       if (t == null) {
         return;
       }
-      if (t.executor == null || role != NodeRole.LEADER_RUNNING) {
-        t.pending.add(new LeaderTerm.Adoption(index, record));
+      if (t.executor() == null || role != NodeRole.LEADER_RUNNING) {
+        t.park(new LeaderTerm.Adoption(index, record));
         return;
       }
-      adopter = t.executor;
+      adopter = t.executor();
     }
     adoptions.adoptLater(adopter, record);
   }
@@ -317,18 +317,18 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       if (t == null) {
         return null; // not the leader: the leader's executor decides
       }
-      running = t.running;
+      running = t.running();
     }
     return adoptions.after(
         running,
         () -> {
           ProcedureExecutor<Env> e;
           synchronized (this) {
-            e = t.executor;
+            e = t.executor();
           }
           if (e == null || !e.isRunning()) {
             throw new CompletionException(
-                new NotLeaderException("the executor of term " + t.term + " stopped"));
+                new NotLeaderException("the executor of term " + t.term() + " stopped"));
           }
           return answer.apply(e);
         });
@@ -416,19 +416,16 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
     } else if (action instanceof LeaderAction.Build a) {
       return () -> build(t, a);
     } else if (action instanceof LeaderAction.Start a) {
-      t.store = t.built.store();
-      t.executor = t.built.executor();
-      t.built = null;
-      ProcedureExecutor<Env> executor = t.executor;
+      ProcedureExecutor<Env> executor = t.attachBuilt();
       return () -> start(t, a, executor);
     } else if (action instanceof LeaderAction.Running a) {
-      runningStore = t.store;
+      runningStore = t.store();
       List<LeaderTerm.Adoption> backlog = t.drainPending();
-      RaftProcedureStore store = t.store;
-      ProcedureExecutor<Env> executor = t.executor;
-      CompletableFuture<Void> running = t.running;
-      long buildFrom = t.buildFrom;
-      long startFrom = t.startFrom;
+      RaftProcedureStore store = t.store();
+      ProcedureExecutor<Env> executor = t.executor();
+      CompletableFuture<Void> running = t.running();
+      long buildFrom = t.buildFrom();
+      long startFrom = t.startFrom();
       return () -> {
         long loadedIndex = store.loadedIndex();
         for (LeaderTerm.Adoption adoption : backlog) {
@@ -440,11 +437,7 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
         running.complete(null);
       };
     } else if (action instanceof LeaderAction.Release a) {
-      t.executor = null;
-      t.store = null;
-      if (a.newRecovery()) {
-        t.running = new CompletableFuture<>();
-      }
+      t.release(a.newRecovery());
       return null;
     } else if (action instanceof LeaderAction.StopExecutor) {
       return subject == null ? null : subject::stop;
@@ -473,20 +466,20 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
    * thread.
    */
   private Runnable abandon(LeaderTerm<Env> t, String why) {
-    RaftProcedureStore store = t.store;
-    CompletableFuture<Void> running = t.running;
+    RaftProcedureStore store = t.store();
+    CompletableFuture<Void> running = t.running();
     return () -> {
-      LOG.info("Node {} stops its executor of term {}: {}", nodeId, t.term, why);
+      LOG.info("Node {} stops its executor of term {}: {}", nodeId, t.term(), why);
       if (store != null) {
         store.stop();
       }
       running.completeExceptionally(
-          new NotLeaderException("leadership of term " + t.term + " ended"));
+          new NotLeaderException("leadership of term " + t.term() + " ended"));
       Runnable stop =
           () -> {
             ProcedureExecutor<Env> e;
             synchronized (this) {
-              e = t.executor;
+              e = t.executor();
             }
             if (e != null) {
               e.stop();
@@ -543,15 +536,14 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       return;
     }
     synchronized (this) {
-      t.built = inc;
-      t.buildFrom = buildFrom;
+      t.built(inc, buildFrom);
     }
     feed(new LeaderEvent.Built(a.term(), a.incarnation(), a.epoch()));
   }
 
   private void start(LeaderTerm<Env> t, LeaderAction.Start a, ProcedureExecutor<Env> executor) {
     synchronized (this) {
-      t.startFrom = System.currentTimeMillis();
+      t.startedAt(System.currentTimeMillis());
     }
     try {
       executor.start();
