@@ -44,6 +44,9 @@ final class FlowNode {
   private int parentsFailed;
   private int parentsPending;
 
+  /** The spec's encoded form (a spec never changes), made on first use. */
+  private byte[] specEncoding;
+
   /** Encoded form, valid while the fields it was made from are unchanged. */
   private byte[] encoded;
 
@@ -246,7 +249,8 @@ final class FlowNode {
 
   /**
    * The node's bytes in a graph's record: its spec, parents, state, pending flag, attempts, task
-   * id, retry time, pending epoch and detail. Kept until one of them changes.
+   * id, retry time, pending epoch and detail. Kept until one of them changes; the spec's bytes are
+   * kept for good.
    */
   byte[] encoding() throws IOException {
     byte[] e = cachedEncoding();
@@ -258,9 +262,17 @@ final class FlowNode {
   }
 
   private byte[] encode() throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(ENCODING_BYTES_GUESS);
+    if (specEncoding == null) {
+      ByteArrayOutputStream specBytes = new ByteArrayOutputStream(ENCODING_BYTES_GUESS);
+      DataOutputStream specOut = new DataOutputStream(specBytes);
+      NodeSpecCodec.write(specOut, spec);
+      specOut.flush();
+      specEncoding = specBytes.toByteArray();
+    }
+    ByteArrayOutputStream bytes =
+        new ByteArrayOutputStream(specEncoding.length + ENCODING_BYTES_GUESS);
     DataOutputStream out = new DataOutputStream(bytes);
-    NodeSpecCodec.write(out, spec);
+    out.write(specEncoding);
     out.writeInt(parents.size());
     for (int p : parents) {
       out.writeInt(p);
