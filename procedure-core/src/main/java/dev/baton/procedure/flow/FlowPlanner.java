@@ -298,9 +298,13 @@ final class FlowPlanner {
     return fold;
   }
 
-  /** Whether the kept nodes from slot {@code from} to slot {@code to} (inclusive) finished. */
+  /**
+   * Whether the kept nodes from slot {@code from} to slot {@code to} (inclusive) finished. Looks
+   * from the end: in a stream the unfinished nodes follow the finished ones, so a range that cannot
+   * be folded is told after a few nodes, not after the {@code keep} finished ones before them.
+   */
   private boolean finished(int from, int to) {
-    for (int i = from; i <= to; i++) {
+    for (int i = to; i >= from; i--) {
       if (!g.nodes().get(i).state().isTerminal()) {
         return false;
       }

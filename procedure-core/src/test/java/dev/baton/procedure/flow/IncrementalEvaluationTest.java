@@ -1,5 +1,6 @@
 package dev.baton.procedure.flow;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -115,6 +116,10 @@ class IncrementalEvaluationTest {
       b.updateState();
       assertEquals(full.toInfo(1), live.toInfo(1), "round " + round);
       assertEquals(live.toInfo(1), FlowGraph.decode(live.encode()).toInfo(1), "the record");
+      assertArrayEquals(
+          FlowGraph.decode(full.encode()).encode(),
+          live.encode(),
+          "kept chunks and node bytes encode as a fresh graph does, round " + round);
       if (dueA.isEmpty()) {
         long next = a.nextRetryAt(now);
         if (next == Long.MAX_VALUE) {
