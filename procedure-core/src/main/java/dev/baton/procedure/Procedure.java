@@ -161,6 +161,14 @@ public abstract class Procedure<Env> implements Schedulable {
   }
 
   /**
+   * As {@link #setResult}, without a copy: the procedure owns {@code result} from now on, and the
+   * caller must not change it. For large results made afresh each step (a flow's graph).
+   */
+  protected final void setOwnedResult(byte[] result) {
+    this.result = result;
+  }
+
+  /**
    * The bytes last set with {@link #setResult}, or read back with the record (set before {@link
    * #deserializeStateData} runs); null if none.
    */
@@ -450,7 +458,7 @@ public abstract class Procedure<Env> implements Schedulable {
         getStepName(),
         submittedTime,
         lastUpdate,
-        r == null ? null : r.clone(),
+        r, // the snapshot keeps a copy of its own
         f == null ? null : f.describe(),
         isFinished());
   }

@@ -1,6 +1,5 @@
 package dev.baton.procedure;
 
-import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.UnsafeByteOperations;
@@ -96,7 +95,9 @@ public final class ProcedureCodec {
     }
     byte[] result = proc.getResultBytes();
     if (result != null) {
-      b.setResult(ByteString.copyFrom(result));
+      // a procedure's result array is replaced, never changed (Procedure#setResult copies what it
+      // is given): wrapped, not copied again
+      b.setResult(UnsafeByteOperations.unsafeWrap(result));
     }
     NonceKey nonce = proc.stored().getNonceKey();
     if (nonce != null) {

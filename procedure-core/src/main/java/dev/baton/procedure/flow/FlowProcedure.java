@@ -294,7 +294,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
 
   private void publishView() {
     try {
-      setResult(graph.encode());
+      setOwnedResult(graph.encode()); // a fresh array the graph does not keep
     } catch (IOException e) {
       throw new UncheckedIOException("flow state of " + getProcId() + " cannot be encoded", e);
     }
@@ -354,6 +354,6 @@ final class FlowProcedure<Env> extends Procedure<Env> {
       }
     }
     graph = FlowGraph.decode(b);
-    setResult(b);
+    setOwnedResult(b); // read afresh or a copy of the result: nobody else holds it
   }
 }
