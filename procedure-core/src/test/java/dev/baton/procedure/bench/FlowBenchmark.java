@@ -29,7 +29,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>Fan-out/fan-in: a {@code bench.flow.nodes}-node DAG (start → n-2 parallel nodes → end),
  *       each node a 3-step {@link NoopSteps} task; nodes/s from submission to FINISH. Baseline in
  *       the same round: the same number of plain NoopSteps procedures submitted at once; reported
- *       as the ratio flow nodes/s ÷ plain procedures/s.
+ *       as the ratio flow nodes/s ÷ plain procedures/s. Each round runs both {@code
+ *       bench.flow.dagRuns} (default 5) times, interleaved, each on a fresh executor, and counts
+ *       their total time (one 1,000-node run lasts tens of milliseconds: a single GC pause would
+ *       halve it).
  *   <li>Stream: {@code bench.flow.appends} nodes appended by 8 threads, 5 per append, to one stream
  *       flow; appended nodes/s (until that many were acknowledged, i.e. durably in the flow) and
  *       run nodes/s (until the chain has run).
@@ -69,6 +72,7 @@ public final class FlowBenchmark {
   private final int streamNodes = Integer.getInteger("bench.flow.streamNodes", 10_000);
   private final int rounds = Integer.getInteger("bench.rounds", 3);
   private final int warmupRounds = Integer.getInteger("bench.flow.warmupRounds", 1);
+  private final int dagRuns = Integer.getInteger("bench.flow.dagRuns", 5);
   private final PrintStream out = System.out;
 
   private FlowBenchmark() {}
@@ -105,7 +109,8 @@ public final class FlowBenchmark {
     out.printf(
         Locale.ROOT,
         "flow benchmark: %d cpus, load average %.2f, java %s, %d-node DAG, %d appended nodes,"
-            + " %d-node growth stream, %d warm-up and %d measured rounds, %d workers%n",
+            + " %d-node growth stream, %d warm-up and %d measured rounds, %d DAG runs per round,"
+            + " %d workers%n",
         os.getAvailableProcessors(),
         os.getSystemLoadAverage(),
         System.getProperty("java.version"),
@@ -114,10 +119,13 @@ public final class FlowBenchmark {
         streamNodes,
         warmupRounds,
         rounds,
+        dagRuns,
         WORKERS);
     for (int r = 0; r < warmupRounds; r++) {
-      fanOutFanIn();
-      plainProcedures();
+      for (int k = 0; k < dagRuns; k++) {
+        fanOutFanIn();
+        plainProcedures();
+      }
       stream("warmup" + r, appends);
       System.err.printf(Locale.ROOT, "warm-up round %d done%n", r + 1);
     }
@@ -130,8 +138,15 @@ public final class FlowBenchmark {
     double[] lastMicros = new double[rounds];
     double[] growth = new double[rounds];
     for (int r = 0; r < rounds; r++) {
-      dag[r] = fanOutFanIn();
-      plain[r] = plainProcedures();
+      long dagNanos = 0;
+      long plainNanos = 0;
+      // interleaved, so a GC pause or a busy neighbour hits both
+      for (int k = 0; k < dagRuns; k++) {
+        dagNanos += fanOutFanIn();
+        plainNanos += plainProcedures();
+      }
+      dag[r] = (double) dagRuns * nodes / (dagNanos / 1e9);
+      plain[r] = (double) dagRuns * nodes / (plainNanos / 1e9);
       ratio[r] = dag[r] / plain[r];
       StreamRun s = stream("round" + r, appends);
       appended[r] = s.appendedPerSec();
@@ -172,7 +187,8 @@ public final class FlowBenchmark {
     out.printf(Locale.ROOT, "%-44s %14.2f%n", name, v);
   }
 
-  private double fanOutFanIn() throws Exception {
+  /** Runs the DAG once; returns the nanoseconds from its submission to its FINISH. */
+  private long fanOutFanIn() throws Exception {
     Setup s = start();
     try {
       FlowDefinition.Builder b =
@@ -190,13 +206,17 @@ public final class FlowBenchmark {
       if (done.state() != FlowState.FINISH) {
         throw new IllegalStateException("flow did not finish: " + done.state());
       }
-      return nodes / seconds(t0, t1);
+      return t1 - t0;
     } finally {
       s.executor().stop();
     }
   }
 
-  private double plainProcedures() throws Exception {
+  /**
+   * Runs the plain procedures once; returns the nanoseconds from the first submission to the last
+   * end.
+   */
+  private long plainProcedures() throws Exception {
     Setup s = start();
     try {
       long t0 = System.nanoTime();
@@ -207,7 +227,7 @@ public final class FlowBenchmark {
       for (long id : ids) {
         s.executor().await(id, WAIT);
       }
-      return nodes / seconds(t0, System.nanoTime());
+      return System.nanoTime() - t0;
     } finally {
       s.executor().stop();
     }
