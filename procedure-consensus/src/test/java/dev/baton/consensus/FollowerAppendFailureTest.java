@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A follower whose log refused one append (an entry that does not fit its log) takes the leader's
- * next valid entries: the failure stays with its own request. A real Ratis server (gRPC, files)
+ * next valid entries: the failure stays with its own request. An entry past the end of its log gets
+ * an inconsistency reply with the index the follower needs next. A real Ratis server (gRPC, files)
  * with Baton's settings gets the append requests of a leader that is never started, handed to the
  * server as its gRPC service hands them.
  */
@@ -72,6 +73,36 @@ class FollowerAppendFailureTest {
 
   @Test
   void aRefusedAppendDoesNotRefuseTheNextOnes() throws Exception {
+    startFollower();
+    assertEquals(AppendResult.SUCCESS, append(null, entry(TERM, 0)).getResult());
+    TermIndexProto first = TermIndexProto.newBuilder().setTerm(TERM).setIndex(0).build();
+    // the follower's log refuses an entry whose term is older than its last entry's
+    ExecutionException refused =
+        assertThrows(ExecutionException.class, () -> append(first, entry(OLDER_TERM, 1)));
+    assertEquals(
+        AppendResult.SUCCESS,
+        append(first, entry(TERM, 1)).getResult(),
+        () -> "after " + refused.getCause());
+    TermIndexProto second = TermIndexProto.newBuilder().setTerm(TERM).setIndex(1).build();
+    assertEquals(AppendResult.SUCCESS, append(second, entry(TERM, 2)).getResult());
+    assertEquals(2, server.getDivision(groupId).getRaftLog().getLastEntryTermIndex().getIndex());
+  }
+
+  @Test
+  void anEntryPastTheEndOfTheLogGetsAnInconsistencyReply() throws Exception {
+    startFollower();
+    assertEquals(AppendResult.SUCCESS, append(null, entry(TERM, 0)).getResult());
+    // the leader sends 5 as if the follower held 4; it holds only 0
+    AppendEntriesReplyProto gap =
+        append(TermIndexProto.newBuilder().setTerm(TERM).setIndex(4).build(), entry(TERM, 5));
+    assertEquals(AppendResult.INCONSISTENCY, gap.getResult());
+    assertEquals(1, gap.getNextIndex());
+    TermIndexProto first = TermIndexProto.newBuilder().setTerm(TERM).setIndex(0).build();
+    assertEquals(AppendResult.SUCCESS, append(first, entry(TERM, 1)).getResult());
+  }
+
+  /** Starts the follower, a member of a group of two whose other member never runs. */
+  private void startFollower() throws IOException {
     int port = LoopbackPorts.free();
     RaftGroup group =
         RaftGroup.valueOf(
@@ -85,19 +116,6 @@ class FollowerAppendFailureTest {
             .setOption(RaftStorage.StartupOption.FORMAT)
             .build();
     server.start();
-
-    assertEquals(AppendResult.SUCCESS, append(null, entry(TERM, 0)).getResult());
-    TermIndexProto first = TermIndexProto.newBuilder().setTerm(TERM).setIndex(0).build();
-    // the follower's log refuses an entry whose term is older than its last entry's
-    ExecutionException refused =
-        assertThrows(ExecutionException.class, () -> append(first, entry(OLDER_TERM, 1)));
-    assertEquals(
-        AppendResult.SUCCESS,
-        append(first, entry(TERM, 1)).getResult(),
-        () -> "after " + refused.getCause());
-    TermIndexProto second = TermIndexProto.newBuilder().setTerm(TERM).setIndex(1).build();
-    assertEquals(AppendResult.SUCCESS, append(second, entry(TERM, 2)).getResult());
-    assertEquals(2, server.getDivision(groupId).getRaftLog().getLastEntryTermIndex().getIndex());
   }
 
   private static RaftPeer peer(RaftPeerId id, int port) {
