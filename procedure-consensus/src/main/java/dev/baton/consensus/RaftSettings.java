@@ -105,6 +105,20 @@ public record RaftSettings(
    */
   static final boolean LOG_COMMIT_INDEX = false;
 
+  /**
+   * Whether a follower chains the log appends of the leader's requests on one shared future (Ratis'
+   * {@code raft.server.log.append-entries.compose.enabled}, on by default in 3.3.0). Off: each
+   * request appends to the log itself, and a request whose append fails fails alone. With the
+   * chain, one failed append fails every later one with the same exception, so the follower refuses
+   * all appends until its process restarts. Requests of a leader that has a second stream open to
+   * the follower (a reset stream whose requests are still being handled, and the new one) can reach
+   * the chain out of order, and the append that comes too early fails its index check; seen after a
+   * partition healed: the log "Already running a method by Thread ..." on every append for minutes.
+   * Without the chain, a request whose previous entry the follower lacks gets an inconsistency
+   * reply and the leader sends from the follower's next index.
+   */
+  static final boolean CHAIN_FOLLOWER_APPENDS = false;
+
   public RaftSettings {
     if (electionTimeoutMin.isNegative()
         || electionTimeoutMin.isZero()
@@ -184,6 +198,7 @@ public record RaftSettings(
     RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);
+    RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, CHAIN_FOLLOWER_APPENDS);
     RaftServerConfigKeys.setStagingTimeout(
         p, millis(electionTimeoutMax.multipliedBy(STAGING_TIMEOUTS)));
     return p;

@@ -309,7 +309,9 @@ public final class Drill implements AutoCloseable {
               + " "
               + ConfigNodeWaits.CLUSTER_WAIT.toSeconds()
               + " s after the heal: "
-              + e.getMessage();
+              + e.getMessage()
+              + "; cluster now: "
+              + cluster.describeStuck();
       report.progress("%s", report.notCaughtUp);
     }
   }

@@ -321,15 +321,11 @@ public final class PartitionTrial {
   }
 
   /**
-   * Waits until every ConfigNode has applied what any had applied when this is called; returns when
-   * (epoch ms).
-   */
-  /**
    * When every ConfigNode had applied what any had applied at the heal (epoch ms), or 0 if a
    * majority did but some node did not within the wait: that is reported as a finding, not a
-   * failure, since what the cluster guarantees holds without it (a Ratis 3.3.0 follower log was
-   * seen refusing every append after a heal, "Already running a method by ...", until restarted). A
-   * majority that does not catch up fails the trial.
+   * failure, since what the cluster guarantees holds without it. Every live ConfigNode then writes
+   * a thread dump into its log, and the finding says what each node sees. A majority that does not
+   * catch up fails the trial.
    */
   private long awaitCaughtUp() throws IOException, InterruptedException {
     long target = 0;
@@ -355,7 +351,8 @@ public final class PartitionTrial {
               + ProcessCluster.CLUSTER_WAIT.toSeconds()
               + " s after the heal, while a majority had (a liveness problem, reported: "
               + lagging.getMessage()
-              + ")");
+              + "); cluster now: "
+              + cluster.describeStuck());
       return 0;
     }
     return System.currentTimeMillis();
