@@ -81,17 +81,11 @@ public final class NodeApiClient {
     this.authorization = authorization;
   }
 
-  /**
-   * HTTP/1.1: the admin API's server speaks nothing else, so an h2c upgrade offer is wasted. The
-   * client's own work (TLS records, parsing an answer) runs on its selector thread or the caller's
-   * rather than being handed to a pool thread at every stage: every call here waits for its answer
-   * anyway, and with 64 callers the hand-overs cost a bench client more CPU than the requests.
-   */
+  /** HTTP/1.1: the admin API's server speaks nothing else, so an h2c upgrade offer is wasted. */
   private static HttpClient newHttpClient(Optional<SSLContext> tls) {
     HttpClient.Builder b =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .executor(Runnable::run)
             .connectTimeout(ConfigNodeWaits.API_CONNECT_TIMEOUT);
     tls.ifPresent(b::sslContext);
     return b.build();
