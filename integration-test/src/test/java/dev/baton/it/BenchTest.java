@@ -36,7 +36,17 @@ class BenchTest {
     int code =
         ConfigNodeCli.run(
             new String[] {
-              "bench", "--nodes", "3", "--procedures", "20", "--steps", "2", "--clients", "2"
+              "bench",
+              "--nodes",
+              "3",
+              "--procedures",
+              "20",
+              "--steps",
+              "2",
+              "--clients",
+              "2",
+              "--warmup-seconds",
+              "2"
             },
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));

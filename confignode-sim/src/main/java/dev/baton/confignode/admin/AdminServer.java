@@ -27,6 +27,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,7 +162,7 @@ public final class AdminServer implements AutoCloseable {
       return CompletableFuture.completedFuture(HttpReply.error(e));
     }
     AdminRequest req = new AdminRequest(call, who);
-    return answer(req)
+    return answer(req, call.executor())
         .thenApply(
             reply -> {
               gate.record(call, Optional.of(who), req.target(), false, result(reply));
@@ -168,12 +170,19 @@ public final class AdminServer implements AutoCloseable {
             });
   }
 
-  private CompletionStage<HttpReply> answer(AdminRequest req) {
+  /**
+   * The route's answer. One that comes later is built (and then audited and written) on {@code
+   * pool}, not on the thread that completes it: that is a single thread of the node (Raft replies,
+   * long-poll wake-ups) that every other waiting request shares.
+   */
+  private CompletionStage<HttpReply> answer(AdminRequest req, Executor pool) {
     try {
       Object answer = routes.route(req);
       if (answer instanceof CompletionStage<?> later) {
-        return later.handle(
-            (value, failure) -> failure == null ? reply(value) : failed(req, unwrap(failure)));
+        CompletableFuture<?> stage = later.toCompletableFuture();
+        BiFunction<Object, Throwable, HttpReply> finish =
+            (value, failure) -> failure == null ? reply(value) : failed(req, unwrap(failure));
+        return stage.isDone() ? stage.handle(finish) : stage.handleAsync(finish, pool);
       }
       return CompletableFuture.completedFuture(reply(answer));
     } catch (HttpError | InterruptedException | IOException | RuntimeException e) {

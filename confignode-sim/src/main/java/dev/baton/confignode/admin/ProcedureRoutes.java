@@ -134,8 +134,12 @@ final class ProcedureRoutes implements AdminRoutes {
     return wait.isPresent() ? awaitFinished(id, wait.get()) : get(id);
   }
 
-  private Map<String, Object> submit(AdminRequest req)
-      throws HttpError, IOException, InterruptedException {
+  /**
+   * Answers once the submission is committed, holding no thread meanwhile: submissions that wait
+   * for the same group commit cost the server nothing but their connections.
+   */
+  private CompletableFuture<Map<String, Object>> submit(AdminRequest req)
+      throws HttpError, IOException {
     SubmitRequest body = JsonExchange.parse(req.body(MAX_BODY_BYTES), SubmitRequest.class);
     if (body.type() == null) {
       throw new HttpError(
@@ -161,9 +165,12 @@ final class ProcedureRoutes implements AdminRoutes {
               + ConfigNodeProcedures.NODE_NONCE_GROUP
               + " is reserved for the node's own submissions; use another group");
     }
-    long id = ClusterCalls.await(node.submit(proc, nonce));
-    req.target("procedure " + id + " " + body.type());
-    return Map.of("procId", id);
+    return ClusterCalls.later(node.submit(proc, nonce), ConfigNodeWaits.ADMIN_CLUSTER_CALL)
+        .thenApply(
+            id -> {
+              req.target("procedure " + id + " " + body.type());
+              return Map.of("procId", id);
+            });
   }
 
   /**

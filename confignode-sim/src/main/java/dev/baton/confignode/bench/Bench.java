@@ -10,6 +10,7 @@ import dev.baton.consensus.ProcedureClient;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,7 @@ public final class Bench implements AutoCloseable {
   static final long NONCE_GROUP = 0xbe7c;
 
   /**
-   * Warm-up procedures (not measured): this fraction (1/10) of the run, at most {@link
+   * Warm-up empty commits and reads (not measured): this fraction (1/10) of the run, at most {@link
    * #MAX_WARMUP}.
    */
   static final int WARMUP_DIVISOR = 10;
@@ -61,6 +62,8 @@ public final class Bench implements AutoCloseable {
    * @param steps steps of each Noop
    * @param clients concurrent closed-loop clients (and the baseline's)
    * @param rate procedures started per second (open loop); 0 for the closed loop
+   * @param warmup how long procedures run before the measured ones, from {@code clients}
+   *     closed-loop clients
    * @param keepDir keep the temp dir (logs, data)
    * @param tokens secured (tokens, HTTPS, Raft over mutual TLS)
    */
@@ -70,12 +73,20 @@ public final class Bench implements AutoCloseable {
       int steps,
       int clients,
       double rate,
+      Duration warmup,
       boolean keepDir,
       boolean tokens) {
     /** Closed loop, secured, as every local cluster by default. */
     public Settings(int nodes, int procedures, int steps, int clients, boolean keepDir) {
-      this(nodes, procedures, steps, clients, 0, keepDir, true);
+      this(nodes, procedures, steps, clients, 0, DEFAULT_WARMUP, keepDir, true);
     }
+
+    /**
+     * The JIT of four JVMs sharing a small machine compiles for tens of seconds under load: after a
+     * warm-up of a few hundred procedures, the nodes compiled another 1,600 methods during a 24 s
+     * measurement of 64 clients, their compiler threads taking a third of their CPU.
+     */
+    public static final Duration DEFAULT_WARMUP = Duration.ofSeconds(20);
 
     public static final int DEFAULT_NODES = 3;
     public static final int DEFAULT_PROCEDURES = 2000;
@@ -125,9 +136,12 @@ public final class Bench implements AutoCloseable {
 
     try (ProcedureClient raft = cluster.raftClient(ConfigNodeProcedures.registry())) {
       out.printf(
-          "[bench] leader %s; warm-up with %d procedures, empty commits and reads%n",
-          leader, warmup);
-      long warmupId = load.closedLoop(warmup, () -> oneProcedure(api)).lastId();
+          "[bench] leader %s; warm-up with %d s of procedures, %d empty commits and reads%n",
+          leader, settings.warmup().toSeconds(), warmup);
+      long warmupId = load.closedLoopFor(settings.warmup(), () -> oneProcedure(api)).lastId();
+      if (warmupId == 0) { // no warm-up asked for: the reads' warm-up needs a procedure
+        warmupId = oneProcedure(api).procId();
+      }
       load.closedLoop(warmup, () -> emptyCommit(raft));
       // the read path of a follower runs nowhere else: unwarmed, its figure would be the JIT's
       reads(leader, warmupId, Math.min(MAX_READS, warmup));

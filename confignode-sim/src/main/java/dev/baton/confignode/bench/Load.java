@@ -1,6 +1,7 @@
 package dev.baton.confignode.bench;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -12,6 +13,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * How the bench puts load on the cluster: {@code clients} closed-loop clients (each starts its next
@@ -87,9 +89,8 @@ final class Load {
     this.rate = rate;
   }
 
-  /** {@code count} operations from the closed-loop clients. */
-  Run closedLoop(int count, Op op) throws IOException, InterruptedException {
-    AtomicInteger next = new AtomicInteger();
+  /** Operations from the closed-loop clients while {@code more} says so, asked before each. */
+  private Run closedLoop(BooleanSupplier more, Op op) throws IOException, InterruptedException {
     ExecutorService pool = Executors.newFixedThreadPool(clients);
     long start = System.nanoTime();
     try {
@@ -99,7 +100,7 @@ final class Load {
             pool.submit(
                 () -> {
                   List<Timed> mine = new ArrayList<>();
-                  while (next.getAndIncrement() < count) {
+                  while (more.getAsBoolean()) {
                     long t0 = System.nanoTime();
                     Sample s = op.run();
                     mine.add(new Timed(s, System.nanoTime() - t0));
@@ -119,6 +120,21 @@ final class Load {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  /**
+   * Operations from the closed-loop clients until {@code time} has passed (each client stops at its
+   * first answer after it).
+   */
+  Run closedLoopFor(Duration time, Op op) throws IOException, InterruptedException {
+    long end = System.nanoTime() + time.toNanos();
+    return closedLoop(() -> System.nanoTime() < end, op);
+  }
+
+  /** {@code count} operations from the closed-loop clients. */
+  Run closedLoop(int count, Op op) throws IOException, InterruptedException {
+    AtomicInteger next = new AtomicInteger();
+    return closedLoop(() -> next.getAndIncrement() < count, op);
   }
 
   /** {@code count} operations started at {@code rate} per second. */

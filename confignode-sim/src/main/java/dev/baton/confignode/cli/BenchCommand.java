@@ -2,6 +2,7 @@ package dev.baton.confignode.cli;
 
 import dev.baton.confignode.bench.Bench;
 import dev.baton.confignode.bench.BenchResult;
+import java.time.Duration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -35,6 +36,7 @@ final class BenchCommand extends CliCommand {
   static final int MAX_STEPS = 1_000;
   static final int MAX_CLIENTS = 256;
   static final int MAX_RATE = 100_000;
+  static final int MAX_WARMUP_SECONDS = 3_600;
 
   @Bounds(min = MIN_NODES, max = MAX_NODES)
   @Option(names = "--nodes", paramLabel = "N", description = "ConfigNode processes")
@@ -63,6 +65,13 @@ final class BenchCommand extends CliCommand {
           "procedures started per second whatever their answers (open loop); 0: closed loop")
   int rate;
 
+  @Bounds(min = 0, max = MAX_WARMUP_SECONDS)
+  @Option(
+      names = "--warmup-seconds",
+      paramLabel = "S",
+      description = "how long procedures run before the measured ones (the JIT compiles meanwhile)")
+  int warmupSeconds = (int) Bench.Settings.DEFAULT_WARMUP.toSeconds();
+
   @Option(
       names = "--keep-dir",
       arity = "0..1",
@@ -81,7 +90,15 @@ final class BenchCommand extends CliCommand {
   @Override
   public Integer call() {
     Bench.Settings settings =
-        new Bench.Settings(nodes, procedures, steps, clients, rate, keepDir, !noTokens);
+        new Bench.Settings(
+            nodes,
+            procedures,
+            steps,
+            clients,
+            rate,
+            Duration.ofSeconds(warmupSeconds),
+            keepDir,
+            !noTokens);
     return LocalJob.run(
         spec.name(),
         () -> new Bench(settings, out()),

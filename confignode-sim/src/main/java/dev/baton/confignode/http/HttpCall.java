@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * One HTTP request as the simulation's handlers see it, whatever server carries it: its method,
@@ -38,6 +39,13 @@ public interface HttpCall {
    * against the CA the server trusts; empty over plain HTTP or when none was asked for.
    */
   List<X509Certificate> peerCertificates();
+
+  /**
+   * The server's thread pool: an answer that becomes ready on some other thread (a Raft reply
+   * thread, the thread that wakes long polls) is built and written here, so that thread only hands
+   * it over.
+   */
+  Executor executor();
 
   /** Sets a header of the answer (replacing one of the same name). */
   void setResponseHeader(String name, String value);

@@ -39,13 +39,15 @@ public record HttpLimits(
   public static final int NON_HANDLER_THREADS = 8;
 
   /**
-   * The admin API: 16 requests at once (a request may wait for the cluster up to the admin API's
-   * cluster wait), 64 more waiting up to 2 s, then 503; 256 connections; headers within 10 s.
+   * The admin API: 64 requests at once, as many as a closed loop of 64 clients sends (a read may
+   * hold its thread while it waits for the cluster up to the admin API's cluster wait; a submission
+   * or a long poll holds none), 64 more waiting up to 2 s, then 503; 256 connections; headers
+   * within 10 s.
    */
   public static final HttpLimits ADMIN =
       new HttpLimits(
-          32,
-          16,
+          72,
+          64,
           64,
           Duration.ofSeconds(2),
           256,

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executor;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.EndPoint;
@@ -50,6 +51,11 @@ final class JettyCall implements HttpCall {
         new JettyResponseStream(response, done, maxQueued, request.getComponents().getScheduler());
     stream = opened;
     return opened;
+  }
+
+  @Override
+  public Executor executor() {
+    return request.getComponents().getExecutor();
   }
 
   @Override

@@ -23,6 +23,7 @@ class BenchCommandTest {
           no clients     | bench --clients 0         | flag --clients must be an integer in 1..256
           negative rate  | bench --rate -5           | flag --rate must be an integer in 0..100000
           too many nodes | bench --nodes 8           | flag --nodes must be an integer in 1..7
+          negative warmup | bench --warmup-seconds -1 | flag --warmup-seconds must be an integer in 0..3600
           unknown flag   | bench --speed 5           | unknown flag '--speed'
           """)
   void usageErrorsExit2BeforeStartingAnything(String name, String line, String want) {
