@@ -348,12 +348,13 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   protected void deserializeStateData(DataInputStream in) throws IOException {
     byte[] b = BoundedReads.readBytes(in, "flow graph");
     if (b.length == GRAPH_IN_RESULT) {
-      b = getResult();
+      b = getResult(); // the record's result is set already: read, not set again
       if (b == null) {
         throw new IOException("flow record holds its graph neither in its state nor as its result");
       }
+    } else {
+      setOwnedResult(b); // an older record: the graph read from its state becomes the result
     }
     graph = FlowGraph.decode(b);
-    setOwnedResult(b); // read afresh or a copy of the result: nobody else holds it
   }
 }
