@@ -2,6 +2,8 @@ package dev.baton.procedure.store;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
@@ -41,8 +43,17 @@ public final class InMemoryProcedureStore implements ProcedureStore {
   public void write(StoreBatch batch) throws IOException {
     synchronized (writeLock) {
       ensureRunning();
+      Set<Long> written = new HashSet<>();
       for (StoreRecord r : batch.upserts()) {
-        records.put(r.procId(), r);
+        if (!r.isDelta()) {
+          written.add(r.procId());
+        } else if (!records.containsKey(r.procId()) && !written.contains(r.procId())) {
+          throw new IOException(
+              "a parts delta for procedure " + r.procId() + ", of which the store holds no record");
+        }
+      }
+      for (StoreRecord r : batch.upserts()) {
+        records.put(r.procId(), r.appliedTo(records.get(r.procId())));
       }
       for (int i = 0; i < batch.deleteCount(); i++) {
         records.remove(batch.deleteAt(i));
