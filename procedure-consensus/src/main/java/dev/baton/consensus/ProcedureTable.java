@@ -87,15 +87,15 @@ final class ProcedureTable {
   /** Hears each record an applied batch wrote or deleted, under the table's monitor. */
   interface Observer {
     /**
-     * Record {@code procId} now holds {@code data}, or was deleted holding {@code data}; must
-     * return at once.
+     * Record {@code procId} now holds {@code data} and {@code parts} (complete), or was deleted
+     * holding them; must return at once.
      */
-    void changed(long procId, byte[] data, boolean deleted);
+    void changed(long procId, byte[] data, RecordParts parts, boolean deleted);
   }
 
   /** A table nobody watches. */
   ProcedureTable() {
-    this((procId, data, deleted) -> {});
+    this((procId, data, parts, deleted) -> {});
   }
 
   /**
@@ -124,8 +124,26 @@ final class ProcedureTable {
     return records.containsKey(procId);
   }
 
+  /**
+   * The record of {@code procId} as a reader sees it (null if none): for a record with parts, its
+   * envelope with the whole result ({@link ProcedureCodec#joinParts}), made now.
+   */
   synchronized byte[] get(long procId) {
-    return records.get(procId);
+    byte[] head = records.get(procId);
+    return head == null ? null : joined(procId, head);
+  }
+
+  /** {@code head} joined with the record's parts for readers; a head that does not parse as is. */
+  private byte[] joined(long procId, byte[] head) {
+    RecordParts recordParts = parts.get(procId);
+    if (recordParts == null) {
+      return head;
+    }
+    try {
+      return ProcedureCodec.joinParts(procId, head, recordParts);
+    } catch (ProcedureCodecException unreadable) {
+      return head; // described as corrupt by whoever reads it
+    }
   }
 
   synchronized int size() {
@@ -155,16 +173,16 @@ final class ProcedureTable {
         parts.put(r.getProcId(), complete);
       }
       liveRoots.written(r.getProcId(), data);
-      changed.changed(r.getProcId(), data, false);
+      changed.changed(r.getProcId(), data, complete, false);
       max = Math.max(max, r.getProcId());
     }
     for (int i = 0; i < batch.getDeletesCount(); i++) {
       long procId = batch.getDeletes(i);
       byte[] last = records.remove(procId);
-      parts.remove(procId);
+      RecordParts lastParts = parts.remove(procId);
       liveRoots.deleted(procId);
       if (last != null) {
-        changed.changed(procId, last, true);
+        changed.changed(procId, last, lastParts == null ? RecordParts.NONE : lastParts, true);
       }
       NonceKey nonce = nonceOf.remove(procId);
       if (nonce != null) {
@@ -522,7 +540,7 @@ final class ProcedureTable {
       if (filtered && !matches(page, e.getKey(), e.getValue())) {
         continue;
       }
-      out.put(e.getKey(), e.getValue());
+      out.put(e.getKey(), joined(e.getKey(), e.getValue()));
     }
     return out;
   }
@@ -541,8 +559,12 @@ final class ProcedureTable {
         && (page.getNotState().isEmpty() || !page.getNotState().equals(state));
   }
 
-  /** A copy of the records by id, for tests. */
+  /** A copy of the records by id as readers see them ({@link #get}). */
   synchronized Map<Long, byte[]> copy() {
-    return new HashMap<>(records);
+    Map<Long, byte[]> out = new HashMap<>();
+    for (Map.Entry<Long, byte[]> e : records.entrySet()) {
+      out.put(e.getKey(), joined(e.getKey(), e.getValue()));
+    }
+    return out;
   }
 }
