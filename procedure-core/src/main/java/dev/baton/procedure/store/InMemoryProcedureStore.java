@@ -43,15 +43,7 @@ public final class InMemoryProcedureStore implements ProcedureStore {
   public void write(StoreBatch batch) throws IOException {
     synchronized (writeLock) {
       ensureRunning();
-      Set<Long> written = new HashSet<>();
-      for (StoreRecord r : batch.upserts()) {
-        if (!r.isDelta()) {
-          written.add(r.procId());
-        } else if (!records.containsKey(r.procId()) && !written.contains(r.procId())) {
-          throw new IOException(
-              "a parts delta for procedure " + r.procId() + ", of which the store holds no record");
-        }
-      }
+      checkDeltas(batch);
       for (StoreRecord r : batch.upserts()) {
         records.put(r.procId(), r.appliedTo(records.get(r.procId())));
       }
@@ -59,6 +51,34 @@ public final class InMemoryProcedureStore implements ProcedureStore {
         records.remove(batch.deleteAt(i));
       }
       maxProcId = Math.max(maxProcId, batch.maxProcId());
+    }
+  }
+
+  /** Refuses a batch with a parts delta for a record neither stored nor written whole before it. */
+  private void checkDeltas(StoreBatch batch) throws IOException {
+    Set<Long> whole = null;
+    for (StoreRecord r : batch.upserts()) {
+      if (!r.isDelta()) {
+        if (whole != null) {
+          whole.add(r.procId());
+        }
+        continue;
+      }
+      if (whole == null) {
+        whole = new HashSet<>();
+        for (StoreRecord earlier : batch.upserts()) {
+          if (earlier == r) {
+            break;
+          }
+          if (!earlier.isDelta()) {
+            whole.add(earlier.procId());
+          }
+        }
+      }
+      if (!records.containsKey(r.procId()) && !whole.contains(r.procId())) {
+        throw new IOException(
+            "a parts delta for procedure " + r.procId() + ", of which the store holds no record");
+      }
     }
   }
 
