@@ -4,9 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.StoreWrite;
+import dev.baton.procedure.ProcedureCodec;
+import dev.baton.procedure.ProcedureState;
+import dev.baton.procedure.proto.ProcedureEnvelope;
+import dev.baton.procedure.proto.ProcedureStateProto;
 import dev.baton.procedure.store.RecordParts;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
@@ -155,5 +160,34 @@ class RecordPartsTableTest {
                     .build())
             .getKindCase());
     assertEquals(Map.of(9L, "h9'|0=x,1=y,"), described(table));
+  }
+
+  @Test
+  void aReaderGetsTheRecordWithItsResultJoinedFromHeadAndParts() throws Exception {
+    byte[] head =
+        ProcedureEnvelope.newBuilder()
+            .setProcId(5)
+            .setRootProcId(5)
+            .setType("t")
+            .setState(ProcedureStateProto.forNumber(ProcedureState.RUNNABLE.ordinal() + 1))
+            .setResult(ByteString.copyFromUtf8("head:"))
+            .build()
+            .toByteArray();
+    CommandReply written =
+        apply(
+            StoreBatch.builder()
+                .upsert(new StoreRecord(5, head, RecordParts.complete(parts("2", "b", "0", "a"))))
+                .build());
+    assertEquals(CommandReply.KindCase.WRITTEN, written.getKindCase(), written.toString());
+    apply(
+        StoreBatch.builder()
+            .upsert(new StoreRecord(5, head, RecordParts.delta(parts("1", "c"), new int[0])))
+            .build());
+
+    assertEquals(1, table.size(), "applied");
+    ProcedureEnvelope read = ProcedureCodec.parseEnvelope(5, table.get(5));
+    assertEquals("head:acb", read.getResult().toStringUtf8(), "the parts in index order");
+    assertEquals(read, ProcedureCodec.parseEnvelope(5, table.copy().get(5L)));
+    assertArrayEquals(head, table.contents().records().get(0).data(), "the executor gets the head");
   }
 }
