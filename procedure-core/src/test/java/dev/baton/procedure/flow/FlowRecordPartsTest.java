@@ -8,11 +8,14 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.store.FileProcedureStore;
 import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.InMemoryProcedureStore;
+import dev.baton.procedure.store.ProcedureStore;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A flow's record is its graph's head plus parts: the first record of a flow holds every chunk of
@@ -38,14 +42,22 @@ class FlowRecordPartsTest {
   /** Nodes of the chain that finish before the gated one. */
   private static final int FINISHED_NODES = 5;
 
+  /** Small segments, so a run rolls and compacts them while the flow writes deltas. */
+  private static final FileProcedureStore.Config SMALL_SEGMENTS =
+      FileProcedureStore.Config.defaults()
+          .withFsync(false)
+          .withSegmentBytes(64 << 10)
+          .withCompactionThreshold(2);
+
+  @TempDir Path dir;
   private final List<ProcedureExecutor<FlowWorld>> started = new ArrayList<>();
 
   /** Keeps every batch handed to the store. */
   private static final class RecordingStore extends ForwardingProcedureStore {
     final List<StoreBatch> batches = new ArrayList<>();
 
-    RecordingStore(InMemoryProcedureStore memory) {
-      super(memory);
+    RecordingStore(ProcedureStore store) {
+      super(store);
     }
 
     @Override
@@ -176,5 +188,28 @@ class FlowRecordPartsTest {
     FlowInfo done = again.await(id, WAIT);
     assertEquals(FlowState.FINISH, done.state());
     assertEquals(nodes, done.nodes().size());
+  }
+
+  @Test
+  void aFlowOnAFileStoreGoesOnFromItsReplayedDeltasAfterARestart() throws Exception {
+    FileProcedureStore file = new FileProcedureStore(dir, SMALL_SEGMENTS);
+    FlowWorld world = new FlowWorld();
+    int nodes = 3 * NodeChunks.CHUNK + 1;
+    long id = runUntilGated(world, new RecordingStore(file), nodes);
+    started.get(0).stop();
+    file.stop();
+    world.gate("n" + FINISHED_NODES).countDown();
+
+    FileProcedureStore reopened = new FileProcedureStore(dir, SMALL_SEGMENTS);
+    Flows<FlowWorld> again = start(world, new RecordingStore(reopened));
+    FlowInfo done = again.await(id, WAIT);
+    assertEquals(FlowState.FINISH, done.state());
+    assertEquals(nodes, done.nodes().size());
+    for (FlowInfo.NodeInfo n : done.nodes()) {
+      assertEquals(NodeState.SUCCESS, n.state(), n.name());
+    }
+    started.get(1).stop();
+    reopened.stop();
+    assertTrue(reopened.compactionCount() + reopened.removedSegmentCount() > 0, "segments rolled");
   }
 }
