@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -109,6 +110,14 @@ class FlowRecordPartsTest {
     return id;
   }
 
+  private static NodeState stateOf(FlowInfo flow, String node) {
+    return flow.nodes().stream()
+        .filter(n -> n.name().equals(node))
+        .findFirst()
+        .orElseThrow()
+        .state();
+  }
+
   private static List<StoreRecord> recordsOf(long procId, StoreBatch batch) {
     List<StoreRecord> out = new ArrayList<>();
     for (StoreRecord r : batch.upserts()) {
@@ -167,7 +176,11 @@ class FlowRecordPartsTest {
     int nodes = 3 * NodeChunks.CHUNK + 1;
     long id = runUntilGated(world, store, nodes);
     ProcedureExecutor<FlowWorld> ex = started.get(0);
-    // the gated node runs until the gate opens: later steps (polls) change no node
+    // once the flow recorded the gated node RUNNING, later steps (polls) change no node
+    String gated = "n" + FINISHED_NODES;
+    Awaitility.await()
+        .atMost(WAIT)
+        .until(() -> stateOf(Flows.view(ex.getInfo(id).orElseThrow()), gated) == NodeState.RUNNING);
     FlowInfo before = Flows.view(ex.getInfo(id).orElseThrow());
     ex.stop();
 
