@@ -18,9 +18,10 @@ import java.util.Map;
 /**
  * The durable state of a flow: its nodes with their states, a stream's folded prefix ({@link
  * StreamSummary}), and the operator commands it has applied (with their outcomes, until the command
- * procedures finished). Encoded once per record, as the flow procedure's result, so any node of a
- * cluster can show a flow. What is derived from the nodes to make a step cheap is in {@link
- * FlowIndex}; the encoding is kept per chunk of nodes ({@link NodeChunks}).
+ * procedures finished). Encoded once per record, as the flow procedure's result (its head, {@link
+ * #encodeHead}) and the record's parts (its node chunks and folded names, {@link #takeParts}), so
+ * any node of a cluster can show a flow. What is derived from the nodes to make a step cheap is in
+ * {@link FlowIndex}; the encoding is kept per chunk of nodes ({@link NodeChunks}).
  */
 final class FlowGraph {
   /** The fewest bytes {@link java.io.DataOutputStream#writeUTF} writes (its length prefix). */

@@ -21,11 +21,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A flow as a root procedure. Its state is the {@link FlowGraph}, stored once per record, as the
- * record's result (so any node shows the flow from the result alone). Each step: publishes the
- * outcomes of operator commands applied by the previous (persisted) step, applies newly posted
- * commands, collects finished tasks, links appended stream nodes, evaluates triggers and submits
- * the due nodes' tasks as root procedures, then waits until a task or command wakes it (or the poll
+ * A flow as a root procedure. Its state is the {@link FlowGraph}, stored once per record: the
+ * graph's head as the record's result and its node chunks and folded names as the record's parts,
+ * of which a step writes those it changed ({@link GraphParts}); any node shows the flow from the
+ * result, which readers see as the head followed by the parts. Each step: publishes the outcomes of
+ * operator commands applied by the previous (persisted) step, applies newly posted commands,
+ * collects finished tasks, links appended stream nodes, evaluates triggers and submits the due
+ * nodes' tasks as root procedures, then waits until a task or command wakes it (or the poll
  * interval passes).
  *
  * <p>Tasks are submitted with a nonce made of the flow, node and attempt, so a step that runs again
