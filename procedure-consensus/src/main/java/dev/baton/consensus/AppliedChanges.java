@@ -1,5 +1,6 @@
 package dev.baton.consensus;
 
+import dev.baton.procedure.store.RecordParts;
 import java.util.List;
 
 /**
@@ -15,9 +16,15 @@ public interface AppliedChanges {
    *
    * @param procId the procedure
    * @param data the stored record after the entry; for a deleted record, the last one stored
+   * @param parts the record's parts (complete) with {@code data}; decode the two together
    * @param deleted whether the entry deleted it
    */
-  record Change(long procId, byte[] data, boolean deleted) {}
+  record Change(long procId, byte[] data, RecordParts parts, boolean deleted) {
+    /** A record without parts. */
+    public Change(long procId, byte[] data, boolean deleted) {
+      this(procId, data, RecordParts.NONE, deleted);
+    }
+  }
 
   /** Entry {@code index} changed {@code changes}, in the order the entry applied them. */
   void applied(long index, List<Change> changes);

@@ -18,13 +18,16 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.proto.ProcedureEnvelope;
 import dev.baton.procedure.proto.StoreBatchProto;
+import dev.baton.procedure.proto.StoreRecordProto;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -265,6 +268,7 @@ final class CommandApplier {
     }
     // all or nothing: every batch is read and checked before any is applied
     StoreBatchProto[] batches = new StoreBatchProto[write.getBatchesCount()];
+    Set<Long> writtenWhole = new HashSet<>();
     try {
       for (int i = 0; i < batches.length; i++) {
         batches[i] = parseAliased(write.getBatches(i));
@@ -277,10 +281,12 @@ final class CommandApplier {
                   + ")");
         }
         for (int u = 0; u < batches[i].getUpsertsCount(); u++) {
-          long procId = batches[i].getUpserts(u).getProcId();
+          StoreRecordProto record = batches[i].getUpserts(u);
+          long procId = record.getProcId();
           if (procId <= 0) {
             throw new InvalidProtocolBufferException("a record with procId " + procId);
           }
+          checkParts(record, writtenWhole);
         }
       }
     } catch (InvalidProtocolBufferException e) {
@@ -292,6 +298,33 @@ final class CommandApplier {
     appliedBatches.addAndGet(batches.length);
     appliedWriteEntries.incrementAndGet();
     return CommandReply.newBuilder().setWritten(true).build();
+  }
+
+  /**
+   * Checks a record's parts: indexes not negative, and a delta changes a record the table holds or
+   * the same entry wrote whole before it ({@code writtenWhole}, which this adds to).
+   */
+  private void checkParts(StoreRecordProto record, Set<Long> writtenWhole)
+      throws InvalidProtocolBufferException {
+    long procId = record.getProcId();
+    for (int p = 0; p < record.getPartsCount(); p++) {
+      if (record.getParts(p).getIndex() < 0) {
+        throw new InvalidProtocolBufferException(
+            "record " + procId + " has part " + record.getParts(p).getIndex());
+      }
+    }
+    for (int p = 0; p < record.getDroppedPartsCount(); p++) {
+      if (record.getDroppedParts(p) < 0) {
+        throw new InvalidProtocolBufferException(
+            "record " + procId + " drops part " + record.getDroppedParts(p));
+      }
+    }
+    if (!record.getPartsDelta()) {
+      writtenWhole.add(procId);
+    } else if (!writtenWhole.contains(procId) && !table.contains(procId)) {
+      throw new InvalidProtocolBufferException(
+          "a parts delta for procedure " + procId + ", of which the table holds no record");
+    }
   }
 
   /**

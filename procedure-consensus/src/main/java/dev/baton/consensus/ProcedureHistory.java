@@ -8,6 +8,8 @@ import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import dev.baton.procedure.proto.StoreBatchProto;
 import dev.baton.procedure.proto.StoreRecordProto;
+import dev.baton.procedure.store.RecordParts;
+import dev.baton.procedure.store.StoreBatch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,6 +68,8 @@ public record ProcedureHistory(long procId, long logStart, boolean complete, Lis
     long last = log.getLastCommittedIndex();
     long start = Math.max(log.getStartIndex(), last - MAX_SCANNED + 1);
     List<Step> steps = new ArrayList<>();
+    // the record's parts as the scanned entries leave them (a submission has none)
+    RecordParts parts = RecordParts.NONE;
     for (long i = start; i <= last; i++) {
       LogEntryProto entry = log.get(i);
       if (entry == null || !entry.hasStateMachineLogEntry()) {
@@ -91,7 +95,8 @@ public record ProcedureHistory(long procId, long logStart, boolean complete, Lis
           if (r.getProcId() != procId) {
             continue;
           }
-          ProcedureInfo info = codec.describe(procId, r.getData().toByteArray());
+          parts = StoreBatch.partsOf(r).applyTo(parts);
+          ProcedureInfo info = codec.describe(procId, r.getData().toByteArray(), parts);
           String step = info.stepName() == null ? "" : info.stepName();
           Step previous = steps.isEmpty() ? null : steps.get(steps.size() - 1);
           int attempt =

@@ -5,6 +5,7 @@ import dev.baton.consensus.proto.ActionResult;
 import dev.baton.consensus.proto.Command;
 import dev.baton.consensus.proto.CommandReply;
 import dev.baton.consensus.proto.OperatorActionEntry;
+import dev.baton.procedure.store.RecordParts;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
@@ -180,10 +181,10 @@ final class ProcedureStateMachine extends BaseStateMachine {
   }
 
   /** A record an entry wrote or deleted: wakes its waiters and keeps it for the listener. */
-  private void recordChanged(long procId, byte[] data, boolean deleted) {
+  private void recordChanged(long procId, byte[] data, RecordParts parts, boolean deleted) {
     changes.changed(procId);
     if (appliedChanges != null) {
-      entryChanges.add(new AppliedChanges.Change(procId, data, deleted));
+      entryChanges.add(new AppliedChanges.Change(procId, data, parts, deleted));
     }
   }
 

@@ -11,6 +11,7 @@ import dev.baton.procedure.proto.ProcedureEnvelope;
 import dev.baton.procedure.proto.ProcedureStateProto;
 import dev.baton.procedure.proto.StoreBatchProto;
 import dev.baton.procedure.proto.StoreRecordProto;
+import dev.baton.procedure.store.RecordParts;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreContents;
 import dev.baton.procedure.store.StoreRecord;
@@ -36,10 +37,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The replicated procedure state: procId → serialized record (immutable bytes, never a live
- * procedure object), the nonces of submissions, and the id counter. Changed only by the state
- * machine's apply thread; read by queries and a recovering executor under the same monitor, so
- * every reader sees the state after a whole number of entries. A snapshot holds the monitor only to
- * {@link #freeze} an image (references to the values), and writes it elsewhere.
+ * procedure object: its head, and its complete {@link RecordParts} if it has any), the nonces of
+ * submissions, and the id counter. Changed only by the state machine's apply thread; read by
+ * queries and a recovering executor under the same monitor, so every reader sees the state after a
+ * whole number of entries. A snapshot holds the monitor only to {@link #freeze} an image
+ * (references to the values), and writes it elsewhere.
  */
 final class ProcedureTable {
   private static final Logger LOG = LoggerFactory.getLogger(ProcedureTable.class);
@@ -48,9 +50,13 @@ final class ProcedureTable {
   static final int SNAPSHOT_MAGIC = 0x4241544e; // "BATN"
 
   /**
-   * Snapshot format version this code writes (it also reads {@link #SNAPSHOT_VERSION_NO_FENCE}).
+   * Snapshot format version this code writes when a record has parts: each record's bytes are
+   * followed by its parts (it also reads every version down to {@link #SNAPSHOT_VERSION_NO_FENCE}).
    */
-  static final int SNAPSHOT_VERSION = 4;
+  static final int SNAPSHOT_VERSION = 5;
+
+  /** The format without records' parts, written while no record has any. */
+  static final int SNAPSHOT_VERSION_NO_PARTS = 4;
 
   /** The format before the audit trail (read as an empty trail). */
   static final int SNAPSHOT_VERSION_NO_AUDIT = 3;
@@ -64,6 +70,10 @@ final class ProcedureTable {
   private static final int IO_BUFFER_BYTES = 1 << 16;
 
   private final TreeMap<Long, byte[]> records = new TreeMap<>();
+
+  /** The parts of the records that have any (complete). */
+  private final Map<Long, RecordParts> parts = new HashMap<>();
+
   private final Map<NonceKey, Long> nonces = new HashMap<>();
   private final Map<Long, NonceKey> nonceOf = new HashMap<>();
   private final TreeMap<String, byte[]> metadata = new TreeMap<>();
@@ -77,15 +87,15 @@ final class ProcedureTable {
   /** Hears each record an applied batch wrote or deleted, under the table's monitor. */
   interface Observer {
     /**
-     * Record {@code procId} now holds {@code data}, or was deleted holding {@code data}; must
-     * return at once.
+     * Record {@code procId} now holds {@code data} and {@code parts} (complete), or was deleted
+     * holding them; must return at once.
      */
-    void changed(long procId, byte[] data, boolean deleted);
+    void changed(long procId, byte[] data, RecordParts parts, boolean deleted);
   }
 
   /** A table nobody watches. */
   ProcedureTable() {
-    this((procId, data, deleted) -> {});
+    this((procId, data, parts, deleted) -> {});
   }
 
   /**
@@ -99,13 +109,41 @@ final class ProcedureTable {
   synchronized StoreContents contents() {
     List<StoreRecord> list = new ArrayList<>(records.size());
     for (Map.Entry<Long, byte[]> e : records.entrySet()) {
-      list.add(new StoreRecord(e.getKey(), e.getValue()));
+      list.add(new StoreRecord(e.getKey(), e.getValue(), partsOf(e.getKey())));
     }
     return new StoreContents(list, maxProcId);
   }
 
+  /** The complete parts of record {@code procId} ({@link RecordParts#NONE} if it has none). */
+  synchronized RecordParts partsOf(long procId) {
+    return parts.getOrDefault(procId, RecordParts.NONE);
+  }
+
+  /** Whether the table holds a record of {@code procId}. */
+  synchronized boolean contains(long procId) {
+    return records.containsKey(procId);
+  }
+
+  /**
+   * The record of {@code procId} as a reader sees it (null if none): for a record with parts, its
+   * envelope with the whole result ({@link ProcedureCodec#joinParts}), made now.
+   */
   synchronized byte[] get(long procId) {
-    return records.get(procId);
+    byte[] head = records.get(procId);
+    return head == null ? null : joined(procId, head);
+  }
+
+  /** {@code head} joined with the record's parts for readers; a head that does not parse as is. */
+  private byte[] joined(long procId, byte[] head) {
+    RecordParts recordParts = parts.get(procId);
+    if (recordParts == null) {
+      return head;
+    }
+    try {
+      return ProcedureCodec.joinParts(procId, head, recordParts);
+    } catch (ProcedureCodecException unreadable) {
+      return head; // described as corrupt by whoever reads it
+    }
   }
 
   synchronized int size() {
@@ -119,7 +157,8 @@ final class ProcedureTable {
   /**
    * Applies one executor batch in its wire form (see {@link StoreBatch#toProto}): upserts, then
    * deletes (a deleted root frees its nonce). Each record's bytes are copied out of it, so it may
-   * alias a log entry's buffer. Every upsert's id is positive ({@link CommandApplier} checks).
+   * alias a log entry's buffer. Every upsert's id is positive and a parts delta changes a record
+   * the table holds ({@link CommandApplier} checks).
    */
   synchronized void apply(StoreBatchProto batch) {
     long max = batch.getMaxProcId();
@@ -127,16 +166,23 @@ final class ProcedureTable {
       StoreRecordProto r = batch.getUpserts(i);
       byte[] data = r.getData().toByteArray();
       records.put(r.getProcId(), data);
+      RecordParts complete = StoreBatch.partsOf(r).applyTo(partsOf(r.getProcId()));
+      if (complete.isNone()) {
+        parts.remove(r.getProcId());
+      } else {
+        parts.put(r.getProcId(), complete);
+      }
       liveRoots.written(r.getProcId(), data);
-      changed.changed(r.getProcId(), data, false);
+      changed.changed(r.getProcId(), data, complete, false);
       max = Math.max(max, r.getProcId());
     }
     for (int i = 0; i < batch.getDeletesCount(); i++) {
       long procId = batch.getDeletes(i);
       byte[] last = records.remove(procId);
+      RecordParts lastParts = parts.remove(procId);
       liveRoots.deleted(procId);
       if (last != null) {
-        changed.changed(procId, last, true);
+        changed.changed(procId, last, lastParts == null ? RecordParts.NONE : lastParts, true);
       }
       NonceKey nonce = nonceOf.remove(procId);
       if (nonce != null) {
@@ -163,6 +209,7 @@ final class ProcedureTable {
     byte[] record = ProcedureCodec.assignProcId(submission, bytes, procId);
     maxProcId = procId;
     records.put(procId, record);
+    parts.remove(procId);
     liveRoots.submitted(procId);
     if (nonce != null) {
       nonces.put(nonce, procId);
@@ -259,15 +306,26 @@ final class ProcedureTable {
   synchronized TableImage freeze(TermIndex at) {
     long[] ids = new long[records.size()];
     byte[][] data = new byte[ids.length][];
+    RecordParts[] recordParts = parts.isEmpty() ? null : new RecordParts[ids.length];
     int i = 0;
     for (Map.Entry<Long, byte[]> e : records.entrySet()) {
+      if (recordParts != null) {
+        recordParts[i] = partsOf(e.getKey());
+      }
       ids[i] = e.getKey();
       data[i++] = e.getValue();
     }
     String[] keys = metadata.keySet().toArray(new String[0]);
     byte[][] values = metadata.values().toArray(new byte[0][]);
     return new TableImage(
-        at, maxProcId, fenceTerm, fenceEpoch, ids, data, keys, values, audit.records());
+        at,
+        maxProcId,
+        fenceTerm,
+        fenceEpoch,
+        new TableImage.Records(ids, data, recordParts),
+        keys,
+        values,
+        audit.records());
   }
 
   /** Writes the table in the snapshot format (see {@link TableImage#writeTo}). */
@@ -282,6 +340,7 @@ final class ProcedureTable {
    */
   synchronized void loadSnapshot(Path file) throws IOException {
     TreeMap<Long, byte[]> loaded = new TreeMap<>();
+    Map<Long, RecordParts> loadedParts = new HashMap<>();
     TreeMap<String, byte[]> loadedMeta = new TreeMap<>();
     long loadedMax;
     long loadedFenceTerm = 0;
@@ -297,6 +356,7 @@ final class ProcedureTable {
       }
       int version = in.readInt();
       if (version != SNAPSHOT_VERSION
+          && version != SNAPSHOT_VERSION_NO_PARTS
           && version != SNAPSHOT_VERSION_NO_AUDIT
           && version != SNAPSHOT_VERSION_NO_FENCE) {
         throw new CorruptSnapshotException(
@@ -327,6 +387,12 @@ final class ProcedureTable {
         byte[] data = new byte[length];
         in.readFully(data);
         loaded.put(procId, data);
+        if (version >= SNAPSHOT_VERSION) {
+          RecordParts read = readParts(file, procId, in);
+          if (!read.isNone()) {
+            loadedParts.put(procId, read);
+          }
+        }
       }
       int metaCount = in.readInt();
       if (metaCount < 0) {
@@ -343,7 +409,7 @@ final class ProcedureTable {
         in.readFully(value);
         loadedMeta.put(key, value);
       }
-      if (version >= SNAPSHOT_VERSION) {
+      if (version >= SNAPSHOT_VERSION_NO_PARTS) {
         readAudit(file, in, loadedAudit);
       }
       long computed = checked.getChecksum().getValue();
@@ -361,6 +427,8 @@ final class ProcedureTable {
     }
     records.clear();
     records.putAll(loaded);
+    parts.clear();
+    parts.putAll(loadedParts);
     metadata.clear();
     metadata.putAll(loadedMeta);
     maxProcId = loadedMax;
@@ -373,6 +441,28 @@ final class ProcedureTable {
         file,
         records.size(),
         maxProcId);
+  }
+
+  /** Reads a record's parts in a snapshot: a count, then each part's index, length and bytes. */
+  private static RecordParts readParts(Path file, long procId, DataInputStream in)
+      throws IOException {
+    int count = in.readInt();
+    if (count < 0 || count > MAX_RECORD_BYTES / Integer.BYTES) {
+      throw new CorruptSnapshotException(file, "record " + procId + " has " + count + " parts");
+    }
+    Map<Integer, byte[]> read = new TreeMap<>();
+    for (int i = 0; i < count; i++) {
+      int index = in.readInt();
+      int length = in.readInt();
+      if (index < 0 || length < 0 || length > MAX_RECORD_BYTES) {
+        throw new CorruptSnapshotException(
+            file, "part " + index + " of record " + procId + " has length " + length);
+      }
+      byte[] bytes = new byte[length];
+      in.readFully(bytes);
+      read.put(index, bytes);
+    }
+    return RecordParts.complete(read);
   }
 
   /** Reads the audit trail section of a snapshot: a count, then each record's length and bytes. */
@@ -420,6 +510,7 @@ final class ProcedureTable {
   /** Clears everything (before loading a snapshot on a fresh start). */
   synchronized void clear() {
     records.clear();
+    parts.clear();
     nonces.clear();
     nonceOf.clear();
     liveRoots.clear();
@@ -449,7 +540,7 @@ final class ProcedureTable {
       if (filtered && !matches(page, e.getKey(), e.getValue())) {
         continue;
       }
-      out.put(e.getKey(), e.getValue());
+      out.put(e.getKey(), joined(e.getKey(), e.getValue()));
     }
     return out;
   }
@@ -468,8 +559,12 @@ final class ProcedureTable {
         && (page.getNotState().isEmpty() || !page.getNotState().equals(state));
   }
 
-  /** A copy of the records by id, for tests. */
+  /** A copy of the records by id as readers see them ({@link #get}). */
   synchronized Map<Long, byte[]> copy() {
-    return new HashMap<>(records);
+    Map<Long, byte[]> out = new HashMap<>();
+    for (Map.Entry<Long, byte[]> e : records.entrySet()) {
+      out.put(e.getKey(), joined(e.getKey(), e.getValue()));
+    }
+    return out;
   }
 }

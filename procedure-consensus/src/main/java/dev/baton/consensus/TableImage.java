@@ -1,11 +1,13 @@
 package dev.baton.consensus;
 
 import dev.baton.consensus.proto.AuditRecord;
+import dev.baton.procedure.store.RecordParts;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Map;
 import java.util.zip.CRC32C;
 import java.util.zip.CheckedOutputStream;
 import org.apache.ratis.server.protocol.TermIndex;
@@ -23,8 +25,7 @@ final class TableImage {
   private final long maxProcId;
   private final long fenceTerm;
   private final long fenceEpoch;
-  private final long[] ids;
-  private final byte[][] records;
+  private final Records records;
   private final String[] metadataKeys;
   private final byte[][] metadataValues;
   private final List<AuditRecord> audit;
@@ -34,8 +35,7 @@ final class TableImage {
       long maxProcId,
       long fenceTerm,
       long fenceEpoch,
-      long[] ids,
-      byte[][] records,
+      Records records,
       String[] metadataKeys,
       byte[][] metadataValues,
       List<AuditRecord> audit) {
@@ -43,7 +43,6 @@ final class TableImage {
     this.maxProcId = maxProcId;
     this.fenceTerm = fenceTerm;
     this.fenceEpoch = fenceEpoch;
-    this.ids = ids;
     this.records = records;
     this.metadataKeys = metadataKeys;
     this.metadataValues = metadataValues;
@@ -56,28 +55,42 @@ final class TableImage {
   }
 
   int recordCount() {
-    return ids.length;
+    return records.ids().length;
   }
 
   /**
+   * The records in key order: ids, heads, and the complete parts of each ({@code parts} null when
+   * no record has any).
+   */
+  record Records(long[] ids, byte[][] data, RecordParts[] parts) {}
+
+  /**
    * Writes the image in the snapshot format {@link ProcedureTable#loadSnapshot} reads: magic,
-   * version, max id, fence term and epoch, record count, then each record as id, length, bytes;
-   * then the metadata; then the audit trail (count, then each record's length and bytes); last a
-   * CRC32C of everything before it.
+   * version, max id, fence term and epoch, record count, then each record as id, length, bytes (and
+   * from {@link ProcedureTable#SNAPSHOT_VERSION}, written only when a record has parts, its part
+   * count, then each part's index, length, bytes); then the metadata; then the audit trail (count,
+   * then each record's length and bytes); last a CRC32C of everything before it.
    */
   void writeTo(OutputStream target) throws IOException {
     CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
     DataOutputStream out = new DataOutputStream(new BufferedOutputStream(checked, IO_BUFFER_BYTES));
     out.writeInt(ProcedureTable.SNAPSHOT_MAGIC);
-    out.writeInt(ProcedureTable.SNAPSHOT_VERSION);
+    RecordParts[] parts = records.parts();
+    out.writeInt(
+        parts == null ? ProcedureTable.SNAPSHOT_VERSION_NO_PARTS : ProcedureTable.SNAPSHOT_VERSION);
     out.writeLong(maxProcId);
     out.writeLong(fenceTerm);
     out.writeLong(fenceEpoch);
+    long[] ids = records.ids();
+    byte[][] data = records.data();
     out.writeInt(ids.length);
     for (int i = 0; i < ids.length; i++) {
       out.writeLong(ids[i]);
-      out.writeInt(records[i].length);
-      out.write(records[i]);
+      out.writeInt(data[i].length);
+      out.write(data[i]);
+      if (parts != null) {
+        writeParts(parts[i], out);
+      }
     }
     out.writeInt(metadataKeys.length);
     for (int i = 0; i < metadataKeys.length; i++) {
@@ -95,5 +108,14 @@ final class TableImage {
     long crc = checked.getChecksum().getValue();
     out.writeLong(crc);
     out.flush();
+  }
+
+  private static void writeParts(RecordParts parts, DataOutputStream out) throws IOException {
+    out.writeInt(parts.parts().size());
+    for (Map.Entry<Integer, byte[]> part : parts.parts().entrySet()) {
+      out.writeInt(part.getKey());
+      out.writeInt(part.getValue().length);
+      out.write(part.getValue());
+    }
   }
 }

@@ -4,6 +4,7 @@ import dev.baton.procedure.scheduler.LockManager;
 import dev.baton.procedure.scheduler.ProcedureLimiter;
 import dev.baton.procedure.scheduler.ProcedureScheduler;
 import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.RecordParts;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
@@ -306,7 +307,7 @@ final class ExecutorContext<Env> {
     long batchBytes = 0;
     for (Procedure<Env> p : upserts) {
       StoreRecord record = encodeRecord(p, now);
-      if (batchRecords > 0 && batchBytes + record.data().length > MAX_SEPARATE_BATCH_BYTES) {
+      if (batchRecords > 0 && batchBytes + record.bytes() > MAX_SEPARATE_BATCH_BYTES) {
         writes.add(timedWriteAsync(batch.build()));
         batch = StoreBatch.builder().maxProcId(ids.highest());
         batchRecords = 0;
@@ -314,7 +315,7 @@ final class ExecutorContext<Env> {
       }
       batch.upsert(record);
       batchRecords++;
-      batchBytes += record.data().length;
+      batchBytes += record.bytes();
     }
     if (batchRecords > 0) {
       writes.add(timedWriteAsync(batch.build()));
@@ -346,7 +347,8 @@ final class ExecutorContext<Env> {
   /** The record of {@code proc}, last updated at {@code now}. */
   private StoreRecord encodeRecord(Procedure<Env> proc, long now) throws IOException {
     proc.setLastUpdate(now);
-    return new StoreRecord(proc.getProcId(), codec.encode(proc, config.term()));
+    RecordParts parts = proc.takePartsToPersist(); // may set the result the head carries
+    return new StoreRecord(proc.getProcId(), codec.encode(proc, config.term()), parts);
   }
 
   private static <Env> void refreshSnapshots(

@@ -1,6 +1,7 @@
 package dev.baton.procedure;
 
 import dev.baton.procedure.scheduler.Schedulable;
+import dev.baton.procedure.store.RecordParts;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -40,6 +41,10 @@ public abstract class Procedure<Env> implements Schedulable {
   private long requestedWaitMillis = -1;
   private volatile ProcedureFailure failure;
   private byte[] result;
+  // Executor-only: the complete parts of the record last persisted or recovered, and whether the
+  // store holds a record of this procedure at all.
+  private volatile RecordParts storedParts = RecordParts.NONE;
+  private boolean recordStored;
   private volatile boolean abortRequested;
   // FAILED with nothing to undo: a record that could not be read back (reported as corrupt).
   private boolean failedTerminal;
@@ -103,6 +108,19 @@ public abstract class Procedure<Env> implements Schedulable {
    * Default: none.
    */
   protected void serializeStateData(DataOutputStream out) throws IOException {}
+
+  /**
+   * The parts of the record about to be persisted, beside the head the executor encodes from this
+   * procedure ({@link RecordParts}): complete, or a delta against the parts of the record last
+   * persisted or recovered, so a large procedure writes only what changed in a step. Called on the
+   * thread that persists, right before the head is encoded, so a procedure may set its result here
+   * (the head's part of it). Clients see the result as the head's result followed by the parts in
+   * index order ({@link ProcedureInfo#result()}). A delta for a procedure the store holds no record
+   * of yet is written as complete parts. Default: no parts.
+   */
+  protected RecordParts partsToPersist() {
+    return RecordParts.NONE;
+  }
 
   /**
    * Reads what {@link #serializeStateData} wrote, into a new instance made by the registry, when
@@ -175,6 +193,17 @@ public abstract class Procedure<Env> implements Schedulable {
   protected final byte[] getResult() {
     byte[] r = result;
     return r == null ? null : r.clone();
+  }
+
+  /**
+   * The result as of the record last persisted or recovered: {@link #getResult} followed by the
+   * record's parts in index order (see {@link #partsToPersist}). A procedure that writes parts
+   * reads its whole result with this while its state is read back ({@link #deserializeStateData});
+   * null if there is neither a result nor parts.
+   */
+  protected final byte[] getJoinedResult() {
+    byte[] joined = ResultBytes.of(result, storedParts).bytes();
+    return joined == null ? null : joined.clone();
   }
 
   /** Procedure-level timeout, measured from submission. 0 means none. */
@@ -423,6 +452,25 @@ public abstract class Procedure<Env> implements Schedulable {
     return w;
   }
 
+  /**
+   * The parts of the record the executor persists now ({@link #partsToPersist}), complete when the
+   * store holds no record of this procedure; from now on they are the stored parts.
+   */
+  RecordParts takePartsToPersist() {
+    RecordParts parts = partsToPersist();
+    RecordParts complete = parts.applyTo(storedParts);
+    storedParts = complete;
+    boolean stored = recordStored;
+    recordStored = true;
+    return stored ? parts : complete;
+  }
+
+  /** A record read back with these complete parts: the store holds them. */
+  void recoveredParts(RecordParts parts) {
+    storedParts = parts;
+    recordStored = true;
+  }
+
   byte[] getResultBytes() {
     return result;
   }
@@ -448,18 +496,19 @@ public abstract class Procedure<Env> implements Schedulable {
   /** A client-facing snapshot. */
   ProcedureInfo toInfo() {
     ProcedureFailure f = failure;
-    byte[] r = result;
     return new ProcedureInfo(
-        procId,
-        parentProcId,
-        rootProcId,
-        type,
-        state,
-        getStepName(),
-        submittedTime,
-        lastUpdate,
-        r, // the snapshot keeps a copy of its own
-        f == null ? null : f.describe(),
-        isFinished());
+            procId,
+            parentProcId,
+            rootProcId,
+            type,
+            state,
+            getStepName(),
+            submittedTime,
+            lastUpdate,
+            null,
+            f == null ? null : f.describe(),
+            isFinished())
+        // a result array is replaced, never changed, and so are the parts: shared, not copied
+        .withResult(ResultBytes.of(result, storedParts));
   }
 }

@@ -7,6 +7,7 @@ import dev.baton.procedure.proto.FailureProto;
 import dev.baton.procedure.proto.NonceProto;
 import dev.baton.procedure.proto.ProcedureEnvelope;
 import dev.baton.procedure.proto.ProcedureStateProto;
+import dev.baton.procedure.store.RecordParts;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -200,6 +201,22 @@ public final class ProcedureCodec {
     return env;
   }
 
+  /**
+   * The record as a reader that knows no parts sees it: {@code data} itself for a record without
+   * parts, else its envelope with the result the head's result followed by the parts (complete) in
+   * index order. Costs the size of the result: for readers, never per step.
+   */
+  public static byte[] joinParts(long procId, byte[] data, RecordParts parts)
+      throws ProcedureCodecException {
+    if (parts.isNone()) {
+      return data;
+    }
+    ProcedureEnvelope env = parseEnvelope(procId, data);
+    byte[] head = env.hasResult() ? env.getResult().toByteArray() : null;
+    byte[] joined = ResultBytes.join(head, parts);
+    return env.toBuilder().setResult(UnsafeByteOperations.unsafeWrap(joined)).build().toByteArray();
+  }
+
   /** The client view of a stored record, read from the envelope only (no type needed). */
   public static ProcedureInfo toInfo(ProcedureEnvelope env, String stepName) {
     ProcedureState state = stateOf(env);
@@ -252,6 +269,21 @@ public final class ProcedureCodec {
    * @throws ProcedureCodecException if the record or the procedure's own state cannot be read
    */
   public Procedure<?> decode(long procId, byte[] data) throws ProcedureCodecException {
+    return decode(procId, data, RecordParts.NONE);
+  }
+
+  /**
+   * Decodes a stored record with its complete parts into a live procedure: the procedure reads its
+   * whole result with {@link Procedure#getJoinedResult} while its state is read back.
+   *
+   * @throws UnknownProcedureTypeException if its type is not registered
+   * @throws ProcedureCodecException if the record or the procedure's own state cannot be read
+   */
+  public Procedure<?> decode(long procId, byte[] data, RecordParts parts)
+      throws ProcedureCodecException {
+    if (!parts.isComplete()) {
+      throw new IllegalArgumentException("a record decodes with its complete parts, not a delta");
+    }
     ProcedureEnvelope env = parseEnvelope(procId, data);
     Procedure<?> proc = registry.newInstance(env.getType());
     proc.setProcId(env.getProcId());
@@ -277,6 +309,7 @@ public final class ProcedureCodec {
     if (env.hasResult()) {
       proc.setResultBytes(env.getResult().toByteArray());
     }
+    proc.recoveredParts(parts);
     if (env.hasNonce()) {
       proc.stored().setNonceKey(new NonceKey(env.getNonce().getGroup(), env.getNonce().getNonce()));
     }
@@ -303,8 +336,13 @@ public final class ProcedureCodec {
    * state) is described as corrupt: FAILED, with the reason as its failure.
    */
   public ProcedureInfo describe(long procId, byte[] data) {
+    return describe(procId, data, RecordParts.NONE);
+  }
+
+  /** The same for a record with its complete parts. */
+  public ProcedureInfo describe(long procId, byte[] data, RecordParts parts) {
     try {
-      return decode(procId, data).toInfo();
+      return decode(procId, data, parts).toInfo();
     } catch (ProcedureCodecException e) {
       ProcedureEnvelope env = null;
       try {

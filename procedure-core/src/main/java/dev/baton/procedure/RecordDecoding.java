@@ -105,7 +105,7 @@ final class RecordDecoding {
     for (int i = from; i < to; i++) {
       StoreRecord r = records.get(i);
       try {
-        into.procedures[i] = codec.decode(r.procId(), r.data());
+        into.procedures[i] = codec.decode(r.procId(), r.data(), r.parts());
       } catch (ProcedureCodecException e) {
         into.failures[i] = e;
       }

@@ -176,7 +176,8 @@ final class Submissions<Env> {
       return false;
     }
     @SuppressWarnings("unchecked")
-    Procedure<Env> proc = (Procedure<Env>) ctx.codec().decode(procId, record.data());
+    Procedure<Env> proc =
+        (Procedure<Env>) ctx.codec().decode(procId, record.data(), record.parts());
     if (proc.getParentProcId() != Procedure.NO_PARENT
         || proc.getRootProcId() != procId
         || proc.getState() != ProcedureState.RUNNABLE

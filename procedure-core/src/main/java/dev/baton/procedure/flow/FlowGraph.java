@@ -1,6 +1,7 @@
 package dev.baton.procedure.flow;
 
 import dev.baton.procedure.BoundedReads;
+import dev.baton.procedure.store.RecordParts;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -17,9 +18,10 @@ import java.util.Map;
 /**
  * The durable state of a flow: its nodes with their states, a stream's folded prefix ({@link
  * StreamSummary}), and the operator commands it has applied (with their outcomes, until the command
- * procedures finished). Encoded once per record, as the flow procedure's result, so any node of a
- * cluster can show a flow. What is derived from the nodes to make a step cheap is in {@link
- * FlowIndex}; the encoding is kept per chunk of nodes ({@link NodeChunks}).
+ * procedures finished). Encoded once per record, as the flow procedure's result (its head, {@link
+ * #encodeHead}) and the record's parts (its node chunks and folded names, {@link #takeParts}), so
+ * any node of a cluster can show a flow. What is derived from the nodes to make a step cheap is in
+ * {@link FlowIndex}; the encoding is kept per chunk of nodes ({@link NodeChunks}).
  */
 final class FlowGraph {
   /** The fewest bytes {@link java.io.DataOutputStream#writeUTF} writes (its length prefix). */
@@ -47,6 +49,14 @@ final class FlowGraph {
    */
   private static final int FORMAT_FOLDED = 2;
 
+  /**
+   * The format of a graph whose head ({@link #encodeHead}) is a record's result and whose folded
+   * names and node chunks are the record's parts ({@link GraphParts}): read as the head followed by
+   * the parts. The head holds the kind, state, scene, group, detail, the applied commands, the
+   * number of kept nodes and the summary's counts; the names and the nodes follow.
+   */
+  private static final int FORMAT_PARTS = 3;
+
   private final FlowInfo.Kind kind;
   private final String scene;
   private final String group;
@@ -73,6 +83,8 @@ final class FlowGraph {
   private final FlowIndex index = new FlowIndex(this);
 
   private final NodeChunks chunks = new NodeChunks();
+
+  private final GraphParts parts = new GraphParts();
 
   FlowGraph(FlowInfo.Kind kind, String scene, String group) {
     this.kind = kind;
@@ -167,6 +179,8 @@ final class FlowGraph {
       index.removed(n);
     }
     prefix.clear();
+    parts.folded(
+        folded() / NodeChunks.CHUNK - count / NodeChunks.CHUNK, count / NodeChunks.CHUNK, summary);
     chunks.dropFirst(count / NodeChunks.CHUNK);
     index.shift(count);
   }
@@ -316,6 +330,39 @@ final class FlowGraph {
     return all;
   }
 
+  /**
+   * The head of the graph in the parts format: what the record's result holds while the names and
+   * nodes are its parts ({@link #takeParts}). Its size does not grow with the nodes.
+   */
+  byte[] encodeHead() throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(head);
+    out.writeInt(FORMAT_PARTS);
+    out.writeByte(kind.ordinal());
+    out.writeByte(state.ordinal());
+    out.writeUTF(scene);
+    out.writeUTF(group);
+    out.writeUTF(detail);
+    out.writeInt(appliedCommands.size());
+    for (Map.Entry<Long, String> c : appliedCommands.entrySet()) {
+      out.writeLong(c.getKey());
+      out.writeUTF(c.getValue());
+    }
+    out.writeInt(nodes.size());
+    summary.writeCounts(out);
+    out.flush();
+    return head.toByteArray();
+  }
+
+  /**
+   * The parts that changed since the last call (or since the graph was made or read back): node
+   * chunks encoded afresh, chunks folded away, names of folded chunks.
+   */
+  RecordParts takeParts() throws IOException {
+    List<byte[]> body = chunks.encoded(nodes, FlowNode::encoding);
+    return parts.take(folded() / NodeChunks.CHUNK, body, chunks.takeReencoded());
+  }
+
   private static int copy(byte[] from, byte[] to, int at) {
     System.arraycopy(from, 0, to, at, from.length);
     return at + from.length;
@@ -327,27 +374,39 @@ final class FlowGraph {
   static FlowGraph decode(byte[] data) throws IOException {
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
     int version = in.readInt();
-    if (version != FORMAT_VERSION && version != FORMAT_FOLDED) {
+    if (version != FORMAT_VERSION && version != FORMAT_FOLDED && version != FORMAT_PARTS) {
       throw new IOException(
           "unknown flow state format "
               + version
               + ", expected "
               + FORMAT_VERSION
+              + ", "
+              + FORMAT_FOLDED
               + " or "
-              + FORMAT_FOLDED);
+              + FORMAT_PARTS);
     }
     FlowInfo.Kind kind = FlowInfo.Kind.values()[in.readByte()];
     FlowState state = FlowState.values()[in.readByte()];
     FlowGraph g = new FlowGraph(kind, in.readUTF(), in.readUTF());
     g.state = state;
     g.detail = in.readUTF();
-    if (version == FORMAT_FOLDED) {
-      if (!g.isStream()) {
+    int count;
+    if (version == FORMAT_PARTS) {
+      readCommands(in, g);
+      count = BoundedReads.readCount(in, MIN_NODE_BYTES, "flow nodes");
+      g.summary = StreamSummary.read(in);
+      if (g.summary.nodes() > 0 && !g.isStream()) {
         throw new IOException("a finite flow's state holds folded nodes");
       }
-      g.summary = StreamSummary.read(in);
+    } else {
+      if (version == FORMAT_FOLDED) {
+        if (!g.isStream()) {
+          throw new IOException("a finite flow's state holds folded nodes");
+        }
+        g.summary = StreamSummary.read(in);
+      }
+      count = BoundedReads.readCount(in, MIN_NODE_BYTES, "flow nodes");
     }
-    int count = BoundedReads.readCount(in, MIN_NODE_BYTES, "flow nodes");
     List<List<Integer>> parents = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       parents.add(readNode(in, g));
@@ -366,11 +425,19 @@ final class FlowGraph {
         }
       }
     }
+    if (version != FORMAT_PARTS) {
+      readCommands(in, g);
+    }
+    g.parts.readBack(
+        base / NodeChunks.CHUNK, (count + NodeChunks.CHUNK - 1) / NodeChunks.CHUNK, g.summary);
+    return g;
+  }
+
+  private static void readCommands(DataInputStream in, FlowGraph g) throws IOException {
     int commands = BoundedReads.readCount(in, MIN_COMMAND_BYTES, "applied commands");
     for (int i = 0; i < commands; i++) {
       g.appliedCommands.put(in.readLong(), in.readUTF());
     }
-    return g;
   }
 
   private static List<Integer> readNode(DataInputStream in, FlowGraph g) throws IOException {

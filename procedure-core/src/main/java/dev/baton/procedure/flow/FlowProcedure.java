@@ -7,6 +7,7 @@ import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import dev.baton.procedure.ProcedureSuspendedException;
+import dev.baton.procedure.store.RecordParts;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -20,11 +21,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A flow as a root procedure. Its state is the {@link FlowGraph}, stored once per record, as the
- * record's result (so any node shows the flow from the result alone). Each step: publishes the
- * outcomes of operator commands applied by the previous (persisted) step, applies newly posted
- * commands, collects finished tasks, links appended stream nodes, evaluates triggers and submits
- * the due nodes' tasks as root procedures, then waits until a task or command wakes it (or the poll
+ * A flow as a root procedure. Its state is the {@link FlowGraph}, stored once per record: the
+ * graph's head as the record's result and its node chunks and folded names as the record's parts,
+ * of which a step writes those it changed ({@link GraphParts}); any node shows the flow from the
+ * result, which readers see as the head followed by the parts. Each step: publishes the outcomes of
+ * operator commands applied by the previous (persisted) step, applies newly posted commands,
+ * collects finished tasks, links appended stream nodes, evaluates triggers and submits the due
+ * nodes' tasks as root procedures, then waits until a task or command wakes it (or the poll
  * interval passes).
  *
  * <p>Tasks are submitted with a nonce made of the flow, node and attempt, so a step that runs again
@@ -143,7 +146,6 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     }
     planner.updateState();
     planner.foldFinishedPrefix(runtime.keptFinishedStreamNodes());
-    publishView();
     if (!graph.isStream()
         && graph.state() == FlowState.FINISH
         && graph.appliedCommands().isEmpty()) {
@@ -292,9 +294,27 @@ final class FlowProcedure<Env> extends Procedure<Env> {
     }
   }
 
+  /**
+   * The whole graph as the result, in the format without parts: what a new flow's submission
+   * carries (it is written before any executor persists it).
+   */
   private void publishView() {
     try {
       setOwnedResult(graph.encode()); // a fresh array the graph does not keep
+    } catch (IOException e) {
+      throw new UncheckedIOException("flow state of " + getProcId() + " cannot be encoded", e);
+    }
+  }
+
+  /**
+   * Each record holds the graph's head as its result and the names and node chunks that changed
+   * since the last record as parts ({@link GraphParts}), so a step writes what it changed.
+   */
+  @Override
+  protected RecordParts partsToPersist() {
+    try {
+      setOwnedResult(graph.encodeHead());
+      return graph.takeParts();
     } catch (IOException e) {
       throw new UncheckedIOException("flow state of " + getProcId() + " cannot be encoded", e);
     }
@@ -335,9 +355,9 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   }
 
   /**
-   * Writes an empty graph: the record carries the graph once, as its result ({@link #publishView}
-   * keeps the two equal). Records written before held it in their state as well, length-prefixed;
-   * both read back.
+   * Writes an empty graph: the record carries the graph once, as its result followed by its parts
+   * ({@link #partsToPersist}), or as its result alone (a submission, records written before parts).
+   * Records written before that held it in their state as well, length-prefixed; all read back.
    */
   @Override
   protected void serializeStateData(DataOutputStream out) throws IOException {
@@ -348,7 +368,7 @@ final class FlowProcedure<Env> extends Procedure<Env> {
   protected void deserializeStateData(DataInputStream in) throws IOException {
     byte[] b = BoundedReads.readBytes(in, "flow graph");
     if (b.length == GRAPH_IN_RESULT) {
-      b = getResult(); // the record's result is set already: read, not set again
+      b = getJoinedResult(); // the record's result and parts are set already: read, not set again
       if (b == null) {
         throw new IOException("flow record holds its graph neither in its state nor as its result");
       }

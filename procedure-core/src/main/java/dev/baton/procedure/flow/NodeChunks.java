@@ -20,6 +20,9 @@ final class NodeChunks {
   private final List<byte[]> chunks = new ArrayList<>();
   private final BitSet dirty = new BitSet();
 
+  /** Chunks encoded afresh since {@link #takeReencoded}: the record parts to write again. */
+  private final BitSet reencoded = new BitSet();
+
   /** The node at {@code slot} (its place among the kept nodes) changed or was added. */
   void changed(int slot) {
     dirty.set(slot / CHUNK);
@@ -28,9 +31,21 @@ final class NodeChunks {
   /** The first {@code count} chunks' nodes were folded away. */
   void dropFirst(int count) {
     chunks.subList(0, Math.min(count, chunks.size())).clear();
-    BitSet rest = dirty.get(count, Math.max(count, dirty.length()));
-    dirty.clear();
-    dirty.or(rest);
+    shift(dirty, count);
+    shift(reencoded, count);
+  }
+
+  private static void shift(BitSet bits, int count) {
+    BitSet rest = bits.get(count, Math.max(count, bits.length()));
+    bits.clear();
+    bits.or(rest);
+  }
+
+  /** The slots of the chunks encoded afresh since the last call (a set the caller keeps). */
+  BitSet takeReencoded() {
+    BitSet taken = (BitSet) reencoded.clone();
+    reencoded.clear();
+    return taken;
   }
 
   /** The encoded nodes, in order, given every node; re-encodes the changed chunks. */
@@ -38,6 +53,7 @@ final class NodeChunks {
     int count = (nodes.size() + CHUNK - 1) / CHUNK;
     while (chunks.size() > count) {
       chunks.remove(chunks.size() - 1);
+      reencoded.clear(chunks.size());
     }
     while (chunks.size() < count) {
       chunks.add(null);
@@ -50,6 +66,7 @@ final class NodeChunks {
         out.write(encoder.encode(nodes.get(i)));
       }
       chunks.set(c, out.toByteArray());
+      reencoded.set(c);
     }
     dirty.clear();
     return chunks;

@@ -101,6 +101,14 @@ final class StreamSummary {
     System.arraycopy(written, 0, to, at, writtenBytes);
   }
 
+  /**
+   * The fingerprints of the folded names {@code first} to {@code first + count - 1}, as written (a
+   * fresh array).
+   */
+  byte[] names(int first, int count) {
+    return Arrays.copyOfRange(written, first * Long.BYTES, (first + count) * Long.BYTES);
+  }
+
   int namesBytes() {
     return writtenBytes;
   }

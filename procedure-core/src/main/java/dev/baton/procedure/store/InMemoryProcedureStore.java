@@ -2,6 +2,8 @@ package dev.baton.procedure.store;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
@@ -41,13 +43,42 @@ public final class InMemoryProcedureStore implements ProcedureStore {
   public void write(StoreBatch batch) throws IOException {
     synchronized (writeLock) {
       ensureRunning();
+      checkDeltas(batch);
       for (StoreRecord r : batch.upserts()) {
-        records.put(r.procId(), r);
+        records.put(r.procId(), r.appliedTo(records.get(r.procId())));
       }
       for (int i = 0; i < batch.deleteCount(); i++) {
         records.remove(batch.deleteAt(i));
       }
       maxProcId = Math.max(maxProcId, batch.maxProcId());
+    }
+  }
+
+  /** Refuses a batch with a parts delta for a record neither stored nor written whole before it. */
+  private void checkDeltas(StoreBatch batch) throws IOException {
+    Set<Long> whole = null;
+    for (StoreRecord r : batch.upserts()) {
+      if (!r.isDelta()) {
+        if (whole != null) {
+          whole.add(r.procId());
+        }
+        continue;
+      }
+      if (whole == null) {
+        whole = new HashSet<>();
+        for (StoreRecord earlier : batch.upserts()) {
+          if (earlier == r) {
+            break;
+          }
+          if (!earlier.isDelta()) {
+            whole.add(earlier.procId());
+          }
+        }
+      }
+      if (!records.containsKey(r.procId()) && !whole.contains(r.procId())) {
+        throw new IOException(
+            "a parts delta for procedure " + r.procId() + ", of which the store holds no record");
+      }
     }
   }
 

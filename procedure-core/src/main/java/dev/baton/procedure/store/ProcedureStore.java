@@ -16,6 +16,12 @@ import java.util.concurrent.CompletableFuture;
  *   <li>{@link #load} returns the latest version of every live record, in ascending procId order,
  *       and the highest procId ever written or declared, also after the records were deleted, so
  *       ids are never reused.
+ *   <li>A record may carry numbered parts beside its head ({@link RecordParts}): {@link #write}
+ *       applies a parts delta to the stored record (parts it does not name keep their bytes), a
+ *       record written without parts has none, and {@link #load} returns every record with its
+ *       complete parts. A delta for a record the store holds no version of (and the batch does not
+ *       write whole before it) is refused with an {@link IOException} naming the procedure (the
+ *       file store fails, and refuses to open on such a record, rather than lose the parts).
  *   <li>{@link #start} and {@link #stop} may be called again on the same instance: a stopped store
  *       can be started again and sees what was written before.
  * </ul>

@@ -44,6 +44,16 @@ final class StoreRecovery {
       }
       readSegment(SegmentFormat.path(dir, id), id, i == ids.size() - 1, index);
     }
+    List<Long> unsettled = index.finishReplay();
+    if (!unsettled.isEmpty()) {
+      throw new CorruptStoreException(
+          dir,
+          0,
+          "parts deltas of procedures "
+              + unsettled
+              + " change records the segments do not hold (no earlier complete write): their kept"
+              + " parts are missing");
+    }
     return new Result(index, ids);
   }
 
