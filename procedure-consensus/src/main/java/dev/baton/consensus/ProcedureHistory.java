@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Command;
 import dev.baton.procedure.ProcedureCodec;
+import dev.baton.procedure.ProcedureCodecException;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureState;
 import dev.baton.procedure.proto.StoreBatchProto;
@@ -67,9 +68,7 @@ public record ProcedureHistory(long procId, long logStart, boolean complete, Lis
       throws RaftLogIOException {
     long last = log.getLastCommittedIndex();
     long start = Math.max(log.getStartIndex(), last - MAX_SCANNED + 1);
-    List<Step> steps = new ArrayList<>();
-    // the record's parts as the scanned entries leave them (a submission has none)
-    RecordParts parts = RecordParts.NONE;
+    Timeline timeline = new Timeline(codec, procId);
     for (long i = start; i <= last; i++) {
       LogEntryProto entry = log.get(i);
       if (entry == null || !entry.hasStateMachineLogEntry()) {
@@ -92,33 +91,77 @@ public record ProcedureHistory(long procId, long logStart, boolean complete, Lis
           continue; // the state machine refused it too
         }
         for (StoreRecordProto r : parsed.getUpsertsList()) {
-          if (r.getProcId() != procId) {
-            continue;
+          if (r.getProcId() == procId) {
+            timeline.add(i, entry.getTerm(), r);
           }
-          parts = StoreBatch.partsOf(r).applyTo(parts);
-          ProcedureInfo info = codec.describe(procId, r.getData().toByteArray(), parts);
-          String step = info.stepName() == null ? "" : info.stepName();
-          Step previous = steps.isEmpty() ? null : steps.get(steps.size() - 1);
-          int attempt =
-              previous != null
-                      && previous.step().equals(step)
-                      && !previous.finished()
-                      && previous.failure() != null
-                  ? previous.attempt() + 1
-                  : 1;
-          steps.add(
-              new Step(
-                  i,
-                  entry.getTerm(),
-                  info.lastUpdate(),
-                  info.state(),
-                  step,
-                  attempt,
-                  info.failure(),
-                  info.finished()));
         }
       }
     }
-    return new ProcedureHistory(procId, start, start <= FIRST_INDEX, steps);
+    return new ProcedureHistory(procId, start, start <= FIRST_INDEX, timeline.steps());
+  }
+
+  /**
+   * The steps of one procedure's records, fed in log order. A record written with a parts delta
+   * (one that changes only some of its parts, as a flow's step does) is read with the parts the
+   * records before it left; when the record's last complete write is not among the records fed (the
+   * log behind a snapshot was purged), its parts are not known, and the step is read from the
+   * record's head alone, without a step name, rather than reported as a corrupt record.
+   */
+  static final class Timeline {
+    private final ProcedureCodec codec;
+    private final long procId;
+    private final List<Step> steps = new ArrayList<>();
+    private RecordParts parts = RecordParts.NONE;
+    private boolean partsKnown;
+
+    Timeline(ProcedureCodec codec, long procId) {
+      this.codec = codec;
+      this.procId = procId;
+    }
+
+    /** Adds the record {@code r} of the procedure, carried by the entry at {@code index}. */
+    void add(long index, long term, StoreRecordProto r) {
+      RecordParts written = StoreBatch.partsOf(r);
+      byte[] data = r.getData().toByteArray();
+      ProcedureInfo info;
+      if (written.isComplete() || partsKnown) {
+        parts = written.applyTo(parts);
+        partsKnown = true;
+        info = codec.describe(procId, data, parts);
+      } else {
+        info = headOnly(data);
+      }
+      String step = info.stepName() == null ? "" : info.stepName();
+      Step previous = steps.isEmpty() ? null : steps.get(steps.size() - 1);
+      int attempt =
+          previous != null
+                  && previous.step().equals(step)
+                  && !previous.finished()
+                  && previous.failure() != null
+              ? previous.attempt() + 1
+              : 1;
+      steps.add(
+          new Step(
+              index,
+              term,
+              info.lastUpdate(),
+              info.state(),
+              step,
+              attempt,
+              info.failure(),
+              info.finished()));
+    }
+
+    private ProcedureInfo headOnly(byte[] data) {
+      try {
+        return ProcedureCodec.toInfo(ProcedureCodec.parseEnvelope(procId, data), null);
+      } catch (ProcedureCodecException e) {
+        return codec.describe(procId, data); // unreadable: reported as a corrupt record
+      }
+    }
+
+    List<Step> steps() {
+      return steps;
+    }
   }
 }
