@@ -117,6 +117,7 @@ public final class AdminServer implements AutoCloseable {
             .limits(settings.limits())
             .tls(settings.tls())
             .unlimitedWithParameter(ProcedureRoutes.WAIT_FOR)
+            .unlimitedRequest("POST", "/api/" + ProcedureRoutes.PATH)
             .unlimitedPath(EventRoutes.PATH)
             .start();
   }

@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -65,6 +66,15 @@ final class ProcedureRoutes implements AdminRoutes {
    */
   static final int MAX_WAITING = 1024;
 
+  /**
+   * Submissions one node keeps waiting for their commit at once; more are answered 503 at once.
+   * Like a long poll, each holds a connection and a few objects, no thread, so they are bounded
+   * here rather than by the server's handler slots: counted there, a few hundred clients submitting
+   * while the log was slow filled the slots and the waiting line, and the 503s sent them to the
+   * other nodes, which forwarded, and loaded the cluster further.
+   */
+  static final int MAX_SUBMITTING = 1024;
+
   private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s)?");
 
   /** A submission: a registered type, its arguments, and an optional nonce for safe retries. */
@@ -78,6 +88,7 @@ final class ProcedureRoutes implements AdminRoutes {
   private final StateHolds holds;
   private final ProcedureLimits limits;
   private final AtomicInteger waiting = new AtomicInteger();
+  private final AtomicInteger submitting = new AtomicInteger();
   private final LeaderForward leader;
 
   ProcedureRoutes(
@@ -165,7 +176,12 @@ final class ProcedureRoutes implements AdminRoutes {
               + ConfigNodeProcedures.NODE_NONCE_GROUP
               + " is reserved for the node's own submissions; use another group");
     }
-    return ClusterCalls.later(node.submit(proc, nonce), ConfigNodeWaits.ADMIN_CLUSTER_CALL)
+    return counted(
+            submitting,
+            MAX_SUBMITTING,
+            "submissions in flight",
+            () -> node.submit(proc, nonce),
+            ConfigNodeWaits.ADMIN_CLUSTER_CALL)
         .thenApply(
             id -> {
               req.target("procedure " + id + " " + body.type());
@@ -264,21 +280,40 @@ final class ProcedureRoutes implements AdminRoutes {
    */
   private CompletableFuture<ProcedureView> awaitFinished(long id, Duration timeout)
       throws HttpError {
-    if (waiting.incrementAndGet() > MAX_WAITING) {
-      waiting.decrementAndGet();
+    return counted(
+            waiting,
+            MAX_WAITING,
+            "waiting requests",
+            () -> node.awaitFinished(id, timeout),
+            timeout.plus(ConfigNodeWaits.ADMIN_CLUSTER_CALL))
+        .thenApply(info -> view(info.orElseThrow(() -> new CompletionException(notFound(id)))));
+  }
+
+  /**
+   * What {@code start} waits for, within {@code patience}, counted in {@code count} while it waits;
+   * a 503 at once if {@code max} are waiting already (each holds a connection, no thread).
+   */
+  private static <T> CompletableFuture<T> counted(
+      AtomicInteger count,
+      int max,
+      String what,
+      Supplier<CompletableFuture<T>> start,
+      Duration patience)
+      throws HttpError {
+    if (count.incrementAndGet() > max) {
+      count.decrementAndGet();
       throw ClusterCalls.unavailable(
-          "this node already holds " + MAX_WAITING + " waiting requests; try again later");
+          "this node already holds " + max + " " + what + "; try again later");
     }
-    CompletableFuture<Optional<ProcedureInfo>> wait;
+    CompletableFuture<T> started;
     try {
-      wait = node.awaitFinished(id, timeout);
+      started = start.get();
     } catch (RuntimeException e) {
-      waiting.decrementAndGet();
+      count.decrementAndGet();
       throw e;
     }
-    return ClusterCalls.later(wait, timeout.plus(ConfigNodeWaits.ADMIN_CLUSTER_CALL))
-        .whenComplete((info, failure) -> waiting.decrementAndGet())
-        .thenApply(info -> view(info.orElseThrow(() -> new CompletionException(notFound(id)))));
+    return ClusterCalls.later(started, patience)
+        .whenComplete((r, failure) -> count.decrementAndGet());
   }
 
   private static HttpError notFound(long id) {

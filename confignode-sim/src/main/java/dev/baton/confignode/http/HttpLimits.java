@@ -39,10 +39,22 @@ public record HttpLimits(
   public static final int NON_HANDLER_THREADS = 8;
 
   /**
+   * Connections of the admin API. A client waiting for a procedure holds a connection with its long
+   * poll (HTTP/1.1: one request at a time per connection) and its next submission needs another;
+   * the admin API keeps up to 1,024 long polls per node (ProcedureRoutes' cap), so its connections
+   * cover those, the requests at once and waiting, and the followers' forwards and event streams.
+   * Below that, hundreds of waiting clients fill the connections: the server stops accepting, new
+   * connections time out in the kernel's queue (each a TLS handshake paid for nothing), and the
+   * clients fall back to the followers, which forward; an open loop of 300 procedures/s collapsed
+   * so with 256.
+   */
+  public static final int ADMIN_MAX_CONNECTIONS = 2048;
+
+  /**
    * The admin API: 64 requests at once, as many as a closed loop of 64 clients sends (a read may
    * hold its thread while it waits for the cluster up to the admin API's cluster wait; a submission
-   * or a long poll holds none), 64 more waiting up to 2 s, then 503; 256 connections; headers
-   * within 10 s.
+   * or a long poll holds none), 64 more waiting up to 2 s, then 503; {@link #ADMIN_MAX_CONNECTIONS}
+   * connections; headers within 10 s.
    */
   public static final HttpLimits ADMIN =
       new HttpLimits(
@@ -50,7 +62,7 @@ public record HttpLimits(
           64,
           64,
           Duration.ofSeconds(2),
-          256,
+          ADMIN_MAX_CONNECTIONS,
           Duration.ofSeconds(30),
           Duration.ofSeconds(10),
           8 << 10);

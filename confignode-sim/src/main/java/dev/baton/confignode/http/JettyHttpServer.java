@@ -43,8 +43,12 @@ public final class JettyHttpServer implements AutoCloseable {
   /** How long an idle pool thread above {@link #MIN_THREADS} lives. */
   static final Duration POOL_THREAD_IDLE = Duration.ofSeconds(60);
 
-  /** Connections the kernel queues before the server accepts them. */
-  static final int ACCEPT_QUEUE = 128;
+  /**
+   * Connections the kernel queues before the server accepts them (the kernel caps it at its {@code
+   * somaxconn}): room for a burst of new connections, such as hundreds of clients starting to wait
+   * at once; beyond it the kernel drops their connects, which are retried only after a second.
+   */
+  static final int ACCEPT_QUEUE = 1024;
 
   /** How long closing waits for requests in flight before it interrupts them. */
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(1);
@@ -81,6 +85,7 @@ public final class JettyHttpServer implements AutoCloseable {
     private List<X509Certificate> clientCa = List.of();
     private final List<String> unlimited = new ArrayList<>();
     private final List<String> unlimitedParameters = new ArrayList<>();
+    private final List<MethodAndPath> unlimitedRequests = new ArrayList<>();
 
     private Builder(String name, HttpService service) {
       this.name = name;
@@ -123,6 +128,16 @@ public final class JettyHttpServer implements AutoCloseable {
      */
     public Builder unlimitedPath(String pathSpec) {
       unlimited.add(pathSpec);
+      return this;
+    }
+
+    /**
+     * Requests of {@code method} to exactly {@code path} (e.g. a submission, {@code POST
+     * /api/procedures}) skip the cap on requests at once: they wait for the cluster without a
+     * thread, so the service bounds how many may wait, not the handler slots.
+     */
+    public Builder unlimitedRequest(String method, String path) {
+      unlimitedRequests.add(new MethodAndPath(method, path));
       return this;
     }
 
@@ -197,6 +212,12 @@ public final class JettyHttpServer implements AutoCloseable {
       for (String parameter : unlimitedParameters) {
         qos.exclude(request -> hasParameter(request.getHttpURI().getQuery(), parameter));
       }
+      for (MethodAndPath r : unlimitedRequests) {
+        qos.exclude(
+            request ->
+                r.method().equals(request.getMethod())
+                    && r.path().equals(request.getHttpURI().getPath()));
+      }
       server.setHandler(qos);
       server.setErrorHandler(new JsonErrorHandler());
       try {
@@ -215,6 +236,9 @@ public final class JettyHttpServer implements AutoCloseable {
   }
 
   /** Whether a raw query ({@code a=1&b}, or null) names {@code parameter}. */
+  /** A request's method and exact path. */
+  private record MethodAndPath(String method, String path) {}
+
   static boolean hasParameter(String rawQuery, String parameter) {
     if (rawQuery == null) {
       return false;

@@ -60,8 +60,14 @@ public final class ConfigNodeWaits {
    */
   public static final Duration API_REQUEST_TIMEOUT = Duration.ofSeconds(20);
 
-  /** How long a client of the admin API waits for a TCP connection. */
-  public static final Duration API_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * How long a client of the admin API waits for a connection: the TCP connect and, over HTTPS, the
+   * TLS handshake. A burst of new connections (hundreds of clients starting to wait at once) queues
+   * their handshakes for the node's CPU; with 2 s here, clients gave up on handshakes the node was
+   * doing, tried the next node, and every retry cost another handshake, until the nodes did little
+   * else. A node that is down refuses at once whatever this is.
+   */
+  public static final Duration API_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   /** How long a client of the admin API retries a read while no node can serve it. */
   public static final Duration API_READ_PATIENCE = Duration.ofSeconds(60);

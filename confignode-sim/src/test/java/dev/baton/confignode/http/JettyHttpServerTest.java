@@ -16,8 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,6 +42,11 @@ class JettyHttpServerTest {
 
   private final CountDownLatch release = new CountDownLatch(1);
   private final CountDownLatch entered = new CountDownLatch(SLOTS);
+
+  /** Requests of the exemption test: more than the slots and the waiting line together. */
+  static final int EXEMPT = SLOTS + 4;
+
+  private final CountDownLatch enteredExempt = new CountDownLatch(EXEMPT);
   private final HttpClient client =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private JettyHttpServer server;
@@ -54,12 +61,19 @@ class JettyHttpServerTest {
 
   /** A server whose {@code /block} holds its handler until {@link #release}. */
   private JettyHttpServer start(HttpLimits limits) throws Exception {
-    server =
+    return start(limits, b -> {});
+  }
+
+  /** As {@link #start(HttpLimits)}, with {@code configure} applied to the builder. */
+  private JettyHttpServer start(HttpLimits limits, Consumer<JettyHttpServer.Builder> configure)
+      throws Exception {
+    JettyHttpServer.Builder builder =
         JettyHttpServer.builder(
                 "test",
                 call -> {
                   if (call.path().equals("/block")) {
                     entered.countDown();
+                    enteredExempt.countDown();
                     try {
                       release.await();
                     } catch (InterruptedException e) {
@@ -69,8 +83,9 @@ class JettyHttpServerTest {
                   return HttpReply.json(HttpURLConnection.HTTP_OK, Map.of("path", call.path()));
                 })
             .bind("127.0.0.1", 0)
-            .limits(limits)
-            .start();
+            .limits(limits);
+    configure.accept(builder);
+    server = builder.start();
     return server;
   }
 
@@ -117,6 +132,61 @@ class JettyHttpServerTest {
           HttpURLConnection.HTTP_OK, f.get(QUICK.toMillis(), TimeUnit.MILLISECONDS).statusCode());
     }
     assertEquals(HttpURLConnection.HTTP_OK, get("/after").get().statusCode());
+  }
+
+  @Test
+  void requestsExemptByMethodAndPathSkipTheCapWhileTheSamePathsOtherMethodDoesNot()
+      throws Exception {
+    start(
+        HttpLimits.ADMIN.withRequests(SLOTS, 1, MAX_WAIT),
+        b -> b.unlimitedRequest("POST", "/block"));
+    List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+    for (int i = 0; i < EXEMPT; i++) {
+      held.add(post("/block"));
+    }
+    assertTrue(
+        enteredExempt.await(QUICK.toMillis(), TimeUnit.MILLISECONDS),
+        "exempt requests inside: " + (EXEMPT - enteredExempt.getCount()) + " of " + EXEMPT);
+    // GETs of the same path count: SLOTS take the slots, one waits, and the two beyond are refused
+    int refused = 2;
+    CountDownLatch answered = new CountDownLatch(refused);
+    List<Integer> statuses = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<HttpResponse<String>>> gets = new ArrayList<>();
+    for (int i = 0; i < SLOTS + refused; i++) {
+      gets.add(
+          get("/block")
+              .whenComplete(
+                  (r, e) -> {
+                    statuses.add(r == null ? 0 : r.statusCode());
+                    answered.countDown();
+                  }));
+    }
+    assertTrue(answered.await(QUICK.toMillis(), TimeUnit.MILLISECONDS), "two GETs answered");
+    assertEquals(
+        List.of(HttpURLConnection.HTTP_UNAVAILABLE, HttpURLConnection.HTTP_UNAVAILABLE),
+        statuses,
+        "the GETs answered while the slots are held");
+    release.countDown();
+    for (CompletableFuture<HttpResponse<String>> f : held) {
+      assertEquals(
+          HttpURLConnection.HTTP_OK, f.get(QUICK.toMillis(), TimeUnit.MILLISECONDS).statusCode());
+    }
+    for (CompletableFuture<HttpResponse<String>> f : gets) {
+      f.get(QUICK.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    assertEquals(
+        SLOTS,
+        statuses.stream().filter(code -> code == HttpURLConnection.HTTP_OK).count(),
+        "GETs served once the slots were free: " + statuses);
+  }
+
+  private CompletableFuture<HttpResponse<String>> post(String path) {
+    return client.sendAsync(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
