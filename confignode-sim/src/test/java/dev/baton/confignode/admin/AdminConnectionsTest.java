@@ -8,6 +8,7 @@ import dev.baton.confignode.http.HttpService;
 import dev.baton.confignode.http.JettyHttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.Socket;
 import java.net.URI;
@@ -56,8 +57,28 @@ class AdminConnectionsTest {
     }
   }
 
+  /**
+   * Open files this test needs beyond the JVM's own: both ends of every long poll's connection, the
+   * new client's, and the server's.
+   */
+  private static final long OPEN_FILES_NEEDED = 2L * ProcedureRoutes.MAX_WAITING + 64;
+
   @Test
   void aNodeFullOfLongPollsStillServesNewClients() throws Exception {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.UnixOperatingSystemMXBean os) {
+      long max = os.getMaxFileDescriptorCount();
+      long free = max - os.getOpenFileDescriptorCount();
+      assertTrue(
+          free >= OPEN_FILES_NEEDED,
+          "this test holds "
+              + OPEN_FILES_NEEDED
+              + " open files and "
+              + free
+              + " are free (limit "
+              + max
+              + "): raise the limit (ulimit -n; ./test raises it)");
+    }
     server =
         JettyHttpServer.builder(
                 "connections",
