@@ -69,12 +69,13 @@ public final class RestartBenchmark {
         System.out.printf(
             Locale.ROOT,
             "member %s restarted: Raft server up %d ms after the process started; held the log to"
-                + " index %d %d ms after that, applied it after %d ms%n",
+                + " index %d %d ms after that, applied it after %d ms%n%s",
             member,
             c.raftStartMillis(),
             c.index(),
             c.matchedMillis(),
-            c.appliedMillis());
+            c.appliedMillis(),
+            c.timeline());
       }
       List<Long> running = new ArrayList<>();
       List<Long> fromMajority = new ArrayList<>();
@@ -87,11 +88,12 @@ public final class RestartBenchmark {
         System.out.printf(
             Locale.ROOT,
             "whole restart %d: leader running %d ms after the processes started, %d ms after a"
-                + " majority's Raft servers started; leaders seen %d%n",
+                + " majority's Raft servers started; leaders seen %d%n%s",
             i + 1,
             w.leaderRunningMillis(),
             w.fromMajorityMillis(),
-            w.leaderChanges());
+            w.leaderChanges(),
+            w.timeline());
       }
       System.out.printf(
           Locale.ROOT,

@@ -6,17 +6,12 @@ import dev.baton.confignode.cluster.ClusterProcedures;
 import dev.baton.confignode.cluster.ProcessCluster;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Duration;
-import java.time.LocalTime;
-import java.time.ZoneId;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * Restarts on a {@link ProcessCluster}, timed: one member killed and started again after the others
@@ -35,23 +30,21 @@ final class RestartProbes {
    * A member restarted: milliseconds from its process' start until its Raft server started (the
    * JVM's and the node's own start-up); from its Raft server's start until the leader saw it hold
    * the log up to the leader's commit index of before the restart (its match index), and until it
-   * applied that index (as its own admin API, up some time after its Raft server, reports).
+   * applied that index (as its own admin API, up some time after its Raft server, reports); and the
+   * steps of its start ({@link RestartTimeline}) in ms after its process' start.
    */
-  record CatchUp(long raftStartMillis, long matchedMillis, long appliedMillis, long index) {}
+  record CatchUp(
+      long raftStartMillis, long matchedMillis, long appliedMillis, long index, String timeline) {}
 
   /**
    * A whole cluster restarted: milliseconds from its processes' start until a leader ran its
    * executor, from the start of a majority's Raft servers (the first moment a leader can be
    * elected) until then, and the most leaders any member learned of from its start to a quiet while
-   * later.
+   * later; and each member's steps of its start ({@link RestartTimeline}), one a line, in ms after
+   * the processes' start.
    */
-  record WholeRestart(long leaderRunningMillis, long fromMajorityMillis, long leaderChanges) {}
-
-  /** The line a node logs once its Raft server started, after its timestamp. */
-  static final String RAFT_STARTED = "INFO dev.baton.consensus.RaftPeer - Procedure node ";
-
-  /** How a ConfigNode's log line begins: its local time. */
-  static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+  record WholeRestart(
+      long leaderRunningMillis, long fromMajorityMillis, long leaderChanges, String timeline) {}
 
   private RestartProbes() {}
 
@@ -85,7 +78,12 @@ final class RestartProbes {
         .untilTrue(() -> cluster.cluster(node).path("appliedIndex").asLong() >= target);
     long caughtUp = System.currentTimeMillis();
     long raftStart = raftStartMillis(cluster, node);
-    return new CatchUp(raftStart - start, matched - raftStart, caughtUp - raftStart, target);
+    return new CatchUp(
+        raftStart - start,
+        matched - raftStart,
+        caughtUp - raftStart,
+        target,
+        timelines(cluster, List.of(node), start));
   }
 
   /** The match index of {@code node} in the view of the leader {@code leaderApi} calls. */
@@ -101,18 +99,24 @@ final class RestartProbes {
 
   /** When the current process of {@code node} logged that its Raft server started (epoch ms). */
   static long raftStartMillis(ProcessCluster cluster, String node) throws IOException {
-    try (Stream<String> lines = Files.lines(cluster.log(node))) {
-      String line =
-          lines
-              .filter(l -> l.contains(RAFT_STARTED + node + " "))
-              .findFirst()
-              .orElseThrow(() -> new IOException(node + " logged no Raft server start"));
-      LocalTime time = LocalTime.parse(line.substring(0, line.indexOf(' ')), LOG_TIME);
-      ZonedDateTime today = ZonedDateTime.now(ZoneId.systemDefault());
-      ZonedDateTime at = today.with(time);
-      // a start logged just before midnight, read just after it
-      return (at.isAfter(today) ? at.minusDays(1) : at).toInstant().toEpochMilli();
+    return RestartTimeline.read(cluster.log(node))
+        .at(RestartTimeline.Step.RAFT_STARTED)
+        .orElseThrow(() -> new IOException(node + " logged no Raft server start"));
+  }
+
+  /** Each node's start steps, in ms after {@code originMillis}, one node a line. */
+  static String timelines(ProcessCluster cluster, List<String> nodes, long originMillis)
+      throws IOException {
+    StringBuilder b = new StringBuilder();
+    for (String id : nodes) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "  %s: %s%n",
+              id,
+              RestartTimeline.read(cluster.log(id)).describe(originMillis)));
     }
+    return b.toString();
   }
 
   /**
@@ -147,7 +151,11 @@ final class RestartProbes {
     }
     Collections.sort(raftStarts);
     long majorityUp = raftStarts.get(raftStarts.size() / 2);
-    return new WholeRestart(running - start, running - majorityUp, changes);
+    return new WholeRestart(
+        running - start,
+        running - majorityUp,
+        changes,
+        timelines(cluster, cluster.nodeIds(), start));
   }
 
   /** The leaders {@code node} learned of since its process started. */

@@ -69,7 +69,10 @@ public final class ChildJvm {
         dataDir.toString());
   }
 
-  /** Starts {@code confignode-sim <args>} in a child JVM. */
+  /**
+   * Starts {@code confignode-sim <args>} in a child JVM, which maps the classes a ConfigNode loads
+   * from a shared archive ({@link NodeClassArchive}; the first start builds it).
+   */
   public static ChildJvm start(String name, Path logDir, List<String> args) throws IOException {
     return start(name, logDir, List.of(), args);
   }
@@ -82,10 +85,11 @@ public final class ChildJvm {
   public static ChildJvm start(String name, Path logDir, List<String> launcher, List<String> args)
       throws IOException {
     List<String> cmd = new ArrayList<>(launcher);
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add(NodeClassArchive.java());
     cmd.add(HEAP);
+    cmd.addAll(NodeClassArchive.jvmFlags());
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(NodeClassArchive.childClassPath());
     cmd.add(MAIN_CLASS);
     cmd.addAll(args);
     Path log = logDir.resolve(name + ".log");

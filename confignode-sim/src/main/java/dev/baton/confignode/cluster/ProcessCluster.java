@@ -653,7 +653,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
   }
 
-  private static void deleteTree(Path root) throws IOException {
+  static void deleteTree(Path root) throws IOException {
     if (!Files.exists(root)) {
       return;
     }
