@@ -7,6 +7,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.security.TlsConf;
+import org.apache.ratis.thirdparty.io.grpc.ServerInterceptor;
 
 /**
  * How the Raft connections of a member or a client are secured, as Ratis parameters: in plaintext,
@@ -52,12 +53,21 @@ final class RaftSecurity {
     return tls != null;
   }
 
-  /** Parameters for a member's Raft server {@code nodeId} (and its connections to the others). */
-  Parameters serverParameters(String nodeId) {
+  /**
+   * Parameters for a member's Raft server {@code nodeId} (and its connections to the others), whose
+   * port serves {@code handlers} as well (interceptors that answer some calls themselves); with
+   * TLS, every call is checked before they see it.
+   */
+  Parameters serverParameters(String nodeId, ServerInterceptor handlers) {
     Parameters p = clientParameters();
     if (tls != null) {
       AccessInterceptor access = new AccessInterceptor(new AccessPolicy(members), nodeId);
-      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(access));
+      // the interceptor added last sees a call first
+      GrpcConfigKeys.Server.setServicesCustomizer(
+          p, (builder, types) -> builder.intercept(handlers).intercept(access));
+    } else {
+      GrpcConfigKeys.Server.setServicesCustomizer(
+          p, (builder, types) -> builder.intercept(handlers));
     }
     return p;
   }
