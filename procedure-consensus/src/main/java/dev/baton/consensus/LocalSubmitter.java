@@ -125,7 +125,9 @@ final class LocalSubmitter implements AutoCloseable {
             .setType(RaftClientRequest.readRequestType())
             .build();
     try {
-      return readTarget().submitClientRequestAsync(request).thenCompose(this::queryReplyOffApply);
+      return readTarget()
+          .submitClientRequestAsync(request)
+          .thenApplyAsync(LocalSubmitter::queryReply, this::offApplyThread);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -148,10 +150,17 @@ final class LocalSubmitter implements AutoCloseable {
     return d;
   }
 
-  private CompletableFuture<QueryReply> queryReplyOffApply(RaftClientReply reply) {
-    return onApplyThread.getAsBoolean()
-        ? CompletableFuture.supplyAsync(() -> queryReply(reply), readReplies)
-        : CompletableFuture.completedFuture(queryReply(reply));
+  /**
+   * Runs a read's continuation on the calling thread, or on the read thread when called on the
+   * apply thread. The continuation completes the read's future where it runs, so everything that
+   * waits on it runs there too.
+   */
+  private void offApplyThread(Runnable continuation) {
+    if (onApplyThread.getAsBoolean()) {
+      readReplies.execute(continuation);
+    } else {
+      continuation.run();
+    }
   }
 
   private static QueryReply queryReply(RaftClientReply reply) {
