@@ -3,11 +3,12 @@ package dev.baton.consensus;
 import dev.baton.consensus.tls.TlsSettings;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.security.TlsConf;
-import org.apache.ratis.thirdparty.io.grpc.ServerInterceptor;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
 
 /**
  * How the Raft connections of a member or a client are secured, as Ratis parameters: in plaintext,
@@ -54,20 +55,19 @@ final class RaftSecurity {
   }
 
   /**
-   * Parameters for a member's Raft server {@code nodeId} (and its connections to the others), whose
-   * port serves {@code handlers} as well (interceptors that answer some calls themselves); with
-   * TLS, every call is checked before they see it.
+   * Parameters for a member's Raft server {@code nodeId} (and its connections to the others), its
+   * gRPC server set up by {@code serving} as well (which may answer some calls itself); with TLS,
+   * every call is checked before {@code serving}'s interceptors see it.
    */
-  Parameters serverParameters(String nodeId, ServerInterceptor handlers) {
+  Parameters serverParameters(String nodeId, UnaryOperator<NettyServerBuilder> serving) {
     Parameters p = clientParameters();
     if (tls != null) {
       AccessInterceptor access = new AccessInterceptor(new AccessPolicy(members), nodeId);
       // the interceptor added last sees a call first
       GrpcConfigKeys.Server.setServicesCustomizer(
-          p, (builder, types) -> builder.intercept(handlers).intercept(access));
+          p, (builder, types) -> serving.apply(builder).intercept(access));
     } else {
-      GrpcConfigKeys.Server.setServicesCustomizer(
-          p, (builder, types) -> builder.intercept(handlers));
+      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> serving.apply(builder));
     }
     return p;
   }
