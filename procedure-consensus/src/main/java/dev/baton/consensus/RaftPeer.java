@@ -107,7 +107,8 @@ final class RaftPeer {
             .setServerId(RaftPeerId.valueOf(nodeId))
             .setGroup(serverGroup)
             .setProperties(settings.serverProperties(storageDir, bindHost, port))
-            .setParameters(security.serverParameters(nodeId))
+            .setParameters(
+                security.serverParameters(nodeId, new ReadIndexAnswerer(() -> server)::serve))
             .setStateMachine(stateMachine)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
