@@ -65,12 +65,11 @@ final class NodeCalls {
       Supplier<RaftProcedureStore> executorStore,
       EntryBatcher.Limits limits,
       RecordWatch watch,
-      LongFunction<byte[]> localRecord,
-      BooleanSupplier onApplyThread) {
+      LongFunction<byte[]> localRecord) {
     this.codec = new ProcedureCodec(registry);
     this.clock = clock;
     this.requestTimeout = settings.requestTimeout();
-    this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId, onApplyThread);
+    this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId);
     this.client = new ProcedureClient(group, registry, settings, security);
     this.isLeader = isLeader;
     this.executorStore = executorStore;

@@ -216,8 +216,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             () -> leadership.runningStore().orElse(null),
             executorSettings.batchLimits(),
             stateMachine.changes(),
-            stateMachine.table()::get,
-            stateMachine::onApplyThread);
+            stateMachine.table()::get);
   }
 
   /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */

@@ -116,9 +116,6 @@ final class ProcedureStateMachine extends BaseStateMachine {
   private volatile MembershipListener membershipListener;
   private volatile AppliedChanges appliedChanges;
 
-  /** The thread Ratis applied the latest entry on. */
-  private volatile Thread applyThread;
-
   /** The records the entry being applied changed; on the apply thread only. */
   private final List<AppliedChanges.Change> entryChanges = new ArrayList<>();
 
@@ -283,30 +280,8 @@ final class ProcedureStateMachine extends BaseStateMachine {
     return Command.parseFrom(in);
   }
 
-  /**
-   * Whether the calling thread is the one Ratis applies entries on. A linearizable read that had to
-   * wait for this member to apply its read index is answered there; {@link LocalSubmitter} moves
-   * its caller's continuation off it.
-   */
-  boolean onApplyThread() {
-    return Thread.currentThread() == applyThread;
-  }
-
-  private void applyingOn(Thread current) {
-    if (applyThread != current) {
-      applyThread = current;
-    }
-  }
-
-  @Override
-  public void notifyTermIndexUpdated(long term, long index) {
-    applyingOn(Thread.currentThread());
-    super.notifyTermIndexUpdated(term, index);
-  }
-
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
-    applyingOn(Thread.currentThread());
     LogEntryProto entry = trx.getLogEntry();
     long term = entry.getTerm();
     long index = entry.getIndex();

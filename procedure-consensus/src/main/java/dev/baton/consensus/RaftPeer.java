@@ -107,8 +107,7 @@ final class RaftPeer {
             .setServerId(RaftPeerId.valueOf(nodeId))
             .setGroup(serverGroup)
             .setProperties(settings.serverProperties(storageDir, bindHost, port))
-            .setParameters(
-                security.serverParameters(nodeId, new ReadIndexAnswerer(() -> server)::serve))
+            .setParameters(security.serverParameters(nodeId))
             .setStateMachine(stateMachine)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)

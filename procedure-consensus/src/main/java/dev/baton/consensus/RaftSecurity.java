@@ -3,12 +3,10 @@ package dev.baton.consensus;
 import dev.baton.consensus.tls.TlsSettings;
 import java.net.InetSocketAddress;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.security.TlsConf;
-import org.apache.ratis.thirdparty.io.grpc.netty.NettyServerBuilder;
 
 /**
  * How the Raft connections of a member or a client are secured, as Ratis parameters: in plaintext,
@@ -54,20 +52,12 @@ final class RaftSecurity {
     return tls != null;
   }
 
-  /**
-   * Parameters for a member's Raft server {@code nodeId} (and its connections to the others), its
-   * gRPC server set up by {@code serving} as well (which may answer some calls itself); with TLS,
-   * every call is checked before {@code serving}'s interceptors see it.
-   */
-  Parameters serverParameters(String nodeId, UnaryOperator<NettyServerBuilder> serving) {
+  /** Parameters for a member's Raft server {@code nodeId} (and its connections to the others). */
+  Parameters serverParameters(String nodeId) {
     Parameters p = clientParameters();
     if (tls != null) {
       AccessInterceptor access = new AccessInterceptor(new AccessPolicy(members), nodeId);
-      // the interceptor added last sees a call first
-      GrpcConfigKeys.Server.setServicesCustomizer(
-          p, (builder, types) -> serving.apply(builder).intercept(access));
-    } else {
-      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> serving.apply(builder));
+      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(access));
     }
     return p;
   }

@@ -142,7 +142,7 @@ final class ProcedureRoutes implements AdminRoutes {
   private Object getOrAwait(AdminRequest req) throws HttpError, InterruptedException {
     long id = procId(req.segment(1));
     Optional<Duration> wait = waitOf(req.query());
-    return wait.isPresent() ? awaitFinished(id, wait.get()) : getLater(id);
+    return wait.isPresent() ? awaitFinished(id, wait.get()) : get(id);
   }
 
   /**
@@ -323,15 +323,6 @@ final class ProcedureRoutes implements AdminRoutes {
 
   private static HttpError badRequest(String message) {
     return new HttpError(HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST, message);
-  }
-
-  /**
-   * The procedure, answered on the thread that completes the read (on a follower, the one that took
-   * the leader's read index) rather than after waking a handler thread that waited for it.
-   */
-  private CompletableFuture<ProcedureView> getLater(long id) {
-    return ClusterCalls.later(node.getInfo(id), ConfigNodeWaits.ADMIN_CLUSTER_CALL)
-        .thenApply(info -> view(info.orElseThrow(() -> new CompletionException(notFound(id)))));
   }
 
   private ProcedureView get(long id) throws HttpError, InterruptedException {
