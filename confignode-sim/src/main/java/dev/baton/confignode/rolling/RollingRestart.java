@@ -144,7 +144,7 @@ public final class RollingRestart {
 
   /**
    * Restarts {@code node} and waits until it is back and has applied what {@code leader} had
-   * committed at the restart.
+   * committed when it was back.
    */
   private NodeRestart restart(
       NodeProcess node,
@@ -176,15 +176,20 @@ public final class RollingRestart {
     }
     long downMillis = millisSince(start);
     long back = System.nanoTime();
+    // What the leader has committed now, while the node was down, too: a node that restarts with
+    // the log it had may already hold the index of the restart's start without the leader's
+    // appender reaching it yet, and restarting the next member then would leave the leader without
+    // a majority that follows it (it steps down and an election picks the next leader).
+    long caughtUp = Math.max(target, api.cluster(leader.address()).path("commitIndex").asLong());
     try {
-      ConfigNodeWaits.clusterPoll(left(deadline), node.id() + " applied index " + target)
-          .untilTrue(() -> api.cluster(node.address()).path("appliedIndex").asLong() >= target);
+      ConfigNodeWaits.clusterPoll(left(deadline), node.id() + " applied index " + caughtUp)
+          .untilTrue(() -> api.cluster(node.address()).path("appliedIndex").asLong() >= caughtUp);
     } catch (IOException e) {
       throw notBack(
           node,
           node.id()
               + " came back but did not catch up to index "
-              + target
+              + caughtUp
               + " within "
               + nodeTimeout.toSeconds()
               + " s",
@@ -192,7 +197,7 @@ public final class RollingRestart {
           e);
     }
     return new NodeRestart(
-        node.id(), handedTo, handOverMillis, downMillis, millisSince(back), target);
+        node.id(), handedTo, handOverMillis, downMillis, millisSince(back), caughtUp);
   }
 
   private static NodeNotBackException notBack(
