@@ -101,8 +101,12 @@ class GoldenFormatsTest {
 
   /** Writes the golden entries and snapshot into {@code args[0]}. */
   public static void main(String[] args) throws IOException {
-    Path out = Files.createDirectories(Path.of(args[0]));
-    List<Command> entries = entries();
+    write(Path.of(args[0]), entries());
+  }
+
+  /** Writes {@code entries} and the snapshot of the table they make into directory {@code out}. */
+  static void write(Path out, List<Command> entries) throws IOException {
+    Files.createDirectories(out);
     try (OutputStream file = Files.newOutputStream(out.resolve(ENTRIES))) {
       for (Command c : entries) {
         c.writeDelimitedTo(file);
@@ -115,21 +119,27 @@ class GoldenFormatsTest {
     }
   }
 
-  private static Path golden(String name) throws URISyntaxException {
-    return Path.of(
-        GoldenFormatsTest.class.getClassLoader().getResource(GOLDEN + "/" + name).toURI());
+  /** The file {@code name} of the golden directory {@code dir} on the test class path. */
+  static Path golden(String dir, String name) throws URISyntaxException {
+    return Path.of(GoldenFormatsTest.class.getClassLoader().getResource(dir + "/" + name).toURI());
   }
 
-  @Test
-  void theFirstFormatsEntriesAndSnapshotAreRead() throws Exception {
+  /** The entries of the golden directory {@code dir}, in order. */
+  static List<Command> readEntries(String dir) throws IOException, URISyntaxException {
     List<Command> read = new ArrayList<>();
-    try (InputStream in = Files.newInputStream(golden(ENTRIES))) {
+    try (InputStream in = Files.newInputStream(golden(dir, ENTRIES))) {
       for (Command c = Command.parseDelimitedFrom(in);
           c != null;
           c = Command.parseDelimitedFrom(in)) {
         read.add(c);
       }
     }
+    return read;
+  }
+
+  @Test
+  void theFirstFormatsEntriesAndSnapshotAreRead() throws Exception {
+    List<Command> read = readEntries(GOLDEN);
     assertEquals(4, read.size());
     ProcedureTable applied = new ProcedureTable();
     List<CommandReply> replies = apply(applied, read);
@@ -144,7 +154,7 @@ class GoldenFormatsTest {
     assertEquals(1, applied.liveRootCount());
 
     ProcedureTable loaded = new ProcedureTable();
-    loaded.loadSnapshot(golden(SNAPSHOT));
+    loaded.loadSnapshot(golden(GOLDEN, SNAPSHOT));
     Map<Long, byte[]> fromLog = applied.copy();
     Map<Long, byte[]> fromSnapshot = loaded.copy();
     assertEquals(fromLog.keySet(), fromSnapshot.keySet());
