@@ -104,6 +104,10 @@ public final class ProcedureCodec {
     if (nonce != null) {
       b.setNonce(NonceProto.newBuilder().setGroup(nonce.group()).setNonce(nonce.nonce()));
     }
+    String stepName = proc.getStepName();
+    if (stepName != null) {
+      b.setStepName(stepName);
+    }
     return b.build();
   }
 
@@ -219,6 +223,10 @@ public final class ProcedureCodec {
 
   /** The client view of a stored record, read from the envelope only (no type needed). */
   public static ProcedureInfo toInfo(ProcedureEnvelope env, String stepName) {
+    return toInfo(env, stepName, true);
+  }
+
+  private static ProcedureInfo toInfo(ProcedureEnvelope env, String stepName, boolean withResult) {
     ProcedureState state = stateOf(env);
     String failure = null;
     if (env.hasFailure()) {
@@ -236,7 +244,7 @@ public final class ProcedureCodec {
         stepName,
         env.getSubmittedTime(),
         env.getLastUpdate(),
-        env.hasResult() ? env.getResult().toByteArray() : null,
+        withResult && env.hasResult() ? env.getResult().toByteArray() : null,
         failure);
   }
 
@@ -352,6 +360,26 @@ public final class ProcedureCodec {
       }
       return corruptInfo(procId, env, e.getMessage());
     }
+  }
+
+  /**
+   * The client view of a stored record without its result, for readers that follow every change
+   * (the events of each applied write): from the envelope alone when it names its step and its type
+   * is registered, so it costs the envelope, never the procedure's state or parts (a flow's graph);
+   * else as {@link #describe}. A record whose state no longer reads shows as stored here, and as
+   * corrupt once read whole.
+   */
+  public ProcedureInfo summarize(long procId, byte[] data, RecordParts parts) {
+    ProcedureEnvelope env;
+    try {
+      env = parseEnvelope(procId, data);
+    } catch (ProcedureCodecException unreadable) {
+      return corruptInfo(procId, null, unreadable.getMessage());
+    }
+    if (!env.hasStepName() || !registry.isRegistered(env.getType())) {
+      return describe(procId, data, parts);
+    }
+    return toInfo(env, env.getStepName(), false);
   }
 
   /** The view of a record that cannot be decoded: FAILED and finished, with the reason. */

@@ -203,7 +203,7 @@ public final class EventLog implements AppliedChanges, AutoCloseable {
     for (int i = 0; i < changes.size(); i++) {
       Change c = changes.get(i);
       try {
-        ProcedureInfo info = codec.describe(c.procId(), c.data(), c.parts());
+        ProcedureInfo info = codec.summarize(c.procId(), c.data(), c.parts());
         events.add(ProcedureEvent.of(new EventId(index, i), info, c.deleted()));
       } catch (RuntimeException e) {
         LOG.warn(

@@ -8,10 +8,13 @@ import dev.baton.procedure.ProcedureCodec;
 import dev.baton.procedure.ProcedureExecutor;
 import dev.baton.procedure.ProcedureInfo;
 import dev.baton.procedure.ProcedureRegistry;
+import dev.baton.procedure.ProcedureState;
+import dev.baton.procedure.proto.ProcedureEnvelope;
 import dev.baton.procedure.store.FileProcedureStore;
 import dev.baton.procedure.store.ForwardingProcedureStore;
 import dev.baton.procedure.store.InMemoryProcedureStore;
 import dev.baton.procedure.store.ProcedureStore;
+import dev.baton.procedure.store.RecordParts;
 import dev.baton.procedure.store.StoreBatch;
 import dev.baton.procedure.store.StoreRecord;
 import java.io.IOException;
@@ -19,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
@@ -201,6 +205,44 @@ class FlowRecordPartsTest {
     FlowInfo done = again.await(id, WAIT);
     assertEquals(FlowState.FINISH, done.state());
     assertEquals(nodes, done.nodes().size());
+  }
+
+  @Test
+  void aFlowsRecordIsSummarizedFromItsEnvelopeWithoutItsParts() throws Exception {
+    InMemoryProcedureStore memory = new InMemoryProcedureStore();
+    FlowWorld world = new FlowWorld();
+    long id = runUntilGated(world, new RecordingStore(memory), 3 * NodeChunks.CHUNK + 1);
+    ProcedureExecutor<FlowWorld> ex = started.get(0);
+    ex.stop();
+    memory.start();
+    StoreRecord stored =
+        memory.load().records().stream().filter(r -> r.procId() == id).findFirst().orElseThrow();
+    ProcedureRegistry registry = WorldTask.registry();
+    WorldTask.runtime(registry); // registers the flow types
+    ProcedureCodec codec = new ProcedureCodec(registry);
+    ProcedureInfo whole = codec.describe(id, stored.data(), stored.parts());
+    ProcedureInfo summary = codec.summarize(id, stored.data(), stored.parts());
+    assertEquals(whole.state(), summary.state());
+    assertEquals(whole.stepName(), summary.stepName());
+    assertEquals(whole.type(), summary.type());
+    assertEquals(whole.lastUpdate(), summary.lastUpdate());
+    assertEquals(whole.finished(), summary.finished());
+    assertEquals(null, summary.failure());
+    assertTrue(whole.stepName() != null, "a flow names its step");
+
+    // parts that do not read: the summary never looks at them, a whole description does
+    RecordParts unreadable = RecordParts.complete(Map.of(0, new byte[] {1, 2, 3}));
+    assertEquals(whole.stepName(), codec.summarize(id, stored.data(), unreadable).stepName());
+    assertEquals(ProcedureState.FAILED, codec.describe(id, stored.data(), unreadable).state());
+
+    // a record written before envelopes named the step is described whole
+    byte[] older =
+        ProcedureEnvelope.parseFrom(stored.data()).toBuilder()
+            .clearStepName()
+            .build()
+            .toByteArray();
+    assertEquals(ProcedureState.FAILED, codec.summarize(id, older, unreadable).state());
+    assertEquals(whole.stepName(), codec.summarize(id, older, stored.parts()).stepName());
   }
 
   @Test
