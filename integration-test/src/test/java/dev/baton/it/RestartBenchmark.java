@@ -20,11 +20,15 @@ import java.util.TreeMap;
  * <pre>
  * mvn -B -q -pl integration-test -am verify -DskipTests
  * java -cp integration-test/target/test-classes:confignode-sim/target/confignode-sim.jar \
- *   dev.baton.it.RestartBenchmark [MEMBER_RESTARTS, default 5] [WHOLE_RESTARTS, default 20]
+ *   dev.baton.it.RestartBenchmark [MEMBER_RESTARTS, default 5] [WHOLE_RESTARTS, default 20] \
+ *   [ENTRIES, default 0]
  * </pre>
  *
- * With {@code -DrestartBenchmark.keepDir=true} the cluster's directory, with every process' log,
- * stays.
+ * Before each whole restart it grows the log by ENTRIES one-step Noops submitted one at a time
+ * (each a few entries of its own), which the members apply again at their start as far as their
+ * newest snapshots leave them. With {@code -DrestartBenchmark.keepDir=true} the cluster's
+ * directory, with every process' log, stays; {@code -DrestartBenchmark.nodeFlags="--snapshot-every
+ * 10000"} adds flags to every ConfigNode's command line.
  */
 public final class RestartBenchmark {
   static final int NODES = 5;
@@ -45,13 +49,19 @@ public final class RestartBenchmark {
   /** Set to true to keep the cluster's directory (the ConfigNodes' logs) after the run. */
   static final String KEEP_DIR_PROPERTY = "restartBenchmark.keepDir";
 
+  /** Flags added to every ConfigNode's command line, separated by spaces. */
+  static final String NODE_FLAGS_PROPERTY = "restartBenchmark.nodeFlags";
+
   private RestartBenchmark() {}
 
   public static void main(String[] args) throws Exception {
     int memberRestarts = count(args, 0, DEFAULT_MEMBER_RESTARTS);
     int wholeRestarts = count(args, 1, DEFAULT_WHOLE_RESTARTS);
+    int entries = count(args, 2, 0);
+    String flags = System.getProperty(NODE_FLAGS_PROPERTY, "").trim();
+    List<String> nodeFlags = flags.isEmpty() ? List.of() : List.of(flags.split("\\s+"));
     try (ProcessCluster cluster =
-        ProcessCluster.start(NODES, 0, Boolean.getBoolean(KEEP_DIR_PROPERTY))) {
+        ProcessCluster.start(NODES, 0, Boolean.getBoolean(KEEP_DIR_PROPERTY), nodeFlags)) {
       List<Long> raftStart = new ArrayList<>();
       List<Long> matched = new ArrayList<>();
       List<Long> caughtUp = new ArrayList<>();
@@ -81,7 +91,7 @@ public final class RestartBenchmark {
       List<Long> fromMajority = new ArrayList<>();
       Map<Long, Integer> changes = new TreeMap<>();
       for (int i = 0; i < wholeRestarts; i++) {
-        RestartProbes.WholeRestart w = RestartProbes.restartAll(cluster, QUIET);
+        RestartProbes.WholeRestart w = RestartProbes.restartAll(cluster, QUIET, entries);
         running.add(w.leaderRunningMillis());
         fromMajority.add(w.fromMajorityMillis());
         changes.merge(w.leaderChanges(), 1, Integer::sum);

@@ -125,6 +125,22 @@ final class RestartProbes {
    */
   static WholeRestart restartAll(ProcessCluster cluster, Duration quiet)
       throws IOException, InterruptedException {
+    return restartAll(cluster, quiet, 0);
+  }
+
+  /**
+   * As {@link #restartAll(ProcessCluster, Duration)}, after one-step Noops submitted one at a time
+   * until the log grew by {@code entries} (what the members apply again at their start, past their
+   * newest snapshots).
+   */
+  static WholeRestart restartAll(ProcessCluster cluster, Duration quiet, long entries)
+      throws IOException, InterruptedException {
+    if (entries > 0) {
+      long until = commitIndex(cluster) + entries;
+      while (commitIndex(cluster) < until) {
+        cluster.procedures().submit("Noop", ClusterProcedures.args("steps", 1));
+      }
+    }
     cluster.killAllNodes();
     long start = System.currentTimeMillis();
     String leader = cluster.restartAllNodes();
@@ -156,6 +172,11 @@ final class RestartProbes {
         running - majorityUp,
         changes,
         timelines(cluster, cluster.nodeIds(), start));
+  }
+
+  /** The leader's commit index. */
+  private static long commitIndex(ProcessCluster cluster) throws IOException, InterruptedException {
+    return cluster.cluster(cluster.leader()).path("commitIndex").asLong();
   }
 
   /** The leaders {@code node} learned of since its process started. */

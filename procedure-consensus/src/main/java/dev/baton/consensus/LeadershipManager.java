@@ -405,7 +405,10 @@ public final class LeadershipManager<Env> implements ProcedureStateMachine.Liste
       current = new LeaderTerm<>(a.term());
       return () ->
           LOG.info(
-              "Node {} is the ready leader of term {}; rebuilding the executor", nodeId, a.term());
+              "Node {} is the ready leader of term {} at applied index {}; rebuilding the executor",
+              nodeId,
+              a.term(),
+              appliedIndex.getAsLong());
     } else if (action instanceof LeaderAction.Abandon a) {
       current = null;
       return t == null ? null : abandon(t, a.why());

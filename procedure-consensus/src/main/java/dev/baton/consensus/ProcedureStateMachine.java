@@ -222,6 +222,10 @@ final class ProcedureStateMachine extends BaseStateMachine {
       throws IOException {
     super.initialize(server, groupId, raftStorage);
     snapshots.initialize(raftStorage);
+    LOG.info(
+        "Node {} starts from applied index {}: the log after it is applied again",
+        nodeId,
+        appliedIndex());
   }
 
   /** See {@link SnapshotControl#pause}. */
