@@ -143,8 +143,10 @@ public final class Bench implements AutoCloseable {
         warmupId = oneProcedure(api).procId();
       }
       load.closedLoop(warmup, () -> emptyCommit(raft));
-      // the read path of a follower runs nowhere else: unwarmed, its figure would be the JIT's
-      reads(leader, warmupId, Math.min(MAX_READS, warmup));
+      // the read path of a follower (its admin API, the read index round trip) runs nowhere else,
+      // and the leader's plain GET little: unwarmed, their figures would be the JIT's
+      int warmReads = warmReads(leader, warmupId, Math.min(MAX_READS, warmup), settings.warmup());
+      out.printf("[bench] read warm-up: %d reads from the leader and a follower%n", warmReads);
 
       out.printf(
           "[bench] measuring %d procedures (%s)%n",
@@ -215,6 +217,24 @@ public final class Bench implements AutoCloseable {
 
   /** Read latencies of the leader's and a follower's admin API. */
   private record Reads(Percentiles leader, Percentiles follower) {}
+
+  /**
+   * Reads as {@link #reads} does, at least {@code count} pairs and until {@code time} passed, in
+   * rounds of at most {@link #MAX_READS}; returns the pairs read. After a warm-up of 20 pairs, a
+   * follower's read p50 fell from 10.5 to 1.2 ms over the next 4,000 pairs (p50 of each 500), and
+   * the leader's from 3.0 to 0.5 ms.
+   */
+  private int warmReads(String leader, long procId, int count, Duration time)
+      throws IOException, InterruptedException {
+    long end = System.nanoTime() + time.toNanos();
+    int done = 0;
+    do {
+      int round = done < count ? Math.min(MAX_READS, count - done) : MAX_READS;
+      reads(leader, procId, round);
+      done += round;
+    } while (done < count || System.nanoTime() < end);
+    return done;
+  }
 
   /** {@code count} reads of {@code procId} from the leader and as many from a follower, in turn. */
   private Reads reads(String leader, long procId, int count)
