@@ -51,6 +51,12 @@ public final class Bench implements AutoCloseable {
   /** Reads of each kind (leader, follower), at most: one per measured procedure. */
   static final int MAX_READS = 500;
 
+  /**
+   * Warm-up reads of each kind, at least: after a warm-up of 20, the p50 of each further 500 reads
+   * stopped falling after about 3,000 ({@link #warmReads}).
+   */
+  static final int MIN_WARMUP_READS = 3000;
+
   static final String STORE_BATCHES = "baton_applied_store_batches_total";
   static final String LOG_ENTRIES = "baton_applied_write_entries_total";
 
@@ -145,7 +151,10 @@ public final class Bench implements AutoCloseable {
       load.closedLoop(warmup, () -> emptyCommit(raft));
       // the read path of a follower (its admin API, the read index round trip) runs nowhere else,
       // and the leader's plain GET little: unwarmed, their figures would be the JIT's
-      int warmReads = warmReads(leader, warmupId, Math.min(MAX_READS, warmup), settings.warmup());
+      // a warm-up shorter than the default asks for a quick run (a smoke test), not figures
+      boolean quick = settings.warmup().compareTo(Settings.DEFAULT_WARMUP) < 0;
+      int minReads = quick ? Math.min(MAX_READS, warmup) : MIN_WARMUP_READS;
+      int warmReads = warmReads(leader, warmupId, minReads, settings.warmup());
       out.printf("[bench] read warm-up: %d reads from the leader and a follower%n", warmReads);
 
       out.printf(
@@ -172,7 +181,8 @@ public final class Bench implements AutoCloseable {
       long readId = procedures.lastId();
       int reads = Math.min(MAX_READS, settings.procedures());
       out.printf("[bench] reads: procedure %d, %d from the leader and a follower%n", readId, reads);
-      Reads readTimes = reads(leader, readId, reads);
+      // the leader of now: after a leader change the reads would compare two followers
+      Reads readTimes = reads(cluster.awaitLeader(Set.of(), -1), readId, reads);
 
       return new BenchResult(
           settings,
