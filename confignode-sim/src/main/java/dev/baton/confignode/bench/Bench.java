@@ -130,7 +130,9 @@ public final class Bench implements AutoCloseable {
     cluster.httpAddresses().values().stream()
         .filter(a -> !a.equals(leaderHttp))
         .forEach(leaderFirst::add);
-    NodeApiClient api = cluster.client(leaderFirst);
+    // blocking exchanges on kept-alive connections: the JDK client's thread hand-offs cost the
+    // bench about as much CPU per request as the node's handling, on the same cores
+    NodeApiClient api = cluster.client(leaderFirst).withKeepAliveConnections();
     int warmup = Math.min(MAX_WARMUP, Math.max(1, settings.procedures() / WARMUP_DIVISOR));
     Load load = new Load(settings.clients(), settings.rate());
 
