@@ -155,10 +155,16 @@ public final class Bench implements AutoCloseable {
               ? "open loop, " + settings.rate() + "/s"
               : settings.clients() + " closed-loop clients");
       Map<String, Double> before = api.metrics(leaderHttp);
+      long leaderPid = cluster.pid(leader);
+      List<Long> followerPids =
+          cluster.nodeIds().stream().filter(id -> !id.equals(leader)).map(cluster::pid).toList();
+      CpuPerProcedure.Sample cpuBefore = CpuPerProcedure.Sample.now(leaderPid, followerPids);
       Load.Run procedures =
           settings.openLoop()
               ? load.openLoop(settings.procedures(), () -> oneProcedure(api))
               : load.closedLoop(settings.procedures(), () -> oneProcedure(api));
+      CpuPerProcedure cpu =
+          CpuPerProcedure.Sample.now(leaderPid, followerPids).since(cpuBefore, procedures.count());
       Map<String, Double> after = api.metrics(leaderHttp);
       if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
         out.println("[bench] warning: the leader changed during the run; rates are partial");
@@ -186,6 +192,7 @@ public final class Bench implements AutoCloseable {
           raw.latencies(),
           readTimes.leader(),
           readTimes.follower(),
+          cpu,
           procedures.failed());
     }
   }
