@@ -37,6 +37,13 @@ import javax.net.ssl.SSLSocket;
  * admin API about as much CPU as the node's own handling of the request.
  */
 final class KeepAliveConnections implements Closeable {
+  /**
+   * A connection idle longer than this is closed rather than used: well below the shortest idle
+   * timeout of the admin API ({@code JettyHttpServer.IDLE_TIMEOUT_AT_LIMIT}, 5 s), so a request is
+   * not sent on a connection the node is closing (a POST that fails so is not sent again here).
+   */
+  static final Duration MAX_IDLE = Duration.ofSeconds(2);
+
   /** Bytes of a status line or header line, at most. */
   static final int MAX_LINE = 8 << 10;
 
@@ -52,12 +59,21 @@ final class KeepAliveConnections implements Closeable {
 
   private final Optional<SSLContext> tls;
   private final Duration connectTimeout;
+  private final long maxIdleNanos;
   private final Map<String, Deque<Connection>> idle = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   KeepAliveConnections(Optional<SSLContext> tls, Duration connectTimeout) {
+    this(tls, connectTimeout, MAX_IDLE);
+  }
+
+  /**
+   * @param maxIdle how long a connection may have been idle and still be used
+   */
+  KeepAliveConnections(Optional<SSLContext> tls, Duration connectTimeout, Duration maxIdle) {
     this.tls = tls;
     this.connectTimeout = connectTimeout;
+    this.maxIdleNanos = maxIdle.toNanos();
   }
 
   /**
@@ -71,7 +87,7 @@ final class KeepAliveConnections implements Closeable {
   Answer exchange(
       String node, String method, String path, List<String> headers, byte[] body, Duration timeout)
       throws IOException {
-    Connection reused = idle.computeIfAbsent(node, n -> new ConcurrentLinkedDeque<>()).pollFirst();
+    Connection reused = freshIdle(node);
     if (reused != null) {
       try {
         return exchangeOn(reused, node, method, path, headers, body, timeout);
@@ -82,6 +98,19 @@ final class KeepAliveConnections implements Closeable {
       }
     }
     return exchangeOn(open(node), node, method, path, headers, body, timeout);
+  }
+
+  /** The node's most recently used idle connection, closing any idle too long; null if none. */
+  private Connection freshIdle(String node) {
+    Deque<Connection> q = idle.computeIfAbsent(node, n -> new ConcurrentLinkedDeque<>());
+    long now = System.nanoTime();
+    for (Connection c = q.pollFirst(); c != null; c = q.pollFirst()) {
+      if (now - c.idleSince < maxIdleNanos) {
+        return c;
+      }
+      c.close();
+    }
+    return null;
   }
 
   private Answer exchangeOn(
@@ -119,6 +148,7 @@ final class KeepAliveConnections implements Closeable {
       return answer;
     } finally {
       if (keep) {
+        c.idleSince = System.nanoTime();
         idle.computeIfAbsent(node, n -> new ConcurrentLinkedDeque<>()).addFirst(c);
       } else {
         c.close();
@@ -227,6 +257,7 @@ final class KeepAliveConnections implements Closeable {
     private final InputStream in;
     private final OutputStream out;
     private boolean keepAlive;
+    private long idleSince;
 
     Connection(Socket socket) throws IOException {
       this.socket = socket;

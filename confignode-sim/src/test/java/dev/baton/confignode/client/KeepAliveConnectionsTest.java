@@ -15,6 +15,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -107,6 +108,20 @@ class KeepAliveConnectionsTest {
   @Test
   void aChunkedBodyIsReadWholeAndTheConnectionKept() throws Exception {
     assertEquals(1, connectionsOfCalls("/chunked", 8), "a chunked answer cost its connection");
+  }
+
+  @Test
+  void aConnectionIdleTooLongIsNotUsedAgain() throws Exception {
+    String address = "127.0.0.1:" + node.getAddress().getPort();
+    try (KeepAliveConnections connections =
+        new KeepAliveConnections(Optional.empty(), PATIENCE, Duration.ZERO)) {
+      for (int i = 0; i < CALLS; i++) {
+        KeepAliveConnections.Answer answer =
+            connections.exchange(address, "GET", "/sized", List.of(), null, PATIENCE);
+        assertEquals(200, answer.status());
+      }
+    }
+    assertEquals(CALLS, peers.size(), "a connection idle past the bound was used again");
   }
 
   @Test
