@@ -61,6 +61,7 @@ class BenchTest {
             "latency p99.9 (ms)",
             "commits/s",
             "follower p50 (ms)",
+            "CPU per procedure (ms)",
             "latency p50 / commit p50")) {
       assertTrue(report.contains(row), () -> row + " in " + run);
     }
@@ -101,6 +102,12 @@ class BenchTest {
         List.of("latencyP50ToCommitP50", "proceduresToCommits", "followerToLeaderReadP50")) {
       assertTrue(json.path("ratios").path(ratio).asDouble() > 0, () -> ratio + " in " + jsonLine);
     }
+    // every process works for every procedure: the client sends it, the nodes replicate it
+    JsonNode cpu = json.path("cpuMillisPerProcedure");
+    assertTrue(cpu.path("bench").asDouble() > 0, jsonLine);
+    assertTrue(cpu.path("leader").asDouble() > 0, jsonLine);
+    assertEquals(2, cpu.path("followers").size(), jsonLine);
+    cpu.path("followers").forEach(f -> assertTrue(f.asDouble() > 0, jsonLine));
     // a Noop of 2 steps is at least 2 store writes, and each write is a batch
     assertTrue(
         json.path("storeBatchesPerSecond").asDouble()

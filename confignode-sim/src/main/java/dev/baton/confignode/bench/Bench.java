@@ -136,7 +136,9 @@ public final class Bench implements AutoCloseable {
     cluster.httpAddresses().values().stream()
         .filter(a -> !a.equals(leaderHttp))
         .forEach(leaderFirst::add);
-    NodeApiClient api = cluster.client(leaderFirst);
+    // blocking exchanges on kept-alive connections: the JDK client's thread hand-offs cost the
+    // bench about as much CPU per request as the node's handling, on the same cores
+    NodeApiClient api = cluster.client(leaderFirst).withKeepAliveConnections();
     int warmup = Math.min(MAX_WARMUP, Math.max(1, settings.procedures() / WARMUP_DIVISOR));
     Load load = new Load(settings.clients(), settings.rate());
 
@@ -164,10 +166,16 @@ public final class Bench implements AutoCloseable {
               ? "open loop, " + settings.rate() + "/s"
               : settings.clients() + " closed-loop clients");
       Map<String, Double> before = api.metrics(leaderHttp);
+      long leaderPid = cluster.pid(leader);
+      List<Long> followerPids =
+          cluster.nodeIds().stream().filter(id -> !id.equals(leader)).map(cluster::pid).toList();
+      CpuPerProcedure.Sample cpuBefore = CpuPerProcedure.Sample.now(leaderPid, followerPids);
       Load.Run procedures =
           settings.openLoop()
               ? load.openLoop(settings.procedures(), () -> oneProcedure(api))
               : load.closedLoop(settings.procedures(), () -> oneProcedure(api));
+      CpuPerProcedure cpu =
+          CpuPerProcedure.Sample.now(leaderPid, followerPids).since(cpuBefore, procedures.count());
       Map<String, Double> after = api.metrics(leaderHttp);
       if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
         out.println("[bench] warning: the leader changed during the run; rates are partial");
@@ -196,6 +204,7 @@ public final class Bench implements AutoCloseable {
           raw.latencies(),
           readTimes.leader(),
           readTimes.follower(),
+          cpu,
           procedures.failed());
     }
   }

@@ -25,6 +25,7 @@ import java.util.Map;
  * @param rawLatency one empty commit's latency through that client
  * @param leaderRead {@code GET /api/procedures/ID} on the leader's admin API
  * @param followerRead the same on a follower's
+ * @param cpu CPU time per procedure of each process over the procedures' measured phase
  * @param failed procedures that did not end in SUCCESS
  */
 public record BenchResult(
@@ -39,6 +40,7 @@ public record BenchResult(
     Percentiles rawLatency,
     Percentiles leaderRead,
     Percentiles followerRead,
+    CpuPerProcedure cpu,
     int failed) {
 
   /** A table for people. */
@@ -61,6 +63,13 @@ public record BenchResult(
     row(out, "log entries/s", logEntriesPerSecond);
     percentiles(out, "latency", latency);
     percentiles(out, "submit answer", submitLatency);
+    out.append("CPU per procedure (ms), over the measured procedures:\n");
+    row(out, "bench client", cpu.bench(), CPU_FORMAT);
+    row(out, "leader", cpu.leader(), CPU_FORMAT);
+    for (double f : cpu.followers()) {
+      row(out, "follower", f, CPU_FORMAT);
+    }
+    row(out, "all processes", cpu.total(), CPU_FORMAT);
     out.append(
         String.format(
             Locale.ROOT, "raw Raft baseline (empty commits, %d clients):%n", settings.clients()));
@@ -99,8 +108,17 @@ public record BenchResult(
   }
 
   private static void row(StringBuilder out, String name, double value) {
-    out.append(String.format(Locale.ROOT, "  %-30s %12.1f%n", name, value));
+    row(out, name, value, VALUE_FORMAT);
   }
+
+  private static void row(StringBuilder out, String name, double value, String format) {
+    out.append(String.format(Locale.ROOT, format, name, value));
+  }
+
+  private static final String VALUE_FORMAT = "  %-30s %12.1f%n";
+
+  /** CPU milliseconds per procedure: fractions of a millisecond matter. */
+  private static final String CPU_FORMAT = "  %-30s %12.2f%n";
 
   /** One JSON object on one line, for scripts. */
   public String jsonLine() {
@@ -121,6 +139,7 @@ public record BenchResult(
     m.put("rawCommitMillis", rawLatency.json());
     m.put("leaderReadMillis", leaderRead.json());
     m.put("followerReadMillis", followerRead.json());
+    m.put("cpuMillisPerProcedure", cpu.json());
     m.put("ratios", ratios());
     m.put("failed", failed);
     try {

@@ -15,6 +15,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,8 @@ import javax.net.ssl.SSLContext;
  */
 public final class NodeApiClient {
   private static final int HTTP_SERVER_ERROR = 500;
+
+  private static final int HTTP_OK = 200;
 
   private static final String JSON = "application/json";
 
@@ -50,6 +53,15 @@ public final class NodeApiClient {
   /** The Authorization header sent with every request, if any. */
   private final Optional<String> authorization;
 
+  /** The TLS trust of {@code https} calls, if any. */
+  private final Optional<SSLContext> tls;
+
+  /**
+   * Where the JSON calls go when set ({@link #withKeepAliveConnections}): blocking exchanges on the
+   * calling thread instead of the JDK's {@code HttpClient}.
+   */
+  private final Optional<KeepAliveConnections> blocking;
+
   /**
    * @param nodes host:port of the nodes' admin APIs
    */
@@ -62,7 +74,14 @@ public final class NodeApiClient {
    * @param patience how long {@link #get} and {@link #retrying} keep asking while no node can serve
    */
   public NodeApiClient(List<String> nodes, Duration patience) {
-    this(nodes, patience, newHttpClient(Optional.empty()), "http", Optional.empty());
+    this(
+        nodes,
+        patience,
+        newHttpClient(Optional.empty()),
+        "http",
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
   }
 
   private NodeApiClient(
@@ -70,7 +89,9 @@ public final class NodeApiClient {
       Duration patience,
       HttpClient http,
       String scheme,
-      Optional<String> authorization) {
+      Optional<String> authorization,
+      Optional<SSLContext> tls,
+      Optional<KeepAliveConnections> blocking) {
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("no ConfigNode address given");
     }
@@ -79,6 +100,8 @@ public final class NodeApiClient {
     this.http = http;
     this.scheme = scheme;
     this.authorization = authorization;
+    this.tls = tls;
+    this.blocking = blocking;
   }
 
   /** HTTP/1.1: the admin API's server speaks nothing else, so an h2c upgrade offer is wasted. */
@@ -104,13 +127,39 @@ public final class NodeApiClient {
    * connections: a node forwarding a caller's request sends the caller's credentials.
    */
   public NodeApiClient withAuthorization(Optional<String> header) {
-    return new NodeApiClient(nodes, patience, http, scheme, header);
+    return new NodeApiClient(nodes, patience, http, scheme, header, tls, blocking);
   }
 
   /** This client speaking HTTPS, trusting the certificates {@code trust} trusts. */
   public NodeApiClient withTls(SSLContext trust) {
     return new NodeApiClient(
-        nodes, patience, newHttpClient(Optional.of(trust)), "https", authorization);
+        nodes,
+        patience,
+        newHttpClient(Optional.of(trust)),
+        "https",
+        authorization,
+        Optional.of(trust),
+        blocking.map(b -> new KeepAliveConnections(Optional.of(trust), API_CONNECT)));
+  }
+
+  private static final Duration API_CONNECT = ConfigNodeWaits.API_CONNECT_TIMEOUT;
+
+  /**
+   * This client making its JSON calls (submissions, reads, long polls) as blocking exchanges on the
+   * calling thread, each on a kept-alive connection of its own ({@link KeepAliveConnections});
+   * metrics and event streams still go through the JDK's {@code HttpClient}. For a caller with a
+   * thread per request in flight, such as the bench's clients: the JDK's client hands each request
+   * and answer between threads, which cost a closed loop about as much CPU as the node's handling.
+   */
+  public NodeApiClient withKeepAliveConnections() {
+    return new NodeApiClient(
+        nodes,
+        patience,
+        http,
+        scheme,
+        authorization,
+        tls,
+        Optional.of(new KeepAliveConnections(tls, API_CONNECT)));
   }
 
   /**
@@ -336,6 +385,9 @@ public final class NodeApiClient {
 
   private JsonNode call(String node, String method, String path, JsonNode body, Duration timeout)
       throws IOException, InterruptedException {
+    if (blocking.isPresent()) {
+      return blockingCall(blocking.get(), node, method, path, body, timeout);
+    }
     HttpRequest.Builder req =
         HttpRequest.newBuilder(URI.create(scheme + "://" + node + path)).timeout(timeout);
     authorization.ifPresent(a -> req.header("Authorization", a));
@@ -354,16 +406,46 @@ public final class NodeApiClient {
     } catch (IOException e) {
       throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
     }
+    return answer(node, resp.statusCode(), resp.body());
+  }
+
+  /** A node's JSON answer, or its error answer thrown as an {@link ApiException}. */
+  private static JsonNode answer(String node, int status, byte[] body) throws ApiException {
     JsonNode json;
     try {
-      json = Json.LENIENT.readTree(resp.body());
+      json = Json.LENIENT.readTree(body);
     } catch (IOException e) {
-      throw new ApiException(resp.statusCode(), "ConfigNode " + node + " sent no JSON");
+      throw new ApiException(status, "ConfigNode " + node + " sent no JSON");
     }
-    if (resp.statusCode() != 200) {
-      throw refusal(node, resp.statusCode(), json);
+    if (status != HTTP_OK) {
+      throw refusal(node, status, json);
     }
     return json;
+  }
+
+  /** {@link #call} as a blocking exchange on a kept-alive connection. */
+  private JsonNode blockingCall(
+      KeepAliveConnections connections,
+      String node,
+      String method,
+      String path,
+      JsonNode body,
+      Duration timeout)
+      throws IOException {
+    List<String> headers = new ArrayList<>(2);
+    authorization.ifPresent(a -> headers.add("Authorization: " + a));
+    byte[] bytes = null;
+    if (method.equals("POST") || body != null) {
+      headers.add("Content-Type: " + JSON); // as in call(): every POST declares JSON
+      bytes = body == null ? new byte[0] : Json.LENIENT.writeValueAsBytes(body);
+    }
+    KeepAliveConnections.Answer answer;
+    try {
+      answer = connections.exchange(node, method, path, headers, bytes, timeout);
+    } catch (IOException e) {
+      throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
+    }
+    return answer(node, answer.status(), answer.body());
   }
 
   /** A node's error answer as an exception carrying its status, error code and message. */

@@ -1,0 +1,162 @@
+package dev.baton.confignode.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.baton.confignode.http.Json;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A client with kept-alive connections sends its calls on one connection while a node keeps it
+ * open, reads bodies sized by {@code Content-Length} and chunked ones, sends the JSON body and the
+ * Authorization header, and reports a node's error answer as the JDK client's calls do.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class KeepAliveConnectionsTest {
+  private static final Duration PATIENCE = Duration.ofSeconds(5);
+  private static final int CALLS = 5;
+
+  private HttpServer node;
+  private final Set<InetSocketAddress> peers = ConcurrentHashMap.newKeySet();
+  private final Set<String> authorizations = ConcurrentHashMap.newKeySet();
+
+  @BeforeEach
+  void start() throws IOException {
+    node = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    node.createContext("/sized", exchange -> answer(exchange, 200, "{\"procId\":7}", false));
+    node.createContext("/chunked", exchange -> answer(exchange, 200, "{\"procId\":8}", true));
+    node.createContext(
+        "/echo",
+        exchange -> {
+          String body =
+              new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          JsonNode sent = Json.LENIENT.readTree(body);
+          answer(
+              exchange,
+              200,
+              "{\"procId\":" + sent.path("nonce").path("nonce").asLong() + "}",
+              false);
+        });
+    node.createContext(
+        "/missing",
+        exchange ->
+            answer(
+                exchange, 404, "{\"error\":\"not_found\",\"message\":\"no procedure 9\"}", false));
+    node.start();
+  }
+
+  @AfterEach
+  void stop() {
+    node.stop(0);
+  }
+
+  private void answer(HttpExchange exchange, int status, String body, boolean chunked)
+      throws IOException {
+    peers.add(exchange.getRemoteAddress());
+    String auth = exchange.getRequestHeaders().getFirst("Authorization");
+    if (auth != null) {
+      authorizations.add(auth);
+    }
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().add("Content-Type", "application/json");
+    exchange.sendResponseHeaders(status, chunked ? 0 : bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private NodeApiClient client() {
+    String address = "127.0.0.1:" + node.getAddress().getPort();
+    return new NodeApiClient(List.of(address), PATIENCE)
+        .withToken("secret")
+        .withKeepAliveConnections();
+  }
+
+  /** {@link #CALLS} reads of {@code path} answer {@code procId}; on how many connections. */
+  private int connectionsOfCalls(String path, long procId) throws Exception {
+    NodeApiClient client = client();
+    for (int i = 0; i < CALLS; i++) {
+      assertEquals(procId, client.get(path).get("procId").asLong());
+    }
+    return peers.size();
+  }
+
+  @Test
+  void callsOnOneThreadShareOneConnection() throws Exception {
+    assertEquals(1, connectionsOfCalls("/sized", 7), "calls opened connections of their own");
+    assertEquals(Set.of("Bearer secret"), authorizations);
+  }
+
+  @Test
+  void aChunkedBodyIsReadWholeAndTheConnectionKept() throws Exception {
+    assertEquals(1, connectionsOfCalls("/chunked", 8), "a chunked answer cost its connection");
+  }
+
+  @Test
+  void aConnectionIdleTooLongIsNotUsedAgain() throws Exception {
+    String address = "127.0.0.1:" + node.getAddress().getPort();
+    try (KeepAliveConnections connections =
+        new KeepAliveConnections(Optional.empty(), PATIENCE, Duration.ZERO)) {
+      for (int i = 0; i < CALLS; i++) {
+        KeepAliveConnections.Answer answer =
+            connections.exchange(address, "GET", "/sized", List.of(), null, PATIENCE);
+        assertEquals(200, answer.status());
+      }
+    }
+    assertEquals(CALLS, peers.size(), "a connection idle past the bound was used again");
+  }
+
+  @Test
+  void aPostCarriesItsJsonBody() throws Exception {
+    NodeApiClient client = client();
+    JsonNode answer =
+        client.post(
+            "/echo",
+            Json.LENIENT
+                .createObjectNode()
+                .set("nonce", Json.LENIENT.createObjectNode().put("nonce", 42)));
+    assertEquals(42, answer.get("procId").asLong());
+  }
+
+  @Test
+  void anErrorAnswerIsAnApiExceptionWithTheNodesCode() {
+    NodeApiClient.ApiException e =
+        assertThrows(
+            NodeApiClient.ApiException.class,
+            () ->
+                client().call("127.0.0.1:" + node.getAddress().getPort(), "GET", "/missing", null));
+    assertEquals(404, e.status());
+    assertEquals("not_found", e.error());
+  }
+
+  @Test
+  void aNodeThatIsDownIsUnreachableNotAnError() throws Exception {
+    int port;
+    try (ServerSocket closedSoon = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = closedSoon.getLocalPort();
+    }
+    NodeApiClient.ApiException e =
+        assertThrows(
+            NodeApiClient.ApiException.class,
+            () -> client().call("127.0.0.1:" + port, "GET", "/sized", null));
+    assertEquals(0, e.status());
+  }
+}
