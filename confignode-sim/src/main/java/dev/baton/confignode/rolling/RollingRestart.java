@@ -15,20 +15,28 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Restarts every ConfigNode of a running cluster, one at a time, through a {@link RestartHook}: the
  * followers first, in the order their addresses are given, then the leader of the moment, after it
  * handed its leadership to the live member furthest in the log ({@code POST
  * /api/membership/transfer-leadership}), so the executor moves once, by a transfer rather than an
- * election timeout. Before each restart it reads the leader's commit index; after it, it waits
- * until a new process of the node answers (another start time than before) and has applied that
- * index, and only then goes on: at most one member is down at any time, so a group of three or more
- * keeps its majority. Every member must answer at the start and be listed, or nothing is restarted.
- * Talks only to the nodes' admin APIs (the caller's client: its token and TLS).
+ * election timeout; a hand-over that ends with the old leader elected again is asked again. After
+ * each restart it waits until a new process of the node answers (another start time than before)
+ * and has applied what the leader had committed once it was back, and only then goes on: at most
+ * one member is down at any time, so a group of three or more keeps its majority. Every member must
+ * answer at the start and be listed, or nothing is restarted. Talks only to the nodes' admin APIs
+ * (the caller's client: its token and TLS).
  */
 public final class RollingRestart {
   static final String TRANSFER_PATH = "/api/membership/transfer-leadership";
+
+  /** Transfers asked of the last node before the rolling restart gives up on handing over. */
+  static final int HAND_OVER_TRIES = 3;
+
+  private static final Logger LOG = LoggerFactory.getLogger(RollingRestart.class);
 
   private static final String LEADER_RUNNING = "LEADER_RUNNING";
 
@@ -84,7 +92,7 @@ public final class RollingRestart {
       } else {
         NodeProcess old = nodes.get(leader);
         long start = System.nanoTime();
-        String to = handOver(old);
+        String to = handOverUntilMoved(old);
         String next = awaitRunningLeader(Set.of(leader), leader);
         r = restart(old, nodes.get(next), Optional.of(to), millisSince(start), pending);
       }
@@ -213,6 +221,37 @@ public final class RollingRestart {
                 ? ""
                 : " (" + cause.getMessage() + ")"),
         cause);
+  }
+
+  /**
+   * Hands {@code leader}'s leadership over ({@link #handOver}), again while a refused transfer left
+   * it the running leader, at most {@link #HAND_OVER_TRIES} times. A transfer can end with the old
+   * leader elected again: the member it picked was restarted seconds earlier and, just caught up,
+   * may send nothing for longer than an election timeout after it won (its cold JVM, a collection
+   * pause), so the old leader, now a follower, stands and wins the next term with the third
+   * member's vote. Returns the member asked last, or the leader elected instead if the leadership
+   * moved anyway.
+   *
+   * @throws IOException if the last try was refused too
+   */
+  private String handOverUntilMoved(NodeProcess leader) throws IOException, InterruptedException {
+    for (int tries = 1; ; tries++) {
+      try {
+        return handOver(leader);
+      } catch (NodeApiClient.ApiException refused) {
+        if (tries >= HAND_OVER_TRIES) {
+          throw refused;
+        }
+        String now = awaitRunningLeader(Set.of(), "");
+        if (!now.equals(leader.id())) {
+          return now;
+        }
+        LOG.warn(
+            "leader {} still leads after its hand-over was refused ({}); asking again",
+            leader.id(),
+            refused.getMessage());
+      }
+    }
   }
 
   /**
