@@ -119,6 +119,23 @@ public record RaftSettings(
    */
   static final boolean CHAIN_FOLLOWER_APPENDS = false;
 
+  /**
+   * How often a leader tries a member that failed to answer again: a few times at once (a dropped
+   * stream), then at this pace for as long as the member stays silent. Ratis' default backs off to
+   * one try a second after ten failures and to one every 5 s after thirty, so a member restarted
+   * after a minute away waited up to 7.5 s (its retries are randomized to 0.5-1.5 times the wait)
+   * before the leader sent it anything, and a member that starts after the others (a cluster whose
+   * processes start one by one) got no heartbeat for that long and stood for election against a
+   * live leader. A try at a member that is down costs one refused connection.
+   */
+  static final Duration APPENDER_RETRY_WAIT = Duration.ofMillis(100);
+
+  /** Tries a leader makes at once (1 ms apart) before it waits {@link #APPENDER_RETRY_WAIT}. */
+  static final int APPENDER_QUICK_RETRIES = 10;
+
+  /** The wait between a leader's immediate tries of a member that failed to answer. */
+  static final Duration APPENDER_QUICK_RETRY_WAIT = Duration.ofMillis(1);
+
   public RaftSettings {
     if (electionTimeoutMin.isNegative()
         || electionTimeoutMin.isZero()
@@ -199,9 +216,24 @@ public record RaftSettings(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, CHAIN_FOLLOWER_APPENDS);
+    RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, appenderRetryPolicy());
     RaftServerConfigKeys.setStagingTimeout(
         p, millis(electionTimeoutMax.multipliedBy(STAGING_TIMEOUTS)));
     return p;
+  }
+
+  /**
+   * Ratis' retry policy of a leader's log appender ("wait,tries" pairs): quick tries, then a try
+   * every {@link #APPENDER_RETRY_WAIT} without end.
+   */
+  static String appenderRetryPolicy() {
+    return APPENDER_QUICK_RETRY_WAIT.toMillis()
+        + "ms,"
+        + APPENDER_QUICK_RETRIES
+        + ","
+        + APPENDER_RETRY_WAIT.toMillis()
+        + "ms,"
+        + Integer.MAX_VALUE;
   }
 
   RaftProperties clientProperties() {
