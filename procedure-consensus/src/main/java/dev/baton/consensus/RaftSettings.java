@@ -120,15 +120,20 @@ public record RaftSettings(
   static final boolean CHAIN_FOLLOWER_APPENDS = false;
 
   /**
-   * How often a leader tries a member that failed to answer again: a few times at once (a dropped
-   * stream), then at this pace for as long as the member stays silent. Ratis' default backs off to
-   * one try a second after ten failures and to one every 5 s after thirty, so a member restarted
-   * after a minute away waited up to 7.5 s (its retries are randomized to 0.5-1.5 times the wait)
-   * before the leader sent it anything, and a member that starts after the others (a cluster whose
-   * processes start one by one) got no heartbeat for that long and stood for election against a
-   * live leader. A try at a member that is down costs one refused connection.
+   * How long a leader's appender to a member waits after each error: a few times at once (a dropped
+   * stream), then this long for as long as errors go on. Ratis' default backs off to one try a
+   * second after ten errors and to one every 5 s after thirty (each randomized to 0.5-1.5 times the
+   * wait), which a restarted member met twice: the leader tried it again up to 7.5 s after its
+   * server was up, and once it answered, its first replies (inconsistencies: the leader's next
+   * index ran ahead while it was down, and the heartbeats queued while its cold JVM accepted the
+   * connection each get one) are errors too, still counted on from the failed tries, so the leader
+   * waited that long again after each of them before it sent the entries. A member that starts
+   * after the others (a cluster whose processes start one by one) got no heartbeat for that long
+   * and stood for election against a live leader. A try at a member that is down costs one refused
+   * connection; this pace keeps a restarted member's wait after each of its first replies within a
+   * few tens of milliseconds.
    */
-  static final Duration APPENDER_RETRY_WAIT = Duration.ofMillis(100);
+  static final Duration APPENDER_RETRY_WAIT = Duration.ofMillis(20);
 
   /** Tries a leader makes at once (1 ms apart) before it waits {@link #APPENDER_RETRY_WAIT}. */
   static final int APPENDER_QUICK_RETRIES = 10;
