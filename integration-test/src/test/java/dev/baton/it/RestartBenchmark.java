@@ -79,12 +79,13 @@ public final class RestartBenchmark {
         System.out.printf(
             Locale.ROOT,
             "member %s restarted: Raft server up %d ms after the process started; held the log to"
-                + " index %d %d ms after that, applied it after %d ms%n%s",
+                + " index %d %d ms after that, applied it after %d ms; terms passed meanwhile %d%n%s",
             member,
             c.raftStartMillis(),
             c.index(),
             c.matchedMillis(),
             c.appliedMillis(),
+            c.termsPassed(),
             c.timeline());
       }
       List<Long> running = new ArrayList<>();

@@ -30,11 +30,18 @@ final class RestartProbes {
    * A member restarted: milliseconds from its process' start until its Raft server started (the
    * JVM's and the node's own start-up); from its Raft server's start until the leader saw it hold
    * the log up to the leader's commit index of before the restart (its match index), and until it
-   * applied that index (as its own admin API, up some time after its Raft server, reports); and the
-   * steps of its start ({@link RestartTimeline}) in ms after its process' start.
+   * applied that index (as its own admin API, up some time after its Raft server, reports); the
+   * terms the group went through meanwhile (0 when the leader kept leading: otherwise elections
+   * took part of that time); and the steps of its start ({@link RestartTimeline}) in ms after its
+   * process' start.
    */
   record CatchUp(
-      long raftStartMillis, long matchedMillis, long appliedMillis, long index, String timeline) {}
+      long raftStartMillis,
+      long matchedMillis,
+      long appliedMillis,
+      long index,
+      long termsPassed,
+      String timeline) {}
 
   /**
    * A whole cluster restarted: milliseconds from its processes' start until a leader ran its
@@ -62,6 +69,7 @@ final class RestartProbes {
     }
     String leader = cluster.leader();
     long target = cluster.cluster(leader).path("commitIndex").asLong();
+    long term = cluster.term(leader);
     NodeApiClient leaderApi = cluster.directClient(leader);
     long start = System.currentTimeMillis();
     cluster.restart(node);
@@ -83,6 +91,7 @@ final class RestartProbes {
         matched - raftStart,
         caughtUp - raftStart,
         target,
+        cluster.term(node) - term,
         timelines(cluster, List.of(node), start));
   }
 

@@ -60,6 +60,7 @@ final class RaftPeer {
   private final RaftSecurity security;
   private volatile RaftServer server;
   private volatile LeaderlessWatch watch;
+  private volatile PeerReconnect reconnect;
 
   /**
    * @param group the group of the members this node knows (those it was started with)
@@ -127,6 +128,10 @@ final class RaftPeer {
             settings.electionTimeoutMax());
     watch = w;
     w.start();
+    PeerReconnect r =
+        new PeerReconnect(this::division, s.getServerRpc(), settings.electionTimeoutMin());
+    reconnect = r;
+    r.start();
     LOG.info(
         "Procedure node {} of cluster {} started on {}:{} ({}; {} storage in {})",
         nodeId,
@@ -166,12 +171,22 @@ final class RaftPeer {
     return watch;
   }
 
+  /** The started server's reconnector of its peer channels, or null. */
+  PeerReconnect reconnect() {
+    return reconnect;
+  }
+
   /** Closes the server if started. Idempotent. */
   void close() {
     LeaderlessWatch w = watch;
     watch = null;
     if (w != null) {
       w.stop();
+    }
+    PeerReconnect r = reconnect;
+    reconnect = null;
+    if (r != null) {
+      r.stop();
     }
     RaftServer s = server;
     server = null;

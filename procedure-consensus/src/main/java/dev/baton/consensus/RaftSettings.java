@@ -128,6 +128,28 @@ public record RaftSettings(
    */
   static final boolean CHAIN_FOLLOWER_APPENDS = false;
 
+  /**
+   * How long a leader's appender to a member waits after each error: a few times at once (a dropped
+   * stream), then this long for as long as errors go on. Ratis' default backs off to one try a
+   * second after ten errors and to one every 5 s after thirty (each randomized to 0.5-1.5 times the
+   * wait), which a restarted member met twice: the leader tried it again up to 7.5 s after its
+   * server was up, and once it answered, its first replies (inconsistencies: the leader's next
+   * index ran ahead while it was down, and the heartbeats queued while its cold JVM accepted the
+   * connection each get one) are errors too, still counted on from the failed tries, so the leader
+   * waited that long again after each of them before it sent the entries. A member that starts
+   * after the others (a cluster whose processes start one by one) got no heartbeat for that long
+   * and stood for election against a live leader. A try at a member that is down costs one refused
+   * connection; this pace keeps a restarted member's wait after each of its first replies within a
+   * few tens of milliseconds.
+   */
+  static final Duration APPENDER_RETRY_WAIT = Duration.ofMillis(20);
+
+  /** Tries a leader makes at once (1 ms apart) before it waits {@link #APPENDER_RETRY_WAIT}. */
+  static final int APPENDER_QUICK_RETRIES = 10;
+
+  /** The wait between a leader's immediate tries of a member that failed to answer. */
+  static final Duration APPENDER_QUICK_RETRY_WAIT = Duration.ofMillis(1);
+
   public RaftSettings {
     if (electionTimeoutMin.isNegative()
         || electionTimeoutMin.isZero()
@@ -208,9 +230,24 @@ public record RaftSettings(
         p, millis(electionTimeoutMax.multipliedBy(STEP_DOWN_WAIT_TIMEOUTS)));
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, LOG_COMMIT_INDEX);
     RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, CHAIN_FOLLOWER_APPENDS);
+    RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, appenderRetryPolicy());
     RaftServerConfigKeys.setStagingTimeout(
         p, millis(electionTimeoutMax.multipliedBy(STAGING_TIMEOUTS)));
     return p;
+  }
+
+  /**
+   * Ratis' retry policy of a leader's log appender ("wait,tries" pairs): quick tries, then a try
+   * every {@link #APPENDER_RETRY_WAIT} without end.
+   */
+  static String appenderRetryPolicy() {
+    return APPENDER_QUICK_RETRY_WAIT.toMillis()
+        + "ms,"
+        + APPENDER_QUICK_RETRIES
+        + ","
+        + APPENDER_RETRY_WAIT.toMillis()
+        + "ms,"
+        + Integer.MAX_VALUE;
   }
 
   RaftProperties clientProperties() {
