@@ -147,7 +147,7 @@ class ConfigNodeCliTest {
 
   @ParameterizedTest(name = "{0} {1}")
   @CsvSource({
-    "node, --snapshot-every=, 10000",
+    "node, --snapshot-every=, 1000",
     "node, --election-timeout-ms=, '300,600'",
     "node, --request-timeout-ms=, 10000",
     "drill, --procedures=, 30",
