@@ -4,7 +4,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
@@ -17,11 +16,13 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.http.ContentType;
-import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
-import org.apache.hc.core5.http.HttpMessage;
+import org.apache.hc.core5.http.HttpHeaders;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.impl.DefaultConnectionReuseStrategy;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
@@ -57,6 +58,9 @@ final class KeepAliveConnections implements Closeable {
   /** A GET that failed on a kept-alive connection the node had closed is sent once more. */
   private static final int IDEMPOTENT_RETRIES = 1;
 
+  /** A request body's type, as the JDK client's calls declare it (no charset parameter). */
+  private static final ContentType JSON = ContentType.create("application/json");
+
   /** One answer: its status and body. */
   record Answer(int status, byte[] body) {}
 
@@ -88,14 +92,11 @@ final class KeepAliveConnections implements Closeable {
         HttpClients.custom()
             .setConnectionManager(connections)
             .setConnectionReuseStrategy(
-                (request, response, context) ->
-                    TimeValue.isPositive(keepIdle)
-                        && !"close".equalsIgnoreCase(headerOf(response, "Connection"))
-                        && !"close".equalsIgnoreCase(headerOf(request, "Connection")))
+                TimeValue.isPositive(keepIdle)
+                    ? DefaultConnectionReuseStrategy.INSTANCE
+                    : (request, response, context) -> false)
             .setKeepAliveStrategy((response, context) -> keepIdle)
-            .setRetryStrategy(
-                new DefaultHttpRequestRetryStrategy(
-                    IDEMPOTENT_RETRIES, TimeValue.ZERO_MILLISECONDS))
+            .setRetryStrategy(new StaleConnectionRetry())
             .disableCookieManagement()
             .disableAuthCaching()
             .disableContentCompression()
@@ -103,9 +104,20 @@ final class KeepAliveConnections implements Closeable {
             .build();
   }
 
-  private static String headerOf(HttpMessage message, String name) {
-    Header h = message.getFirstHeader(name);
-    return h == null ? null : h.getValue();
+  /**
+   * Sends a GET again, once, after it failed on a kept-alive connection the node had closed (the
+   * library's default for idempotent requests); never resends on an answer (a 503 or 429 goes to
+   * the caller, which fails over as with any refusal).
+   */
+  private static final class StaleConnectionRetry extends DefaultHttpRequestRetryStrategy {
+    StaleConnectionRetry() {
+      super(IDEMPOTENT_RETRIES, TimeValue.ZERO_MILLISECONDS);
+    }
+
+    @Override
+    public boolean retryRequest(HttpResponse response, int execCount, HttpContext context) {
+      return false;
+    }
   }
 
   /**
@@ -113,30 +125,22 @@ final class KeepAliveConnections implements Closeable {
    * timeout}. A GET that fails on a kept-alive connection (the node closed it while it was idle) is
    * sent once more on a new one; any other failure is thrown.
    *
-   * @param headers header lines without the line end ({@code Name: value})
-   * @param body the request body, or null for none
+   * @param authorization the {@code Authorization} header's value, if any
+   * @param json the request's JSON body, or null for none
    */
   Answer exchange(
-      String node, String method, String path, List<String> headers, byte[] body, Duration timeout)
+      String node,
+      String method,
+      String path,
+      Optional<String> authorization,
+      byte[] json,
+      Duration timeout)
       throws IOException {
     HttpUriRequestBase request =
         new HttpUriRequestBase(method, URI.create(scheme + "://" + node + path));
-    ContentType type = null;
-    for (String h : headers) {
-      int colon = h.indexOf(':');
-      if (colon <= 0) {
-        throw new IllegalArgumentException("not a header line: " + h);
-      }
-      String name = h.substring(0, colon).trim();
-      String value = h.substring(colon + 1).trim();
-      if (name.equalsIgnoreCase("Content-Type")) {
-        type = ContentType.parse(value);
-      } else {
-        request.addHeader(name, value);
-      }
-    }
-    if (body != null) {
-      request.setEntity(new ByteArrayEntity(body, type));
+    authorization.ifPresent(a -> request.addHeader(HttpHeaders.AUTHORIZATION, a));
+    if (json != null) {
+      request.setEntity(new ByteArrayEntity(json, JSON));
     }
     request.setConfig(
         RequestConfig.custom()

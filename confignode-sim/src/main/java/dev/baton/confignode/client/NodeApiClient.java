@@ -15,7 +15,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -139,10 +138,10 @@ public final class NodeApiClient {
         "https",
         authorization,
         Optional.of(trust),
-        blocking.map(b -> new KeepAliveConnections(Optional.of(trust), API_CONNECT)));
+        blocking.map(
+            b ->
+                new KeepAliveConnections(Optional.of(trust), ConfigNodeWaits.API_CONNECT_TIMEOUT)));
   }
-
-  private static final Duration API_CONNECT = ConfigNodeWaits.API_CONNECT_TIMEOUT;
 
   /**
    * This client making its JSON calls (submissions, reads, long polls) as blocking exchanges on the
@@ -159,7 +158,7 @@ public final class NodeApiClient {
         scheme,
         authorization,
         tls,
-        Optional.of(new KeepAliveConnections(tls, API_CONNECT)));
+        Optional.of(new KeepAliveConnections(tls, ConfigNodeWaits.API_CONNECT_TIMEOUT)));
   }
 
   /**
@@ -432,16 +431,13 @@ public final class NodeApiClient {
       JsonNode body,
       Duration timeout)
       throws IOException {
-    List<String> headers = new ArrayList<>(2);
-    authorization.ifPresent(a -> headers.add("Authorization: " + a));
-    byte[] bytes = null;
-    if (method.equals("POST") || body != null) {
-      headers.add("Content-Type: " + JSON); // as in call(): every POST declares JSON
-      bytes = body == null ? new byte[0] : Json.LENIENT.writeValueAsBytes(body);
+    byte[] json = null;
+    if (method.equals("POST") || body != null) { // as in call(): every POST declares JSON
+      json = body == null ? new byte[0] : Json.LENIENT.writeValueAsBytes(body);
     }
     KeepAliveConnections.Answer answer;
     try {
-      answer = connections.exchange(node, method, path, headers, bytes, timeout);
+      answer = connections.exchange(node, method, path, authorization, json, timeout);
     } catch (IOException e) {
       throw new ApiException(0, "ConfigNode " + node + " unreachable: " + why(e));
     }

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,7 @@ class KeepAliveConnectionsTest {
   private HttpServer node;
   private final Set<InetSocketAddress> peers = ConcurrentHashMap.newKeySet();
   private final Set<String> authorizations = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger busyAnswers = new AtomicInteger();
 
   @BeforeEach
   void start() throws IOException {
@@ -54,6 +56,12 @@ class KeepAliveConnectionsTest {
               200,
               "{\"procId\":" + sent.path("nonce").path("nonce").asLong() + "}",
               false);
+        });
+    node.createContext(
+        "/busy",
+        exchange -> {
+          busyAnswers.incrementAndGet();
+          answer(exchange, 503, "{\"error\":\"overloaded\",\"message\":\"busy\"}", false);
         });
     node.createContext(
         "/missing",
@@ -117,7 +125,7 @@ class KeepAliveConnectionsTest {
         new KeepAliveConnections(Optional.empty(), PATIENCE, Duration.ZERO)) {
       for (int i = 0; i < CALLS; i++) {
         KeepAliveConnections.Answer answer =
-            connections.exchange(address, "GET", "/sized", List.of(), null, PATIENCE);
+            connections.exchange(address, "GET", "/sized", Optional.empty(), null, PATIENCE);
         assertEquals(200, answer.status());
       }
     }
@@ -145,6 +153,20 @@ class KeepAliveConnectionsTest {
                 client().call("127.0.0.1:" + node.getAddress().getPort(), "GET", "/missing", null));
     assertEquals(404, e.status());
     assertEquals("not_found", e.error());
+  }
+
+  @Test
+  void anOverloadedAnswerIsReportedNotSentAgain() {
+    String address = "127.0.0.1:" + node.getAddress().getPort();
+    for (String method : List.of("GET", "POST")) {
+      busyAnswers.set(0);
+      NodeApiClient.ApiException e =
+          assertThrows(
+              NodeApiClient.ApiException.class,
+              () -> client().call(address, method, "/busy", null));
+      assertEquals(503, e.status());
+      assertEquals(1, busyAnswers.get(), method + " was sent again after a 503");
+    }
   }
 
   @Test
