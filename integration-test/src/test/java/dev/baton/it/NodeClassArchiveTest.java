@@ -15,11 +15,23 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The child JVMs of a process cluster get a class data archive of their class path that the JDK
  * maps ({@code -Xshare:on} refuses to start a JVM whose archive it cannot use), and a class path
- * whose jars come first.
+ * whose jars come first. The archive holds the classes a member loads when its peers reach it over
+ * mutual TLS, not only those of its start.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class NodeClassArchiveTest {
   static final String FLAG = "-XX:SharedArchiveFile=";
+
+  /**
+   * Classes a member loads only once it talks Raft with its peers over mutual TLS: the TLS handler,
+   * the trust manager that checks a peer's certificate, both ends of the appends.
+   */
+  static final List<String> PEER_CLASSES =
+      List.of(
+          "org.apache.ratis.thirdparty.io.netty.handler.ssl.SslHandler",
+          "dev.baton.consensus.MemberTrustManager",
+          "org.apache.ratis.grpc.server.GrpcLogAppender",
+          "org.apache.ratis.grpc.server.GrpcServerProtocolService");
 
   /** How long the check JVM may take. */
   static final long CHECK_SECONDS = 60;
@@ -45,6 +57,27 @@ class NodeClassArchiveTest {
     assertTrue(check.waitFor(CHECK_SECONDS, TimeUnit.SECONDS));
     assertEquals(0, check.exitValue(), out);
     assertEquals(flags, NodeClassArchive.jvmFlags(), "built once");
+  }
+
+  @Test
+  void theArchiveHoldsTheClassesOfRaftOverMutualTls() throws Exception {
+    List<String> flags = NodeClassArchive.jvmFlags();
+    assertEquals(1, flags.size(), "flags " + flags);
+    Process print =
+        new ProcessBuilder(
+                NodeClassArchive.java(),
+                flags.get(0),
+                "-XX:+PrintSharedArchiveAndExit",
+                "-XX:+PrintSharedDictionary",
+                "-cp",
+                NodeClassArchive.childClassPath())
+            .redirectErrorStream(true)
+            .start();
+    String dictionary = new String(print.getInputStream().readAllBytes());
+    assertTrue(print.waitFor(CHECK_SECONDS, TimeUnit.SECONDS));
+    for (String c : PEER_CLASSES) {
+      assertTrue(dictionary.contains(" " + c + " "), c + " is not in the archive");
+    }
   }
 
   @Test

@@ -1,9 +1,7 @@
 package dev.baton.confignode.cluster;
 
-import dev.baton.confignode.waits.ConfigNodeWaits;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,18 +19,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A class data sharing archive (AppCDS) of the classes a ConfigNode loads until it serves, for the
- * child JVMs of this class path: a child maps them from the archive instead of reading, parsing and
- * verifying each from its jar. A node's start until its admin API answered took 1.7-4.3 s with it
- * against 4.1-8.3 s without (one node, runs alternating, machine loaded 21-25 deep); five nodes
- * started at once (a whole cluster restarted) spend most of their start loading classes.
+ * A class data sharing archive (AppCDS) of the classes a ConfigNode loads until it serves in a
+ * secured cluster and talks Raft with its peers, for the child JVMs of this class path: a child
+ * maps them from the archive instead of reading, parsing and verifying each from its jar. A node's
+ * start until its admin API answered took 1.7-4.3 s with it against 4.1-8.3 s without (one node,
+ * runs alternating, machine loaded 21-25 deep); five nodes started at once (a whole cluster
+ * restarted) spend most of their start loading classes.
  *
- * <p>Built once per class path and JDK, in the system temp directory: a training node (a one-member
- * plaintext cluster of its own) runs until it serves and is stopped, the JDK writes the classes it
- * loaded, and {@code java -Xshare:dump} writes the archive. An archive covers the jars of the class
- * path only (the JDK archives no class from a directory): the children get the jars first, in their
- * order, then the directories. If anything fails the children start without an archive, as before;
- * the JDK also ignores an archive that does not fit the class path (a jar rebuilt since).
+ * <p>Built once per class path and JDK, in the system temp directory: a training cluster ({@link
+ * ArchiveTraining}) runs until it serves and is stopped, the JDK writes the classes each node
+ * loaded, and {@code java -Xshare:dump} writes the archive of them all ({@link ClassLists}). An
+ * archive covers the jars of the class path only (the JDK archives no class from a directory): the
+ * children get the jars first, in their order, then the directories. If anything fails the children
+ * start without an archive, as before; the JDK also ignores an archive that does not fit the class
+ * path (a jar rebuilt since).
  */
 public final class NodeClassArchive {
   private static final Logger LOG = LoggerFactory.getLogger(NodeClassArchive.class);
@@ -45,23 +45,14 @@ public final class NodeClassArchive {
 
   static final String ARCHIVE_SUFFIX = ".jsa";
 
-  /** How long the training node may take to serve. */
-  static final Duration TRAINING_WAIT = Duration.ofSeconds(120);
-
-  /** How long the training node may take to stop, and the dump to be written. */
+  /** How long the archive's dump may take. */
   static final Duration EXIT_WAIT = Duration.ofSeconds(60);
-
-  /** What the training node prints once it serves (see the {@code node} command). */
-  static final String SERVING_LINE = "node ";
 
   /**
    * How long an archive of another class path (a jar since rebuilt) is kept after it was built. A
    * child that finds its archive gone starts without one.
    */
   static final Duration STALE_AFTER = Duration.ofHours(1);
-
-  /** The training node's id. */
-  static final String TRAINING_NODE = "archive";
 
   private static Optional<Path> built;
 
@@ -152,50 +143,9 @@ public final class NodeClassArchive {
     }
   }
 
-  /** Runs a training node until it serves, stops it, and leaves the classes it loaded in a list. */
+  /** Runs the training cluster, and leaves the classes its nodes loaded in one list. */
   private static void train(Path work, Path classes) throws IOException, InterruptedException {
-    int raftPort;
-    try (ServerSocket s = new ServerSocket(0)) {
-      raftPort = s.getLocalPort();
-    }
-    List<String> cmd = new ArrayList<>();
-    cmd.add(java());
-    cmd.add(ChildJvm.HEAP);
-    cmd.add("-XX:DumpLoadedClassList=" + classes);
-    cmd.add("-cp");
-    cmd.add(childClassPath());
-    cmd.add(ChildJvm.MAIN_CLASS);
-    cmd.addAll(
-        ChildJvm.nodeArgs(
-            TRAINING_NODE,
-            TRAINING_NODE + "=127.0.0.1:" + raftPort,
-            work.resolve("data"),
-            "127.0.0.1:0"));
-    Path out = work.resolve("training.log");
-    Process p =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-    try {
-      ConfigNodeWaits.clusterPoll(TRAINING_WAIT, "the training node serving")
-          .untilTrue(() -> !p.isAlive() || serves(out));
-      if (!serves(out)) {
-        throw new IOException("the training node ended before it served");
-      }
-    } finally {
-      p.destroy();
-      if (!p.waitFor(EXIT_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        p.destroyForcibly();
-      }
-    }
-    if (!Files.isRegularFile(classes)) {
-      throw new IOException("the training node wrote no class list");
-    }
-  }
-
-  /** Whether the training node's output says it serves. */
-  private static boolean serves(Path out) throws IOException {
-    try (Stream<String> lines = Files.lines(out, StandardCharsets.UTF_8)) {
-      return lines.anyMatch(l -> l.startsWith(SERVING_LINE + TRAINING_NODE + " "));
-    }
+    ClassLists.merge(ArchiveTraining.run(work.resolve("training")), classes);
   }
 
   private static void dump(List<String> jars, Path classes, Path archive, Path log)

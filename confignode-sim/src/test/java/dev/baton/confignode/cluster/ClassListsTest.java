@@ -1,0 +1,56 @@
+package dev.baton.confignode.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class ClassListsTest {
+  @TempDir Path dir;
+
+  @Test
+  void mergedListsNameEveryClassOnceThenEveryDirectiveOnce() throws Exception {
+    Path leader =
+        write(
+            "leader.classes",
+            "# NOTE: Do not modify this file.",
+            "java/lang/Object",
+            "a/Leader",
+            "a/Shared",
+            "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;",
+            "@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.Invokers$Holder invoker L_L");
+    Path follower =
+        write(
+            "follower.classes",
+            "# NOTE: Do not modify this file.",
+            "java/lang/Object id: 0",
+            "a/Shared id: 1",
+            "a/Follower id: 2",
+            "a/Custom id: 3 super: 0 source: /some.jar",
+            "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;");
+    Path merged = dir.resolve("merged.classes");
+
+    ClassLists.merge(List.of(leader, follower), merged);
+
+    assertEquals(
+        List.of(
+            "java/lang/Object",
+            "a/Leader",
+            "a/Shared",
+            "a/Follower",
+            "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;",
+            "@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.Invokers$Holder invoker L_L"),
+        Files.readAllLines(merged, StandardCharsets.UTF_8));
+  }
+
+  private Path write(String name, String... lines) throws Exception {
+    return Files.write(dir.resolve(name), List.of(lines), StandardCharsets.UTF_8);
+  }
+}
