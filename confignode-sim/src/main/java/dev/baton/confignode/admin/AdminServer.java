@@ -3,6 +3,7 @@ package dev.baton.confignode.admin;
 import dev.baton.confignode.auth.AccessControl;
 import dev.baton.confignode.auth.AuditLog;
 import dev.baton.confignode.auth.Principal;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.events.EventLog;
 import dev.baton.confignode.faults.StateHolds;
 import dev.baton.confignode.http.AllowedHosts;
@@ -55,6 +56,7 @@ public final class AdminServer implements AutoCloseable {
   private final AdminApiSettings settings;
   private final AdminGate gate;
   private final RouteTable routes = new RouteTable();
+  private final LeaderForward leader;
   private JettyHttpServer server;
 
   public AdminServer(
@@ -87,8 +89,7 @@ public final class AdminServer implements AutoCloseable {
                     OpenApiDocument.PATH,
                     "this document: the OpenAPI 3 description of the admin API",
                     req -> OpenApiDocument.of(routes.endpoints()))));
-    LeaderForward leader =
-        new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
+    this.leader = new LeaderForward(node, metadata, settings.tls().map(TlsIdentity::trustContext));
     routes.add(new ClusterRoutes(node, leader));
     routes.add(new ProcedureRoutes(node, holds, limits, leader));
     routes.add(new ActionRoutes(node, metrics, leader));
@@ -163,6 +164,8 @@ public final class AdminServer implements AutoCloseable {
       return CompletableFuture.completedFuture(HttpReply.error(e));
     }
     AdminRequest req = new AdminRequest(call, who);
+    // a client that reached a follower learns where to go next time
+    leader.leaderAddress().ifPresent(a -> call.setResponseHeader(NodeApiClient.LEADER_HEADER, a));
     return answer(req, call.executor())
         .thenApply(
             reply -> {

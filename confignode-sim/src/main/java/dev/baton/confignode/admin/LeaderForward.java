@@ -33,6 +33,9 @@ final class LeaderForward {
 
   private String forwardedTo;
 
+  /** The leader's published address as last found in the metadata. */
+  private volatile ClusterMetadata.LeaderAdmin lastPublished;
+
   LeaderForward(
       ProcedureNode<ConfigNodeEnv> node, ClusterMetadata metadata, Optional<SSLContext> tls) {
     this.node = node;
@@ -52,6 +55,27 @@ final class LeaderForward {
   JsonNode post(AdminRequest req, String path, JsonNode body, String what)
       throws HttpError, InterruptedException {
     return forward(req, "POST", path, body, what);
+  }
+
+  /**
+   * Where the leader serves its admin API, when another node leads and has published it: what a
+   * follower names in its answers ({@link NodeApiClient#LEADER_HEADER}).
+   */
+  Optional<String> leaderAddress() {
+    Optional<String> leader = node.leaderId();
+    if (leader.isEmpty() || leader.get().equals(node.nodeId())) {
+      return Optional.empty();
+    }
+    ClusterMetadata.LeaderAdmin known = lastPublished;
+    if (known == null || !known.nodeId().equals(leader.get())) {
+      // the metadata is read again only when the leader changed since it was last found there
+      known = metadata.local().leaderAdmin().orElse(null);
+      if (known == null || !known.nodeId().equals(leader.get())) {
+        return Optional.empty(); // the new leader has not published its address yet
+      }
+      lastPublished = known;
+    }
+    return Optional.of(known.address());
   }
 
   private JsonNode forward(AdminRequest req, String method, String path, JsonNode body, String what)

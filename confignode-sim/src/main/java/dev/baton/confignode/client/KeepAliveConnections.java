@@ -16,6 +16,7 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpHeaders;
 import org.apache.hc.core5.http.HttpResponse;
@@ -61,8 +62,11 @@ final class KeepAliveConnections implements Closeable {
   /** A request body's type, as the JDK client's calls declare it (no charset parameter). */
   private static final ContentType JSON = ContentType.create("application/json");
 
-  /** One answer: its status and body. */
-  record Answer(int status, byte[] body) {}
+  /**
+   * One answer: its status, its body and the leader the node named ({@link
+   * NodeApiClient#LEADER_HEADER}), if any.
+   */
+  record Answer(int status, byte[] body, Optional<String> leader) {}
 
   private final CloseableHttpClient http;
   private final String scheme;
@@ -153,7 +157,9 @@ final class KeepAliveConnections implements Closeable {
         response -> {
           HttpEntity entity = response.getEntity();
           byte[] bytes = entity == null ? new byte[0] : EntityUtils.toByteArray(entity, MAX_BODY);
-          return new Answer(response.getCode(), bytes);
+          Header leader = response.getFirstHeader(NodeApiClient.LEADER_HEADER);
+          return new Answer(
+              response.getCode(), bytes, Optional.ofNullable(leader).map(Header::getValue));
         });
   }
 
