@@ -114,8 +114,45 @@ class BenchTest {
             >= json.path("proceduresPerSecond").asDouble(),
         jsonLine);
 
+    // the procedure warm-up ran right before the measured procedures, on the connections they use
+    assertEquals(0, json.path("connectionsOpened").asLong(-1), jsonLine);
+
     Matcher m = DIR.matcher(report);
     assertTrue(m.find(), run);
     assertFalse(Files.exists(Path.of(m.group(1))), "temp dir removed: " + m.group(1));
+  }
+
+  @Test
+  void anOpenLoopWarmsUpAtItsRateAndCountsItsConnections() throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        ConfigNodeCli.run(
+            new String[] {
+              "bench", "--procedures", "20", "--steps", "2", "--rate", "20", "--warmup-seconds", "2"
+            },
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String report = out.toString(StandardCharsets.UTF_8);
+    String run = "exit " + code + "\nstdout:\n" + report + "\nstderr:\n" + err;
+    assertEquals(0, code, run);
+    assertTrue(report.contains("open loop at 20.0/s"), run);
+    // 2 s: a ramp to 20/s in the first (10), 20/s in the second (20)
+    assertTrue(report.contains("[bench] procedure warm-up: 30 procedures"), run);
+    assertTrue(report.contains("connections opened"), run);
+    String jsonLine =
+        report.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow();
+    JsonNode json = Json.LENIENT.readTree(jsonLine);
+    assertEquals(20, json.path("procedures").asInt(), jsonLine);
+    assertEquals(20.0, json.path("rate").asDouble(), jsonLine);
+    assertEquals(0, json.path("failed").asInt(-1), jsonLine);
+    // at most one connection per procedure in flight: an open loop never opens more
+    long opened = json.path("connectionsOpened").asLong(-1);
+    assertTrue(opened >= 0 && opened <= 20, jsonLine);
+    JsonNode latency = json.path("latencyMillis");
+    assertTrue(
+        latency.path("p50").asDouble() >= json.path("submitMillis").path("p50").asDouble(),
+        jsonLine);
+    assertTrue(latency.path("p99").asDouble() <= latency.path("p999").asDouble(), jsonLine);
   }
 }

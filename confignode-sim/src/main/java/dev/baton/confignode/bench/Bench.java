@@ -155,12 +155,12 @@ public final class Bench implements AutoCloseable {
       int minReads = quick ? Math.min(MAX_READS, warmup) : MIN_WARMUP_READS;
       int warmReads = warmReads(leader, warmupId, minReads, settings.warmup());
       out.printf("[bench] read warm-up: %d reads from the leader and a follower%n", warmReads);
-      // procedures last, in the measured load's shape, right before it: the connections and
-      // threads it needs are open (a connection idle for KeepAliveConnections' MAX_IDLE is
-      // closed), so the measured phase pays for no TLS handshake its warm-up did not
+      // procedures last, in the measured load's shape (the open loop's rate reached in a ramp),
+      // right before it: the connections and threads it needs are open (a connection idle for
+      // KeepAliveConnections' MAX_IDLE is closed), so the measured phase opens none itself
       Load.Run warmProcedures =
           settings.openLoop()
-              ? load.openLoopFor(settings.warmup(), () -> oneProcedure(api))
+              ? load.rampedOpenLoopFor(settings.warmup(), () -> oneProcedure(api))
               : load.closedLoopFor(settings.warmup(), () -> oneProcedure(api));
       out.printf(
           "[bench] procedure warm-up: %d procedures, %d connections open%n",
