@@ -75,8 +75,7 @@ public record BenchResult(
     }
     row(out, "all processes", cpu.total(), CPU_FORMAT);
     out.append(
-        String.format(
-            Locale.ROOT, "  %-30s %12d%n", "connections opened", connectionsOpened));
+        String.format(Locale.ROOT, "  %-30s %12d%n", "connections opened", connectionsOpened));
     out.append(
         String.format(
             Locale.ROOT, "raw Raft baseline (empty commits, %d clients):%n", settings.clients()));

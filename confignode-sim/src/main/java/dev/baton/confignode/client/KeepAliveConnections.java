@@ -166,8 +166,8 @@ final class KeepAliveConnections implements Closeable {
   }
 
   /**
-   * Connections opened so far (each a TCP connect and, with TLS, a handshake), kept-alive ones
-   * used again not counted.
+   * Connections opened so far (each a TCP connect and, with TLS, a handshake), kept-alive ones used
+   * again not counted.
    */
   long opened() {
     return opened.sum();

@@ -162,8 +162,9 @@ public final class NodeApiClient {
   }
 
   /**
-   * Connections this client's kept-alive exchanges opened so far ({@link #withKeepAliveConnections};
-   * 0 without): how many connects and TLS handshakes a phase of calls paid for.
+   * Connections this client's kept-alive exchanges opened so far ({@link
+   * #withKeepAliveConnections}; 0 without): how many connects and TLS handshakes a phase of calls
+   * paid for.
    */
   public long connectionsOpened() {
     return blocking.map(KeepAliveConnections::opened).orElse(0L);

@@ -20,7 +20,7 @@ public final class ChildJvm {
   public static final String MAIN_CLASS = "dev.baton.confignode.ConfigNodeMain";
 
   /** Heap of each child; small processes, many of them on one machine. */
-  static final String HEAP = "-Xmx512m";
+  static final String HEAP = "-Xmx256m";
 
   private final String name;
   private final Path log;
