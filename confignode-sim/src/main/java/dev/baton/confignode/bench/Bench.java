@@ -163,7 +163,7 @@ public final class Bench implements AutoCloseable {
               ? load.rampedOpenLoopFor(settings.warmup(), () -> oneProcedure(api))
               : load.closedLoopFor(settings.warmup(), () -> oneProcedure(api));
       out.printf(
-          "[bench] procedure warm-up: %d procedures, %d connections open%n",
+          "[bench] procedure warm-up: %d procedures, %d connections opened so far%n",
           warmProcedures.count(), api.connectionsOpened());
 
       out.printf(
