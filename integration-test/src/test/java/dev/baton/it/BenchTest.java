@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.cli.ConfigNodeCli;
 import dev.baton.confignode.http.Json;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,30 +30,49 @@ import org.junit.jupiter.api.Timeout;
 class BenchTest {
   private static final Pattern DIR = Pattern.compile("ConfigNodes in (\\S+)");
 
-  @Test
-  void aSmallRunReportsPositiveFiguresAndCleansUp() throws Exception {
+  /** A bench command's exit code, output, and all of it as one text for failure messages. */
+  private record BenchRun(int code, String report, String text) {
+    /** The JSON line of the report. */
+    JsonNode json() throws IOException {
+      return Json.LENIENT.readTree(jsonLine());
+    }
+
+    String jsonLine() {
+      return report.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow();
+    }
+  }
+
+  private static BenchRun bench(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code =
         ConfigNodeCli.run(
-            new String[] {
-              "bench",
-              "--nodes",
-              "3",
-              "--procedures",
-              "20",
-              "--steps",
-              "2",
-              "--clients",
-              "2",
-              "--warmup-seconds",
-              "2"
-            },
+            args,
             new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
     String report = out.toString(StandardCharsets.UTF_8);
-    String run = "exit " + code + "\nstdout:\n" + report + "\nstderr:\n" + err;
-    assertEquals(0, code, run);
+    return new BenchRun(
+        code, report, "exit " + code + "\nstdout:\n" + report + "\nstderr:\n" + err);
+  }
+
+  @Test
+  void aSmallRunReportsPositiveFiguresAndCleansUp() throws Exception {
+    BenchRun r =
+        bench(
+            "bench",
+            "--nodes",
+            "3",
+            "--procedures",
+            "20",
+            "--steps",
+            "2",
+            "--clients",
+            "2",
+            "--warmup-seconds",
+            "2");
+    String report = r.report();
+    String run = r.text();
+    assertEquals(0, r.code(), run);
     for (String row :
         List.of(
             "procedures/s",
@@ -65,9 +85,8 @@ class BenchTest {
             "latency p50 / commit p50")) {
       assertTrue(report.contains(row), () -> row + " in " + run);
     }
-    String jsonLine =
-        report.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow();
-    JsonNode json = Json.LENIENT.readTree(jsonLine);
+    String jsonLine = r.jsonLine();
+    JsonNode json = r.json();
     assertEquals(20, json.path("procedures").asInt(), jsonLine);
     assertEquals(2, json.path("steps").asInt(), jsonLine);
     assertEquals(0, json.path("failed").asInt(-1), jsonLine);
@@ -114,8 +133,38 @@ class BenchTest {
             >= json.path("proceduresPerSecond").asDouble(),
         jsonLine);
 
+    // the procedure warm-up ran right before the measured procedures, on the connections they use
+    assertEquals(0, json.path("connectionsOpened").asLong(-1), jsonLine);
+
     Matcher m = DIR.matcher(report);
     assertTrue(m.find(), run);
     assertFalse(Files.exists(Path.of(m.group(1))), "temp dir removed: " + m.group(1));
+  }
+
+  @Test
+  void anOpenLoopWarmsUpAtItsRateAndCountsItsConnections() throws Exception {
+    BenchRun r =
+        bench(
+            "bench", "--procedures", "20", "--steps", "2", "--rate", "20", "--warmup-seconds", "2");
+    String report = r.report();
+    String run = r.text();
+    assertEquals(0, r.code(), run);
+    assertTrue(report.contains("open loop at 20.0/s"), run);
+    // 2 s: a ramp to 20/s in the first (10), 20/s in the second (20)
+    assertTrue(report.contains("[bench] procedure warm-up: 30 procedures"), run);
+    assertTrue(report.contains("connections opened"), run);
+    String jsonLine = r.jsonLine();
+    JsonNode json = r.json();
+    assertEquals(20, json.path("procedures").asInt(), jsonLine);
+    assertEquals(20.0, json.path("rate").asDouble(), jsonLine);
+    assertEquals(0, json.path("failed").asInt(-1), jsonLine);
+    // at most one connection per procedure in flight: an open loop never opens more
+    long opened = json.path("connectionsOpened").asLong(-1);
+    assertTrue(opened >= 0 && opened <= 20, jsonLine);
+    JsonNode latency = json.path("latencyMillis");
+    assertTrue(
+        latency.path("p50").asDouble() >= json.path("submitMillis").path("p50").asDouble(),
+        jsonLine);
+    assertTrue(latency.path("p99").asDouble() <= latency.path("p999").asDouble(), jsonLine);
   }
 }

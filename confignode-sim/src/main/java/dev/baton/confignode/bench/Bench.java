@@ -68,8 +68,8 @@ public final class Bench implements AutoCloseable {
    * @param steps steps of each Noop
    * @param clients concurrent closed-loop clients (and the baseline's)
    * @param rate procedures started per second (open loop); 0 for the closed loop
-   * @param warmup how long procedures run before the measured ones, from {@code clients}
-   *     closed-loop clients
+   * @param warmup how long procedures run right before the measured ones, in their shape ({@code
+   *     clients} closed-loop clients, or the open loop at {@code rate})
    * @param keepDir keep the temp dir (logs, data)
    * @param tokens secured (tokens, HTTPS, Raft over mutual TLS)
    */
@@ -140,16 +140,13 @@ public final class Bench implements AutoCloseable {
     // bench about as much CPU per request as the node's handling, on the same cores
     NodeApiClient api = cluster.client(leaderFirst).withKeepAliveConnections();
     int warmup = Math.min(MAX_WARMUP, Math.max(1, settings.procedures() / WARMUP_DIVISOR));
-    Load load = new Load(settings.clients(), settings.rate());
 
-    try (ProcedureClient raft = cluster.raftClient(ConfigNodeProcedures.registry())) {
+    try (ProcedureClient raft = cluster.raftClient(ConfigNodeProcedures.registry());
+        Load load = new Load(settings.clients(), settings.rate())) {
       out.printf(
-          "[bench] leader %s; warm-up with %d s of procedures, %d empty commits and reads%n",
-          leader, settings.warmup().toSeconds(), warmup);
-      long warmupId = load.closedLoopFor(settings.warmup(), () -> oneProcedure(api)).lastId();
-      if (warmupId == 0) { // no warm-up asked for: the reads' warm-up needs a procedure
-        warmupId = oneProcedure(api).procId();
-      }
+          "[bench] leader %s; warm-up with %d empty commits, reads, then %d s of procedures%n",
+          leader, warmup, settings.warmup().toSeconds());
+      long warmupId = oneProcedure(api).procId(); // the procedure the warm-up reads
       load.closedLoop(warmup, () -> emptyCommit(raft));
       // the read path of a follower (its admin API, the read index round trip) runs nowhere else,
       // and the leader's plain GET little: unwarmed, their figures would be the JIT's
@@ -158,6 +155,16 @@ public final class Bench implements AutoCloseable {
       int minReads = quick ? Math.min(MAX_READS, warmup) : MIN_WARMUP_READS;
       int warmReads = warmReads(leader, warmupId, minReads, settings.warmup());
       out.printf("[bench] read warm-up: %d reads from the leader and a follower%n", warmReads);
+      // procedures last, in the measured load's shape (the open loop's rate reached in a ramp),
+      // right before it: the connections and threads it needs are open (a connection idle for
+      // KeepAliveConnections' MAX_IDLE is closed), so the measured phase opens none itself
+      Load.Run warmProcedures =
+          settings.openLoop()
+              ? load.rampedOpenLoopFor(settings.warmup(), () -> oneProcedure(api))
+              : load.closedLoopFor(settings.warmup(), () -> oneProcedure(api));
+      out.printf(
+          "[bench] procedure warm-up: %d procedures, %d connections opened so far%n",
+          warmProcedures.count(), api.connectionsOpened());
 
       out.printf(
           "[bench] measuring %d procedures (%s)%n",
@@ -170,12 +177,14 @@ public final class Bench implements AutoCloseable {
       List<Long> followerPids =
           cluster.nodeIds().stream().filter(id -> !id.equals(leader)).map(cluster::pid).toList();
       CpuPerProcedure.Sample cpuBefore = CpuPerProcedure.Sample.now(leaderPid, followerPids);
+      long connectionsBefore = api.connectionsOpened();
       Load.Run procedures =
           settings.openLoop()
               ? load.openLoop(settings.procedures(), () -> oneProcedure(api))
               : load.closedLoop(settings.procedures(), () -> oneProcedure(api));
       CpuPerProcedure cpu =
           CpuPerProcedure.Sample.now(leaderPid, followerPids).since(cpuBefore, procedures.count());
+      long connectionsOpened = api.connectionsOpened() - connectionsBefore;
       Map<String, Double> after = api.metrics(leaderHttp);
       if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
         out.println("[bench] warning: the leader changed during the run; rates are partial");
@@ -205,6 +214,7 @@ public final class Bench implements AutoCloseable {
           readTimes.leader(),
           readTimes.follower(),
           cpu,
+          connectionsOpened,
           procedures.failed());
     }
   }

@@ -26,6 +26,9 @@ import java.util.Map;
  * @param leaderRead {@code GET /api/procedures/ID} on the leader's admin API
  * @param followerRead the same on a follower's
  * @param cpu CPU time per procedure of each process over the procedures' measured phase
+ * @param connectionsOpened connections (TCP connects and, secured, TLS handshakes) the bench's
+ *     admin API client opened during the procedures' measured phase: 0 when its warm-up left as
+ *     many open as the measured load holds at once
  * @param failed procedures that did not end in SUCCESS
  */
 public record BenchResult(
@@ -41,6 +44,7 @@ public record BenchResult(
     Percentiles leaderRead,
     Percentiles followerRead,
     CpuPerProcedure cpu,
+    long connectionsOpened,
     int failed) {
 
   /** A table for people. */
@@ -70,6 +74,8 @@ public record BenchResult(
       row(out, "follower", f, CPU_FORMAT);
     }
     row(out, "all processes", cpu.total(), CPU_FORMAT);
+    out.append(
+        String.format(Locale.ROOT, "  %-30s %12d%n", "connections opened", connectionsOpened));
     out.append(
         String.format(
             Locale.ROOT, "raw Raft baseline (empty commits, %d clients):%n", settings.clients()));
@@ -140,6 +146,7 @@ public record BenchResult(
     m.put("leaderReadMillis", leaderRead.json());
     m.put("followerReadMillis", followerRead.json());
     m.put("cpuMillisPerProcedure", cpu.json());
+    m.put("connectionsOpened", connectionsOpened);
     m.put("ratios", ratios());
     m.put("failed", failed);
     try {

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntToLongFunction;
 
 /**
  * How the bench puts load on the cluster: {@code clients} closed-loop clients (each starts its next
@@ -21,7 +22,7 @@ import java.util.function.BooleanSupplier;
  * whatever their answers (each one's latency counted from when it was due, so a cluster that falls
  * behind shows it in the latencies rather than hiding it by slowing the load).
  */
-final class Load {
+final class Load implements AutoCloseable {
   /**
    * Operations of the open loop in flight at most; beyond, the next one waits (and its latency,
    * counted from when it was due, grows).
@@ -84,6 +85,12 @@ final class Load {
   private final int clients;
   private final double rate;
 
+  /**
+   * The open loop's threads, one per operation in flight (at most {@link #MAX_OUTSTANDING}): kept
+   * from one open-loop run to the next, so that a warm-up leaves the threads a measured run needs.
+   */
+  private final ExecutorService openLoopThreads = Executors.newCachedThreadPool();
+
   Load(int clients, double rate) {
     this.clients = clients;
     this.rate = rate;
@@ -137,50 +144,81 @@ final class Load {
     return closedLoop(() -> next.getAndIncrement() < count, op);
   }
 
+  /**
+   * Operations for {@code time} (none if it is zero), the rate rising evenly from 0 to {@code rate}
+   * over its first half and held there for the second: the threads and connections the rate needs
+   * open a few at a time. Started at the full rate at once, the operations due in the first moments
+   * each open a connection (a TLS handshake on the node as well) on cold connections, which slows
+   * them, so that more are in flight and open more.
+   */
+  Run rampedOpenLoopFor(Duration time, Op op) throws IOException, InterruptedException {
+    double ramp = time.toNanos() / 2.0 / NANOS_PER_SECOND;
+    // rate * t / ramp per second at t into the ramp: rate * t^2 / (2 ramp) operations by then
+    int rampCount = (int) (rate * ramp / 2);
+    int count = rampCount + (int) (rate * ramp);
+    return openLoop(
+        count,
+        i ->
+            i < rampCount
+                ? (long) (Math.sqrt(2 * ramp * i / rate) * NANOS_PER_SECOND)
+                : (long) ((ramp + (i - rampCount) / rate) * NANOS_PER_SECOND),
+        op);
+  }
+
   /** {@code count} operations started at {@code rate} per second. */
   Run openLoop(int count, Op op) throws IOException, InterruptedException {
     long interval = (long) (NANOS_PER_SECOND / rate);
-    ExecutorService pool = Executors.newCachedThreadPool();
+    return openLoop(count, i -> i * interval, op);
+  }
+
+  /**
+   * {@code count} operations, operation {@code i} due {@code dueAt(i)} nanoseconds after the start
+   * (non-decreasing), its latency counted from then.
+   */
+  private Run openLoop(int count, IntToLongFunction dueAt, Op op)
+      throws IOException, InterruptedException {
     Semaphore outstanding = new Semaphore(MAX_OUTSTANDING);
     CountDownLatch done = new CountDownLatch(count);
     List<Timed> all = new ArrayList<>();
     AtomicReference<Exception> failure = new AtomicReference<>();
     long start = System.nanoTime();
-    try {
-      for (int i = 0; i < count && failure.get() == null; i++) {
-        long due = start + i * interval;
-        for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
-          LockSupport.parkNanos(wait); // pacing the load, not waiting for a result
-        }
-        outstanding.acquire();
-        pool.execute(
-            () -> {
-              try {
-                Sample s = op.run();
-                Timed t = new Timed(s, System.nanoTime() - due);
-                synchronized (all) {
-                  all.add(t);
-                }
-              } catch (IOException | InterruptedException | RuntimeException e) {
-                failure.compareAndSet(null, e);
-              } finally {
-                outstanding.release();
-                done.countDown();
+    for (int i = 0; i < count && failure.get() == null; i++) {
+      long due = start + dueAt.applyAsLong(i);
+      for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
+        LockSupport.parkNanos(wait); // pacing the load, not waiting for a result
+      }
+      outstanding.acquire();
+      openLoopThreads.execute(
+          () -> {
+            try {
+              Sample s = op.run();
+              Timed t = new Timed(s, System.nanoTime() - due);
+              synchronized (all) {
+                all.add(t);
               }
-            });
-      }
-      if (failure.get() == null) {
-        done.await();
-      }
-      if (failure.get() != null) {
-        throw new IOException(
-            "a bench operation failed: " + failure.get().getMessage(), failure.get());
-      }
-      synchronized (all) {
-        return Run.of(all, start);
-      }
-    } finally {
-      pool.shutdownNow();
+            } catch (IOException | InterruptedException | RuntimeException e) {
+              failure.compareAndSet(null, e);
+            } finally {
+              outstanding.release();
+              done.countDown();
+            }
+          });
     }
+    if (failure.get() == null) {
+      done.await();
+    }
+    if (failure.get() != null) {
+      throw new IOException(
+          "a bench operation failed: " + failure.get().getMessage(), failure.get());
+    }
+    synchronized (all) {
+      return Run.of(all, start);
+    }
+  }
+
+  /** Stops the open loop's threads. */
+  @Override
+  public void close() {
+    openLoopThreads.shutdownNow();
   }
 }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 import javax.net.ssl.SSLContext;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.config.ConnectionConfig;
@@ -12,6 +13,7 @@ import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.ManagedHttpClientConnectionFactory;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
@@ -71,6 +73,7 @@ final class KeepAliveConnections implements Closeable {
   private final CloseableHttpClient http;
   private final String scheme;
   private final Timeout connectTimeout;
+  private final LongAdder opened = new LongAdder();
 
   KeepAliveConnections(Optional<SSLContext> tls, Duration connectTimeout) {
     this(tls, connectTimeout, MAX_IDLE);
@@ -87,6 +90,11 @@ final class KeepAliveConnections implements Closeable {
         PoolingHttpClientConnectionManagerBuilder.create()
             .setMaxConnPerRoute(MAX_CONNECTIONS_PER_NODE)
             .setMaxConnTotal(MAX_CONNECTIONS_PER_NODE)
+            .setConnectionFactory(
+                socket -> {
+                  opened.increment();
+                  return ManagedHttpClientConnectionFactory.INSTANCE.createConnection(socket);
+                })
             .setDefaultConnectionConfig(
                 ConnectionConfig.custom().setConnectTimeout(this.connectTimeout).build());
     tls.ifPresent(context -> pool.setTlsSocketStrategy(new DefaultClientTlsStrategy(context)));
@@ -161,6 +169,14 @@ final class KeepAliveConnections implements Closeable {
           return new Answer(
               response.getCode(), bytes, Optional.ofNullable(leader).map(Header::getValue));
         });
+  }
+
+  /**
+   * Connections opened so far (each a TCP connect and, with TLS, a handshake), kept-alive ones used
+   * again not counted.
+   */
+  long opened() {
+    return opened.sum();
   }
 
   /** Closes every connection; exchanges in flight fail. */

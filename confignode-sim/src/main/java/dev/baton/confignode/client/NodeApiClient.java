@@ -171,6 +171,15 @@ public final class NodeApiClient {
   }
 
   /**
+   * Connections this client's kept-alive exchanges opened so far ({@link
+   * #withKeepAliveConnections}; 0 without): how many connects and TLS handshakes a phase of calls
+   * paid for.
+   */
+  public long connectionsOpened() {
+    return blocking.map(KeepAliveConnections::opened).orElse(0L);
+  }
+
+  /**
    * A failed call: the HTTP status (0 if no node answered), the node's error code (empty if none)
    * and the message.
    */

@@ -114,6 +114,17 @@ class KeepAliveConnectionsTest {
   }
 
   @Test
+  void theClientCountsTheConnectionsItOpened() throws Exception {
+    NodeApiClient client = client();
+    assertEquals(0, client.connectionsOpened(), "before any call");
+    for (int i = 0; i < CALLS; i++) {
+      client.get("/sized");
+    }
+    // as many as the node saw (one, unless a call came after the idle bound on a loaded machine)
+    assertEquals(peers.size(), client.connectionsOpened(), "connections the node saw");
+  }
+
+  @Test
   void aChunkedBodyIsReadWholeAndTheConnectionKept() throws Exception {
     assertEquals(1, connectionsOfCalls("/chunked", 8), "a chunked answer cost its connection");
   }
@@ -128,6 +139,7 @@ class KeepAliveConnectionsTest {
             connections.exchange(address, "GET", "/sized", Optional.empty(), null, PATIENCE);
         assertEquals(200, answer.status());
       }
+      assertEquals(CALLS, connections.opened(), "connections opened, as counted");
     }
     assertEquals(CALLS, peers.size(), "a connection idle past the bound was used again");
   }
