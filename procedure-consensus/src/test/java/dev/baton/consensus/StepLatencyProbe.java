@@ -35,6 +35,15 @@ public final class StepLatencyProbe {
 
   private static final double NANOS_PER_MILLI = 1e6;
 
+  /**
+   * Election timeouts far above the default's: the probe runs on machines loaded by other work,
+   * where pauses of a few hundred milliseconds made leaders change during a run (one leader is
+   * measured throughout).
+   */
+  static final Duration ELECTION_TIMEOUT_MIN = Duration.ofSeconds(3);
+
+  static final Duration ELECTION_TIMEOUT_MAX = Duration.ofSeconds(6);
+
   /** Stages, each from the end of the one before (the first from the submit call). */
   static final String[] STAGES = {
     "submit -> step 1 starts",
@@ -65,7 +74,9 @@ public final class StepLatencyProbe {
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_PROCEDURES;
     Path dir = Files.createTempDirectory("step-probe");
-    try (TestCluster cluster = new TestCluster(dir, 3).startAll()) {
+    try (TestCluster cluster =
+        new TestCluster(dir, 3, b -> b.electionTimeouts(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX))
+            .startAll()) {
       ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
       double[][] ms = new double[STAGES.length][n];
       for (int i = -n; i < n; i++) {
@@ -97,11 +108,13 @@ public final class StepLatencyProbe {
       }
       WriteTimings w = leader.metrics().writeTimings();
       System.out.printf(
-          "store entry sent -> reply      p50 %6.2f ms (%d entries); write queued p50 %.2f ms;"
-              + " apply p50 %.3f ms%n",
+          "store entry sent -> reply      p50 %6.2f ms (%d entries); write queued p50 %.2f p90 %.2f"
+              + " p99 %.2f ms; apply p50 %.3f ms%n",
           w.committed().percentileMillis(0.5),
           w.committed().count(),
           w.queued().percentileMillis(0.5),
+          w.queued().percentileMillis(0.9),
+          w.queued().percentileMillis(0.99),
           w.applied().percentileMillis(0.5));
       double[] raw = rawCommits(cluster, n);
       print("raw commit (client)", raw);
