@@ -20,8 +20,7 @@ import java.util.concurrent.TimeUnit;
  * overwrite of a preallocated file and {@link FileChannel#force}, what a Raft log flush costs each
  * member). Prints p50 and mean per stage, the store's entries on their way through Raft (sent to
  * reply on the submitter's reply thread) and the ratio procedure p50 / raw commit p50. Run: {@code
- * mvn -B -o -q -pl procedure-consensus -am test-compile}, then {@code java -cp
- * <test-classes:classes:dependencies> dev.baton.consensus.StepLatencyProbe [procedures]}.
+ * mvn -B -o -q -pl procedure-consensus -am test-compile exec:java@step-probe}.
  */
 public final class StepLatencyProbe {
   /** Procedures measured by default (after as many warm-up ones); also raw commits and flushes. */
