@@ -24,10 +24,20 @@ import java.util.function.IntToLongFunction;
  */
 final class Load implements AutoCloseable {
   /**
-   * Operations of the open loop in flight at most; beyond, the next one waits (and its latency,
-   * counted from when it was due, grows).
+   * Operations of the open loop started and not yet answered at most; beyond, the pacing waits (and
+   * the latencies, counted from when each operation was due, grow).
    */
   static final int MAX_OUTSTANDING = 1024;
+
+  /**
+   * The open loop's client threads, each with its own kept-alive connection at most: operations due
+   * while all are busy wait in a queue, their latency counted from when they were due. Enough for
+   * the rates the bench reaches (500/s at 60 ms is 30 in flight) with room for a slow moment. With
+   * a thread per operation a backlog would cost more than the load: at 500/s, once answers take a
+   * second, a thousand threads each open a connection (a TLS handshake on the leader too) that the
+   * idle bound closes again later, so the bench's CPU per procedure grows with the backlog.
+   */
+  static final int OPEN_LOOP_CLIENTS = 128;
 
   private static final double NANOS_PER_SECOND = 1e9;
 
@@ -86,10 +96,10 @@ final class Load implements AutoCloseable {
   private final double rate;
 
   /**
-   * The open loop's threads, one per operation in flight (at most {@link #MAX_OUTSTANDING}): kept
-   * from one open-loop run to the next, so that a warm-up leaves the threads a measured run needs.
+   * The open loop's {@link #OPEN_LOOP_CLIENTS} threads: kept from one open-loop run to the next, so
+   * that a warm-up leaves the threads (and their connections) a measured run needs.
    */
-  private final ExecutorService openLoopThreads = Executors.newCachedThreadPool();
+  private final ExecutorService openLoopThreads = Executors.newFixedThreadPool(OPEN_LOOP_CLIENTS);
 
   Load(int clients, double rate) {
     this.clients = clients;
