@@ -55,9 +55,14 @@ final class RaftSecurity {
   /** Parameters for a member's Raft server {@code nodeId} (and its connections to the others). */
   Parameters serverParameters(String nodeId) {
     Parameters p = clientParameters();
+    ReadIndexCallExecutor executors = new ReadIndexCallExecutor();
     if (tls != null) {
       AccessInterceptor access = new AccessInterceptor(new AccessPolicy(members), nodeId);
-      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(access));
+      GrpcConfigKeys.Server.setServicesCustomizer(
+          p, (builder, types) -> builder.intercept(access).callExecutor(executors));
+    } else {
+      GrpcConfigKeys.Server.setServicesCustomizer(
+          p, (builder, types) -> builder.callExecutor(executors));
     }
     return p;
   }
