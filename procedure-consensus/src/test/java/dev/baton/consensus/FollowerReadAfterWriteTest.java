@@ -1,63 +1,87 @@
 package dev.baton.consensus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
+import dev.baton.procedure.ProcedureInfo;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.SortedMap;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A linearizable read on a follower sees every write the leader acknowledged before the read
- * started, over mutual TLS (where a member's Raft port runs read index requests on its transport
- * threads, {@link ReadIndexCallExecutor}): each write is read back from both followers at once,
- * before they can have learned of its commit by a heartbeat. A read answered from the follower's
- * applied state without the read index round trip would miss some of them.
+ * A linearizable read on a follower that has not applied the leader's latest acknowledged write
+ * waits for it instead of answering from its older state, over mutual TLS (where the leader answers
+ * read index requests on its transport threads, {@link ReadIndexCallExecutor}, and the reply of a
+ * read that waited leaves the apply thread that completes it, {@link LocalSubmitter}).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class FollowerReadAfterWriteTest {
-  /** Writes, each read back at once from both followers. */
-  private static final int WRITES = 100;
+  /**
+   * Longest a gated apply thread waits for its release, so a failed test cannot hang the cluster.
+   */
+  private static final long MAX_PARK_SECONDS = 60;
 
   @TempDir Path dir;
 
-  @Test
-  void aFollowerReadAtOnceAfterAnAcknowledgedWriteSeesIt() throws Exception {
-    try (TestCluster cluster = new TestCluster(dir, 3)) {
-      for (String id : cluster.peers.keySet()) {
-        cluster.start(id, b -> b.tls(MembershipChangeTest.tls(id)));
+  /** Parks a node's apply thread on the first change it applies once armed, until released. */
+  private static final class ApplyGate implements AppliedChanges {
+    volatile boolean armed;
+    final CountDownLatch parked = new CountDownLatch(1);
+    final CountDownLatch released = new CountDownLatch(1);
+
+    @Override
+    public void applied(long index, List<Change> changes) {
+      if (!armed) {
+        return;
       }
-      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
-      LeaderContext context = leader.leaderContext().orElseThrow();
-      List<ProcedureNode<Work.Env>> followers = new ArrayList<>(cluster.running());
-      followers.remove(leader);
-      assertEquals(2, followers.size());
-      for (int i = 0; i < WRITES; i++) {
-        String key = "k/" + i;
-        leader.metadata().write(context, Map.of(key, bytes(i)), List.of());
-        List<CompletableFuture<SortedMap<String, byte[]>>> reads = new ArrayList<>();
-        for (ProcedureNode<Work.Env> f : followers) {
-          reads.add(f.metadata().read(key));
-        }
-        for (int j = 0; j < reads.size(); j++) {
-          SortedMap<String, byte[]> seen = reads.get(j).get(30, TimeUnit.SECONDS);
-          assertEquals(
-              List.of(key),
-              List.copyOf(seen.keySet()),
-              "write " + i + " as read on " + followers.get(j).nodeId());
-        }
+      armed = false;
+      parked.countDown();
+      try {
+        released.await(MAX_PARK_SECONDS, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
+
+    @Override
+    public void replaced(long index) {}
   }
 
-  private static byte[] bytes(int i) {
-    return Integer.toString(i).getBytes(StandardCharsets.UTF_8);
+  @Test
+  void aFollowerBehindTheLeadersAcknowledgedWriteWaitsForItBeforeAnswering() throws Exception {
+    Map<String, ApplyGate> gates = new ConcurrentHashMap<>();
+    try (TestCluster cluster = new TestCluster(dir, 3)) {
+      for (String id : cluster.peers.keySet()) {
+        ApplyGate gate = gates.computeIfAbsent(id, k -> new ApplyGate());
+        cluster.start(id, b -> b.tls(MembershipChangeTest.tls(id)).onApplied(gate));
+      }
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      ProcedureNode<Work.Env> follower = cluster.follower();
+      ApplyGate gate = gates.get(follower.nodeId());
+      try {
+        // the follower's apply thread stops at the first write; the leader and the other follower
+        // commit and apply the next one without it
+        gate.armed = true;
+        leader.submit(new Work("first"), null).get(30, TimeUnit.SECONDS);
+        assertTrue(gate.parked.await(30, TimeUnit.SECONDS), "the follower applied the write");
+        long second = leader.submit(new Work("second"), null).get(30, TimeUnit.SECONDS);
+
+        CompletableFuture<Optional<ProcedureInfo>> read = follower.getInfo(second);
+        gate.released.countDown();
+        Optional<ProcedureInfo> seen = read.get(30, TimeUnit.SECONDS);
+        assertTrue(seen.isPresent(), "the follower's read missed the acknowledged write");
+        assertEquals(second, seen.get().procId());
+      } finally {
+        gate.released.countDown();
+      }
+    }
   }
 }
