@@ -52,7 +52,10 @@ final class RaftSecurity {
     return tls != null;
   }
 
-  /** Parameters for a member's Raft server {@code nodeId} (and its connections to the others). */
+  /**
+   * Parameters for a member's Raft server {@code nodeId} (and its connections to the others); with
+   * or without TLS, the server runs each call where {@link ReadIndexCallExecutor} says.
+   */
   Parameters serverParameters(String nodeId) {
     Parameters p = clientParameters();
     ReadIndexCallExecutor executors = new ReadIndexCallExecutor();
