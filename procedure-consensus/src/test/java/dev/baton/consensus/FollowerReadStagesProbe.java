@@ -20,9 +20,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * mutual TLS (as the bench runs it): the whole read on the leader and on a follower through {@link
  * LocalSubmitter#read}, the follower's read index round trip to the leader alone (Ratis' server
  * RPC, the same call the read makes), and a stale read on the follower (the same query and reply
- * path without the read index). Prints p50 and mean of each. Run: {@code mvn -B -o -q -pl
- * procedure-consensus -am test-compile exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=dev.baton.consensus.FollowerReadStagesProbe}.
+ * path without the read index). Prints p50, p90 and mean of each. Run: {@code mvn -B -q -pl
+ * procedure-consensus -am test-compile exec:java@read-stages}.
  */
 public final class FollowerReadStagesProbe {
   /** Warm-up calls of each stage: the bench found a follower's read warm after about 3,000. */
