@@ -8,10 +8,12 @@ import dev.baton.consensus.proto.QueryReply;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -27,11 +29,18 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * linearizable read that this node's server answers after a read index round trip to the leader
  * (none on the leader itself).
  *
- * <p>Replies complete on this submitter's own thread, in the order Ratis gives them, never on the
- * Raft apply thread that produces them: Ratis completes a leader's pending request right after
- * {@code applyTransaction}, on the one thread that applies every entry, so whatever depends on a
- * reply (a group commit's next entry, the executor's continuations, a caller's callbacks on a
- * submission's future) would otherwise hold up the application of every entry behind it.
+ * <p>Replies to submissions complete on this submitter's own thread, in the order Ratis gives them,
+ * never on the Raft apply thread that produces them: Ratis completes a leader's pending request
+ * right after {@code applyTransaction}, on the one thread that applies every entry, so whatever
+ * depends on a reply (a group commit's next entry, the executor's continuations, a caller's
+ * callbacks on a submission's future) would otherwise hold up the application of every entry behind
+ * it.
+ *
+ * <p>Replies to reads move to a thread of their own only when Ratis completes them on the apply
+ * thread (a follower's read that waited for the read index to be applied, a new leader's first
+ * reads). Otherwise they complete where Ratis answers: on the caller's thread (a leader answering
+ * from its lease) or on the gRPC thread that received the leader's read index when this node had
+ * already applied it. A thread hand-off there would only add a wake-up to every read.
  */
 final class LocalSubmitter implements AutoCloseable {
   private final RaftServer server;
@@ -40,18 +49,33 @@ final class LocalSubmitter implements AutoCloseable {
   private final AtomicLong callIds = new AtomicLong();
   private final ThreadPoolExecutor replies;
   private final ThreadPoolExecutor readReplies;
+  private final Executor readReplyHandOff;
 
   /**
    * @param clientId the id this submitter's requests carry: the state machine accepts the
    *     executor's own commands only from it, so it must never be used by anything else
+   * @param onApplyThread whether the calling thread is the one the state machine applies entries on
    */
-  LocalSubmitter(RaftServer server, ClientId clientId, RaftGroupId group, String nodeId) {
+  LocalSubmitter(
+      RaftServer server,
+      ClientId clientId,
+      RaftGroupId group,
+      String nodeId,
+      BooleanSupplier onApplyThread) {
     this.server = server;
     this.clientId = clientId;
     this.group = group;
     this.replies = replyThread("baton-" + nodeId + "-replies");
     // reads complete on their own thread: a large answer must not hold up the executor's writes
     this.readReplies = replyThread("baton-" + nodeId + "-read-replies");
+    this.readReplyHandOff =
+        task -> {
+          if (onApplyThread.getAsBoolean()) {
+            readReplies.execute(task);
+          } else {
+            task.run();
+          }
+        };
   }
 
   /** One thread delivering replies in order; after close, the replying thread delivers. */
@@ -107,7 +131,7 @@ final class LocalSubmitter implements AutoCloseable {
     try {
       return server
           .submitClientRequestAsync(request)
-          .thenApplyAsync(LocalSubmitter::queryReply, readReplies);
+          .thenApplyAsync(LocalSubmitter::queryReply, readReplyHandOff);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }

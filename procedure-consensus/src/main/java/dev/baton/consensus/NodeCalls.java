@@ -65,11 +65,12 @@ final class NodeCalls {
       Supplier<RaftProcedureStore> executorStore,
       EntryBatcher.Limits limits,
       RecordWatch watch,
-      LongFunction<byte[]> localRecord) {
+      LongFunction<byte[]> localRecord,
+      BooleanSupplier onApplyThread) {
     this.codec = new ProcedureCodec(registry);
     this.clock = clock;
     this.requestTimeout = settings.requestTimeout();
-    this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId);
+    this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId, onApplyThread);
     this.client = new ProcedureClient(group, registry, settings, security);
     this.isLeader = isLeader;
     this.executorStore = executorStore;

@@ -216,7 +216,8 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             () -> leadership.runningStore().orElse(null),
             executorSettings.batchLimits(),
             stateMachine.changes(),
-            stateMachine.table()::get);
+            stateMachine.table()::get,
+            stateMachine::isApplyThread);
   }
 
   /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */

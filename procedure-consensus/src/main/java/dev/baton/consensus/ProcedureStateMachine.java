@@ -98,6 +98,10 @@ final class ProcedureStateMachine extends BaseStateMachine {
   private final AbortOutcomes abortOutcomes;
   private final ActionOutcomes actionOutcomes;
   private final ProcedureQueries queries;
+
+  /** The thread that applied the latest entry; null before the first ({@link #isApplyThread}). */
+  private volatile Thread applyThread;
+
   private final StateMachineMetrics metrics;
   private final EntryAdmission admission;
 
@@ -284,8 +288,30 @@ final class ProcedureStateMachine extends BaseStateMachine {
     return Command.parseFrom(in);
   }
 
+  /**
+   * Whether the calling thread is the one Ratis applies entries on (its state machine updater):
+   * Ratis also completes the reads that waited for an index there, right after applying it.
+   */
+  boolean isApplyThread() {
+    return Thread.currentThread() == applyThread;
+  }
+
+  private void recordApplyThread() {
+    Thread current = Thread.currentThread();
+    if (applyThread != current) {
+      applyThread = current;
+    }
+  }
+
+  @Override
+  public void notifyTermIndexUpdated(long term, long index) {
+    recordApplyThread();
+    super.notifyTermIndexUpdated(term, index);
+  }
+
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    recordApplyThread();
     LogEntryProto entry = trx.getLogEntry();
     long term = entry.getTerm();
     long index = entry.getIndex();

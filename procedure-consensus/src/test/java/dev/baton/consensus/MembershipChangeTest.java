@@ -46,7 +46,10 @@ class MembershipChangeTest {
 
   @TempDir Path dir;
 
-  private static TlsSettings tls(String id) {
+  /**
+   * A member certificate for {@code id} issued by this test's CA (also used by other TLS tests).
+   */
+  static TlsSettings tls(String id) {
     IssuedCertificate c =
         CA.issue(
             CertificateRequest.named(id)
