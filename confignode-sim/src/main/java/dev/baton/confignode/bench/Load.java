@@ -156,10 +156,10 @@ final class Load implements AutoCloseable {
 
   /**
    * Operations for {@code time} (none if it is zero), the rate rising evenly from 0 to {@code rate}
-   * over its first half and held there for the second: the threads and connections the rate needs
-   * open a few at a time. Started at the full rate at once, the operations due in the first moments
-   * each open a connection (a TLS handshake on the node as well) on cold connections, which slows
-   * them, so that more are in flight and open more.
+   * over its first half and held there for the second: the connections the rate needs open a few at
+   * a time. Started at the full rate at once, the operations due in the first moments each open a
+   * connection (a TLS handshake on the node as well) on cold connections, which slows them, so that
+   * more are in flight and open more.
    */
   Run rampedOpenLoopFor(Duration time, Op op) throws IOException, InterruptedException {
     double ramp = time.toNanos() / 2.0 / NANOS_PER_SECOND;

@@ -51,39 +51,30 @@ final class ArchiveTraining {
   static List<Path> run(Path work) throws IOException, InterruptedException {
     Files.createDirectories(work);
     ClusterSecurity security = ClusterSecurity.secured(work);
-    Map<String, Integer> raftPorts = new LinkedHashMap<>();
+    Map<String, String> raft = new LinkedHashMap<>();
     Map<String, Integer> httpPorts = new LinkedHashMap<>();
     Map<String, List<String>> hosts = new LinkedHashMap<>();
     for (int i = 1; i <= NODES; i++) {
       String id = NODE_PREFIX + i;
-      raftPorts.put(id, LoopbackPorts.free());
+      raft.put(id, "127.0.0.1:" + LoopbackPorts.free());
       httpPorts.put(id, LoopbackPorts.free());
       hosts.put(id, ClusterCertificates.LOOPBACK_HOSTS);
     }
     security.issueCertificates(hosts);
-    StringBuilder peers = new StringBuilder();
-    raftPorts.forEach(
-        (id, port) ->
-            peers.append(peers.length() == 0 ? "" : ",").append(id + "=127.0.0.1:" + port));
+    String peers = ProcessCluster.peersFlag(raft);
 
     List<Path> lists = new ArrayList<>();
     List<Path> outputs = new ArrayList<>();
     List<Process> nodes = new ArrayList<>();
     try {
-      for (String id : raftPorts.keySet()) {
+      for (String id : raft.keySet()) {
         Path list = work.resolve(id + ".classes");
         Path out = work.resolve(id + ".log");
-        List<String> cmd = new ArrayList<>();
-        cmd.add(NodeClassArchive.java());
-        cmd.add(ChildJvm.HEAP);
-        cmd.add("-XX:DumpLoadedClassList=" + list);
-        cmd.add("-cp");
-        cmd.add(NodeClassArchive.childClassPath());
-        cmd.add(ChildJvm.MAIN_CLASS);
-        cmd.addAll(
-            ChildJvm.nodeArgs(
-                id, peers.toString(), work.resolve(id), "127.0.0.1:" + httpPorts.get(id)));
-        cmd.addAll(security.nodeFlags(id));
+        List<String> args =
+            new ArrayList<>(
+                ChildJvm.nodeArgs(id, peers, work.resolve(id), "127.0.0.1:" + httpPorts.get(id)));
+        args.addAll(security.nodeFlags(id));
+        List<String> cmd = ChildJvm.command(List.of("-XX:DumpLoadedClassList=" + list), args);
         nodes.add(
             new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start());
         lists.add(list);
@@ -92,7 +83,7 @@ final class ArchiveTraining {
       ConfigNodeWaits.clusterPoll(WAIT, "the training cluster serving, its leader running")
           .untilTrue(() -> nodes.stream().anyMatch(p -> !p.isAlive()) || trained(outputs));
       if (!trained(outputs)) {
-        throw new IOException("a training node ended before the cluster served: see " + work);
+        throw new IOException("a training node ended before the cluster served");
       }
     } finally {
       for (Process p : nodes) {

@@ -85,13 +85,7 @@ public final class ChildJvm {
   public static ChildJvm start(String name, Path logDir, List<String> launcher, List<String> args)
       throws IOException {
     List<String> cmd = new ArrayList<>(launcher);
-    cmd.add(NodeClassArchive.java());
-    cmd.add(HEAP);
-    cmd.addAll(NodeClassArchive.jvmFlags());
-    cmd.add("-cp");
-    cmd.add(NodeClassArchive.childClassPath());
-    cmd.add(MAIN_CLASS);
-    cmd.addAll(args);
+    cmd.addAll(command(NodeClassArchive.jvmFlags(), args));
     Path log = logDir.resolve(name + ".log");
     Process p =
         new ProcessBuilder(cmd)
@@ -99,6 +93,22 @@ public final class ChildJvm {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
     return new ChildJvm(name, log, p);
+  }
+
+  /**
+   * The command line of a child JVM running {@code confignode-sim <args>} with {@code jvmFlags} on
+   * this JVM's class path (its jars first).
+   */
+  static List<String> command(List<String> jvmFlags, List<String> args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(NodeClassArchive.java());
+    cmd.add(HEAP);
+    cmd.addAll(jvmFlags);
+    cmd.add("-cp");
+    cmd.add(NodeClassArchive.childClassPath());
+    cmd.add(MAIN_CLASS);
+    cmd.addAll(args);
+    return cmd;
   }
 
   public String name() {

@@ -279,7 +279,8 @@ public final class ProcessCluster implements AutoCloseable {
     httpOf.put(id, host + ":" + placement.port(HostPlacement.Service.ADMIN_API));
   }
 
-  private static String peersFlag(Map<String, String> raft) {
+  /** A node command's {@code --peers}: {@code ID=HOST:PORT,...} of every member in {@code raft}. */
+  static String peersFlag(Map<String, String> raft) {
     StringBuilder peers = new StringBuilder();
     raft.forEach((id, a) -> peers.append(peers.length() == 0 ? "" : ",").append(id + "=" + a));
     return peers.toString();

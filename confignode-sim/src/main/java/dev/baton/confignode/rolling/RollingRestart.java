@@ -186,9 +186,8 @@ public final class RollingRestart {
     // What the leader has committed now that the node is back (its commit index only grows, so
     // this covers the restart's start too): a node that restarts with the log it had may hold an
     // older index without the leader's appender reaching it yet, and restarting the next member
-    // then
-    // would leave the leader without a majority that follows it (it steps down and an election
-    // picks the next leader).
+    // then would leave the leader without a majority that follows it (it steps down and an
+    // election picks the next leader).
     long caughtUp = api.cluster(leader.address()).path("commitIndex").asLong();
     try {
       ConfigNodeWaits.clusterPoll(left(deadline), node.id() + " applied index " + caughtUp)
