@@ -34,7 +34,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * Figures: procedures/s, the leader's store batches and log entries per second (its {@code
  * /metrics}), latencies (submit answer, submit to finished as the client sees it), the baseline's
- * commits/s and latencies, read latencies, and the ratios between them ({@link BenchResult}).
+ * commits/s and latencies, read latencies, and the ratios between them ({@link BenchResult}). Rates
+ * and latencies count the successful operations; the failed ones (an exception, or a procedure that
+ * did not end in SUCCESS) are counted per phase and the run goes on, unless every operation of a
+ * phase failed for {@link ConfigNodeWaits#BENCH_ALL_FAILING_LIMIT} or more than {@code maxFailures}
+ * failed in one: then it stops with an {@link IOException} saying what failed.
  */
 public final class Bench implements AutoCloseable {
   /** Nonce group of the bench's submissions. */
@@ -57,6 +61,13 @@ public final class Bench implements AutoCloseable {
    */
   static final int MIN_WARMUP_READS = 3000;
 
+  /** The phases run through {@link Load}, as the report names them. */
+  static final String COMMIT_WARMUP = "commit warm-up";
+
+  static final String PROCEDURE_WARMUP = "procedure warm-up";
+  static final String PROCEDURES = "procedures";
+  static final String RAW_COMMITS = "raw Raft baseline";
+
   static final String STORE_BATCHES = "baton_applied_store_batches_total";
   static final String LOG_ENTRIES = "baton_applied_write_entries_total";
 
@@ -72,6 +83,8 @@ public final class Bench implements AutoCloseable {
    *     clients} closed-loop clients, or the open loop at {@code rate})
    * @param keepDir keep the temp dir (logs, data)
    * @param tokens secured (tokens, HTTPS, Raft over mutual TLS)
+   * @param maxFailures failed operations a phase may have before the bench stops ({@link
+   *     #UNLIMITED_FAILURES}: no bound but {@link ConfigNodeWaits#BENCH_ALL_FAILING_LIMIT})
    */
   public record Settings(
       int nodes,
@@ -81,11 +94,18 @@ public final class Bench implements AutoCloseable {
       double rate,
       Duration warmup,
       boolean keepDir,
-      boolean tokens) {
+      boolean tokens,
+      int maxFailures) {
     /** Closed loop, secured, as every local cluster by default. */
     public Settings(int nodes, int procedures, int steps, int clients, boolean keepDir) {
-      this(nodes, procedures, steps, clients, 0, DEFAULT_WARMUP, keepDir, true);
+      this(nodes, procedures, steps, clients, 0, DEFAULT_WARMUP, keepDir, true, UNLIMITED_FAILURES);
     }
+
+    /**
+     * No bound on a phase's failed operations: the run reports them, and stops only when none
+     * succeeds any more.
+     */
+    public static final int UNLIMITED_FAILURES = FailureTally.Limits.UNLIMITED;
 
     /**
      * The JIT of four JVMs sharing a small machine compiles for tens of seconds under load: after a
@@ -142,12 +162,17 @@ public final class Bench implements AutoCloseable {
     int warmup = Math.min(MAX_WARMUP, Math.max(1, settings.procedures() / WARMUP_DIVISOR));
 
     try (ProcedureClient raft = cluster.raftClient(ConfigNodeProcedures.registry());
-        Load load = new Load(settings.clients(), settings.rate())) {
+        Load load =
+            new Load(
+                settings.clients(),
+                settings.rate(),
+                new FailureTally.Limits(
+                    settings.maxFailures(), ConfigNodeWaits.BENCH_ALL_FAILING_LIMIT))) {
       out.printf(
           "[bench] leader %s; warm-up with %d empty commits, reads, then %d s of procedures%n",
           leader, warmup, settings.warmup().toSeconds());
       long warmupId = oneProcedure(api).procId(); // the procedure the warm-up reads
-      load.closedLoop(warmup, () -> emptyCommit(raft));
+      Load.Run warmCommits = load.closedLoop(COMMIT_WARMUP, warmup, () -> emptyCommit(raft));
       // the read path of a follower (its admin API, the read index round trip) runs nowhere else,
       // and the leader's plain GET little: unwarmed, their figures would be the JIT's
       // a warm-up shorter than the default asks for a quick run (a smoke test), not figures
@@ -160,11 +185,13 @@ public final class Bench implements AutoCloseable {
       // KeepAliveConnections' MAX_IDLE is closed), so the measured phase opens none itself
       Load.Run warmProcedures =
           settings.openLoop()
-              ? load.rampedOpenLoopFor(settings.warmup(), () -> oneProcedure(api))
-              : load.closedLoopFor(settings.warmup(), () -> oneProcedure(api));
+              ? load.rampedOpenLoopFor(PROCEDURE_WARMUP, settings.warmup(), () -> oneProcedure(api))
+              : load.closedLoopFor(PROCEDURE_WARMUP, settings.warmup(), () -> oneProcedure(api));
       out.printf(
-          "[bench] procedure warm-up: %d procedures, %d connections opened so far%n",
-          warmProcedures.count(), api.connectionsOpened());
+          "[bench] procedure warm-up: %d procedures%s, %d connections opened so far%n",
+          warmProcedures.count(),
+          warmProcedures.failed() > 0 ? " (" + warmProcedures.failures().describe() + ")" : "",
+          api.connectionsOpened());
 
       out.printf(
           "[bench] measuring %d procedures (%s)%n",
@@ -180,8 +207,8 @@ public final class Bench implements AutoCloseable {
       long connectionsBefore = api.connectionsOpened();
       Load.Run procedures =
           settings.openLoop()
-              ? load.openLoop(settings.procedures(), () -> oneProcedure(api))
-              : load.closedLoop(settings.procedures(), () -> oneProcedure(api));
+              ? load.openLoop(PROCEDURES, settings.procedures(), () -> oneProcedure(api))
+              : load.closedLoop(PROCEDURES, settings.procedures(), () -> oneProcedure(api));
       CpuPerProcedure cpu =
           CpuPerProcedure.Sample.now(leaderPid, followerPids).since(cpuBefore, procedures.count());
       long connectionsOpened = api.connectionsOpened() - connectionsBefore;
@@ -193,9 +220,10 @@ public final class Bench implements AutoCloseable {
       out.printf(
           "[bench] raw Raft baseline: %d empty commits from %d clients%n",
           settings.procedures(), settings.clients());
-      Load.Run raw = load.closedLoop(settings.procedures(), () -> emptyCommit(raft));
+      Load.Run raw = load.closedLoop(RAW_COMMITS, settings.procedures(), () -> emptyCommit(raft));
 
-      long readId = procedures.lastId();
+      // the warm-up's procedure if no measured one was submitted
+      long readId = procedures.lastId() > 0 ? procedures.lastId() : warmupId;
       int reads = Math.min(MAX_READS, settings.procedures());
       out.printf("[bench] reads: procedure %d, %d from the leader and a follower%n", readId, reads);
       // the leader of now: after a leader change the reads would compare two followers
@@ -204,18 +232,23 @@ public final class Bench implements AutoCloseable {
       return new BenchResult(
           settings,
           procedures.wallSeconds(),
-          procedures.count() / procedures.wallSeconds(),
+          procedures.succeeded() / procedures.wallSeconds(),
           delta(before, after, STORE_BATCHES) / procedures.wallSeconds(),
           delta(before, after, LOG_ENTRIES) / procedures.wallSeconds(),
           procedures.latencies(),
           procedures.submitLatencies(),
-          raw.count() / raw.wallSeconds(),
+          raw.succeeded() / raw.wallSeconds(),
           raw.latencies(),
           readTimes.leader(),
           readTimes.follower(),
           cpu,
           connectionsOpened,
-          procedures.failed());
+          procedures.failed(),
+          List.of(
+              warmCommits.failures(),
+              warmProcedures.failures(),
+              procedures.failures(),
+              raw.failures()));
     }
   }
 
@@ -227,21 +260,22 @@ public final class Bench implements AutoCloseable {
     long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
     long submitted = System.nanoTime();
     JsonNode view = api.awaitFinished(id, ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE);
+    String state = view.path("state").asText();
+    // without the procedure's id: the report counts the failures by message
     if (!view.path("finished").asBoolean()) {
-      throw new IOException(
-          "procedure "
-              + id
-              + " not finished after "
-              + ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE
-              + ": "
-              + view);
+      return Load.Sample.failed(
+          id,
+          submitted - start,
+          "not finished after " + ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE + ", " + state);
     }
-    return new Load.Sample(id, submitted - start, "SUCCESS".equals(view.path("state").asText()));
+    return "SUCCESS".equals(state)
+        ? Load.Sample.succeeded(id, submitted - start)
+        : Load.Sample.failed(id, submitted - start, "ended " + state);
   }
 
   private static Load.Sample emptyCommit(ProcedureClient raft) throws IOException {
     raft.commitEmpty();
-    return new Load.Sample(0, 0, true);
+    return Load.Sample.succeeded(0, 0);
   }
 
   /** Read latencies of the leader's and a follower's admin API. */

@@ -3,16 +3,18 @@ package dev.baton.confignode.bench;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.baton.confignode.http.Json;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * What one {@link Bench} run measured, all in one run on one machine against the same processes, so
- * that each figure is also a ratio to the raw Raft baseline.
+ * that each figure is also a ratio to the raw Raft baseline. Rates and latencies count the
+ * successful operations only; the failed ones are counted in {@code failures}.
  *
  * @param settings what ran
  * @param wallSeconds from the first submission to the last procedure done
- * @param proceduresPerSecond procedures done per second of wall time
+ * @param proceduresPerSecond procedures done (ended in SUCCESS) per second of wall time
  * @param storeBatchesPerSecond procedure-store write batches the leader applied per second (from
  *     its {@code baton_applied_store_batches_total})
  * @param logEntriesPerSecond Raft log entries carrying store batches per second (group commit:
@@ -29,7 +31,10 @@ import java.util.Map;
  * @param connectionsOpened connections (TCP connects and, secured, TLS handshakes) the bench's
  *     admin API client opened during the procedures' measured phase: 0 when its warm-up left as
  *     many open as the measured load holds at once
- * @param failed procedures that did not end in SUCCESS
+ * @param failed measured procedures that did not end in SUCCESS: their operation threw (no answer
+ *     in time, refused, ...) or the procedure ended otherwise
+ * @param failures the failed operations of each phase (commit warm-up, procedure warm-up,
+ *     procedures, raw baseline), with their most common errors
  */
 public record BenchResult(
     Bench.Settings settings,
@@ -45,7 +50,17 @@ public record BenchResult(
     Percentiles followerRead,
     CpuPerProcedure cpu,
     long connectionsOpened,
-    int failed) {
+    int failed,
+    List<PhaseFailures> failures) {
+
+  public BenchResult {
+    failures = List.copyOf(failures);
+  }
+
+  /** Failed operations of all phases: a run with any is not a clean one. */
+  public int failedOperations() {
+    return failures.stream().mapToInt(PhaseFailures::count).sum();
+  }
 
   /** A table for people. */
   public String table() {
@@ -61,6 +76,7 @@ public record BenchResult(
             settings.openLoop()
                 ? String.format(Locale.ROOT, "open loop at %.1f/s", settings.rate())
                 : settings.clients() + " closed-loop clients"));
+    out.append("rates and latencies of the successful operations; failures at the end\n");
     row(out, "wall time (s)", wallSeconds);
     row(out, "procedures/s", proceduresPerSecond);
     row(out, "store batches/s", storeBatchesPerSecond);
@@ -90,7 +106,13 @@ public record BenchResult(
     row(out, "latency p50 / commit p50", r.get("latencyP50ToCommitP50"));
     row(out, "procedures/s / commits/s", r.get("proceduresToCommits"));
     row(out, "follower / leader read p50", r.get("followerToLeaderReadP50"));
-    out.append(String.format(Locale.ROOT, "  %-30s %12d%n", "not successful", failed));
+    out.append("failed operations (threw, or the procedure did not end in SUCCESS):\n");
+    for (PhaseFailures f : failures) {
+      out.append(String.format(Locale.ROOT, "  %-30s %12d%n", f.phase(), f.count()));
+      for (PhaseFailures.ErrorCount e : f.errors()) {
+        out.append(String.format(Locale.ROOT, "    %d × %s%n", e.count(), e.message()));
+      }
+    }
     return out.toString();
   }
 
@@ -149,6 +171,8 @@ public record BenchResult(
     m.put("connectionsOpened", connectionsOpened);
     m.put("ratios", ratios());
     m.put("failed", failed);
+    m.put("failedOperations", failedOperations());
+    m.put("failures", failures.stream().map(PhaseFailures::json).toList());
     try {
       return Json.LENIENT.writeValueAsString(m);
     } catch (JsonProcessingException e) {

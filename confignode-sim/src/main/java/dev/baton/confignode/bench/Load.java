@@ -4,14 +4,15 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntToLongFunction;
@@ -21,6 +22,11 @@ import java.util.function.IntToLongFunction;
  * operation when the last one answered), or an open loop that starts operations at a fixed rate
  * whatever their answers (each one's latency counted from when it was due, so a cluster that falls
  * behind shows it in the latencies rather than hiding it by slowing the load).
+ *
+ * <p>An operation that throws, or whose sample did not succeed, is counted as failed and the run
+ * goes on; its latency is left out of the percentiles. A run stops early, with an {@link
+ * IOException} saying what failed, when its {@link FailureTally} says so (every operation failing
+ * for a while, or too many failures).
  */
 final class Load implements AutoCloseable {
   /**
@@ -46,9 +52,22 @@ final class Load implements AutoCloseable {
    *
    * @param procId the procedure it ran, or 0
    * @param submitNanos how long the submission's answer took, or 0
-   * @param success whether it ended as it should
+   * @param failure why it did not end as it should; null if it did
    */
-  record Sample(long procId, long submitNanos, boolean success) {}
+  record Sample(long procId, long submitNanos, String failure) {
+    static Sample succeeded(long procId, long submitNanos) {
+      return new Sample(procId, submitNanos, null);
+    }
+
+    static Sample failed(long procId, long submitNanos, String failure) {
+      return new Sample(procId, submitNanos, Objects.requireNonNull(failure, "failure"));
+    }
+
+    /** Whether it ended as it should. */
+    boolean success() {
+      return failure == null;
+    }
+  }
 
   /** One operation. */
   @FunctionalInterface
@@ -62,11 +81,11 @@ final class Load implements AutoCloseable {
   /**
    * What a run measured.
    *
-   * @param count operations done
+   * @param count operations done, failed ones included
    * @param wallSeconds from the first start to the last answer
-   * @param latencies each operation's latency
-   * @param submitLatencies each operation's submission answer's
-   * @param failed operations that did not end as they should
+   * @param latencies each successful operation's latency
+   * @param submitLatencies each successful operation's submission answer's
+   * @param failures the operations that threw or did not end as they should
    * @param lastId the highest procedure id seen
    */
   record Run(
@@ -74,26 +93,37 @@ final class Load implements AutoCloseable {
       double wallSeconds,
       Percentiles latencies,
       Percentiles submitLatencies,
-      int failed,
+      PhaseFailures failures,
       long lastId) {
-    static Run of(List<Timed> timed, long startNanos) {
+    static Run of(List<Timed> timed, FailureTally failures, long startNanos) {
       double wall = (System.nanoTime() - startNanos) / NANOS_PER_SECOND;
-      long[] latencies = timed.stream().mapToLong(Timed::latencyNanos).toArray();
-      long[] submits = timed.stream().mapToLong(t -> t.sample().submitNanos()).toArray();
-      int failed = (int) timed.stream().filter(t -> !t.sample().success()).count();
+      List<Timed> succeeded = timed.stream().filter(t -> t.sample().success()).toList();
+      long[] latencies = succeeded.stream().mapToLong(Timed::latencyNanos).toArray();
+      long[] submits = succeeded.stream().mapToLong(t -> t.sample().submitNanos()).toArray();
       long lastId = timed.stream().mapToLong(t -> t.sample().procId()).max().orElse(0);
       return new Run(
           timed.size(),
           wall,
           Percentiles.ofNanos(latencies),
           Percentiles.ofNanos(submits),
-          failed,
+          failures.summary(),
           lastId);
+    }
+
+    /** Operations that threw or did not end as they should. */
+    int failed() {
+      return failures.count();
+    }
+
+    /** Operations that ended as they should. */
+    int succeeded() {
+      return count - failed();
     }
   }
 
   private final int clients;
   private final double rate;
+  private final FailureTally.Limits limits;
 
   /**
    * The open loop's {@link #OPEN_LOOP_CLIENTS} threads: kept from one open-loop run to the next, so
@@ -101,41 +131,79 @@ final class Load implements AutoCloseable {
    */
   private final ExecutorService openLoopThreads = Executors.newFixedThreadPool(OPEN_LOOP_CLIENTS);
 
-  Load(int clients, double rate) {
+  /**
+   * @param clients the closed loop's clients
+   * @param rate the open loop's operations per second
+   * @param limits when a run stops before its end because its operations fail
+   */
+  Load(int clients, double rate, FailureTally.Limits limits) {
     this.clients = clients;
     this.rate = rate;
+    this.limits = limits;
   }
 
-  /** Operations from the closed-loop clients while {@code more} says so, asked before each. */
-  private Run closedLoop(BooleanSupplier more, Op op) throws IOException, InterruptedException {
+  /**
+   * Runs {@code op} once, its latency counted from {@code fromNanos}; an exception is a failed
+   * sample. Counts the outcome in {@code failures}.
+   */
+  private static Timed attempt(Op op, long fromNanos, FailureTally failures)
+      throws InterruptedException {
+    Sample s;
+    try {
+      s = op.run();
+    } catch (IOException | RuntimeException e) {
+      s = Sample.failed(0, 0, FailureTally.describe(e));
+    }
+    if (s.success()) {
+      failures.succeeded();
+    } else {
+      failures.failed(s.failure());
+    }
+    return new Timed(s, System.nanoTime() - fromNanos);
+  }
+
+  /**
+   * Operations from the closed-loop clients while {@code more} says so, asked before each, and no
+   * failure stopped the run.
+   */
+  private Run closedLoop(String phase, BooleanSupplier more, Op op)
+      throws IOException, InterruptedException {
+    FailureTally failures = new FailureTally(phase, limits);
     ExecutorService pool = Executors.newFixedThreadPool(clients);
     long start = System.nanoTime();
     try {
-      List<Future<List<Timed>>> futures = new ArrayList<>();
+      CompletionService<List<Timed>> clientsDone = new ExecutorCompletionService<>(pool);
       for (int c = 0; c < clients; c++) {
-        futures.add(
-            pool.submit(
-                () -> {
-                  List<Timed> mine = new ArrayList<>();
-                  while (more.getAsBoolean()) {
-                    long t0 = System.nanoTime();
-                    Sample s = op.run();
-                    mine.add(new Timed(s, System.nanoTime() - t0));
-                  }
-                  return mine;
-                }));
+        clientsDone.submit(
+            () -> {
+              List<Timed> mine = new ArrayList<>();
+              while (!failures.stopped() && more.getAsBoolean()) {
+                mine.add(attempt(op, System.nanoTime(), failures));
+              }
+              return mine;
+            });
       }
       List<Timed> all = new ArrayList<>();
-      for (Future<List<Timed>> f : futures) {
+      // in the order the clients end: once the run stopped, the others' operations in flight are
+      // not waited for
+      for (int c = 0; c < clients && !failures.stopped(); c++) {
         try {
-          all.addAll(f.get());
+          all.addAll(clientsDone.take().get());
         } catch (ExecutionException e) {
           throw new IOException("a bench client failed: " + e.getCause().getMessage(), e);
         }
       }
-      return Run.of(all, start);
+      throwIfStopped(failures);
+      return Run.of(all, failures, start);
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  private static void throwIfStopped(FailureTally failures) throws IOException {
+    String stopped = failures.stopMessage();
+    if (stopped != null) {
+      throw new IOException(stopped);
     }
   }
 
@@ -143,15 +211,15 @@ final class Load implements AutoCloseable {
    * Operations from the closed-loop clients until {@code time} has passed (each client stops at its
    * first answer after it).
    */
-  Run closedLoopFor(Duration time, Op op) throws IOException, InterruptedException {
+  Run closedLoopFor(String phase, Duration time, Op op) throws IOException, InterruptedException {
     long end = System.nanoTime() + time.toNanos();
-    return closedLoop(() -> System.nanoTime() < end, op);
+    return closedLoop(phase, () -> System.nanoTime() < end, op);
   }
 
   /** {@code count} operations from the closed-loop clients. */
-  Run closedLoop(int count, Op op) throws IOException, InterruptedException {
+  Run closedLoop(String phase, int count, Op op) throws IOException, InterruptedException {
     AtomicInteger next = new AtomicInteger();
-    return closedLoop(() -> next.getAndIncrement() < count, op);
+    return closedLoop(phase, () -> next.getAndIncrement() < count, op);
   }
 
   /**
@@ -161,12 +229,14 @@ final class Load implements AutoCloseable {
    * connection (a TLS handshake on the node as well) on cold connections, which slows them, so that
    * more are in flight and open more.
    */
-  Run rampedOpenLoopFor(Duration time, Op op) throws IOException, InterruptedException {
+  Run rampedOpenLoopFor(String phase, Duration time, Op op)
+      throws IOException, InterruptedException {
     double ramp = time.toNanos() / 2.0 / NANOS_PER_SECOND;
     // rate * t / ramp per second at t into the ramp: rate * t^2 / (2 ramp) operations by then
     int rampCount = (int) (rate * ramp / 2);
     int count = rampCount + (int) (rate * ramp);
     return openLoop(
+        phase,
         count,
         i ->
             i < rampCount
@@ -176,23 +246,23 @@ final class Load implements AutoCloseable {
   }
 
   /** {@code count} operations started at {@code rate} per second. */
-  Run openLoop(int count, Op op) throws IOException, InterruptedException {
+  Run openLoop(String phase, int count, Op op) throws IOException, InterruptedException {
     long interval = (long) (NANOS_PER_SECOND / rate);
-    return openLoop(count, i -> i * interval, op);
+    return openLoop(phase, count, i -> i * interval, op);
   }
 
   /**
    * {@code count} operations, operation {@code i} due {@code dueAt(i)} nanoseconds after the start
-   * (non-decreasing), its latency counted from then.
+   * (non-decreasing), its latency counted from then; none started once a failure stopped the run.
    */
-  private Run openLoop(int count, IntToLongFunction dueAt, Op op)
+  private Run openLoop(String phase, int count, IntToLongFunction dueAt, Op op)
       throws IOException, InterruptedException {
+    FailureTally failures = new FailureTally(phase, limits);
     Semaphore outstanding = new Semaphore(MAX_OUTSTANDING);
     CountDownLatch done = new CountDownLatch(count);
     List<Timed> all = new ArrayList<>();
-    AtomicReference<Exception> failure = new AtomicReference<>();
     long start = System.nanoTime();
-    for (int i = 0; i < count && failure.get() == null; i++) {
+    for (int i = 0; i < count && !failures.stopped(); i++) {
       long due = start + dueAt.applyAsLong(i);
       for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
         LockSupport.parkNanos(wait); // pacing the load, not waiting for a result
@@ -201,28 +271,24 @@ final class Load implements AutoCloseable {
       openLoopThreads.execute(
           () -> {
             try {
-              Sample s = op.run();
-              Timed t = new Timed(s, System.nanoTime() - due);
+              Timed t = attempt(op, due, failures);
               synchronized (all) {
                 all.add(t);
               }
-            } catch (IOException | InterruptedException | RuntimeException e) {
-              failure.compareAndSet(null, e);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt(); // the load is closing
             } finally {
               outstanding.release();
               done.countDown();
             }
           });
     }
-    if (failure.get() == null) {
+    if (!failures.stopped()) {
       done.await();
     }
-    if (failure.get() != null) {
-      throw new IOException(
-          "a bench operation failed: " + failure.get().getMessage(), failure.get());
-    }
+    throwIfStopped(failures);
     synchronized (all) {
-      return Run.of(all, start);
+      return Run.of(all, failures, start);
     }
   }
 

@@ -137,6 +137,17 @@ public final class ConfigNodeWaits {
   /** How long one bench procedure may take before the bench gives up. */
   public static final Duration BENCH_PROCEDURE_PATIENCE = Duration.ofSeconds(60);
 
+  /**
+   * How long the bench goes on while every operation of a phase fails (none succeeded since, and
+   * some failed): a leader change takes seconds, so half a minute without one success is a cluster
+   * that cannot serve, and the bench stops rather than measure nothing.
+   */
+  public static final int BENCH_ALL_FAILING_SECONDS = 30;
+
+  /** {@link #BENCH_ALL_FAILING_SECONDS} (a number too, for the bench command's help). */
+  public static final Duration BENCH_ALL_FAILING_LIMIT =
+      Duration.ofSeconds(BENCH_ALL_FAILING_SECONDS);
+
   // Chaos (package chaos).
 
   /** How long the quiet period after the faults may last at most. */
