@@ -25,6 +25,8 @@ final class FailureTally {
 
   static final String OTHER = "(other errors)";
 
+  private static final long MILLIS_PER_SECOND = 1000;
+
   /**
    * When a phase stops.
    *
@@ -77,8 +79,14 @@ final class FailureTally {
     if (count > limits.maxFailures()) {
       stopReason = "more than " + limits.maxFailures() + " operations failed";
     } else if (sinceSuccess.compareTo(limits.allFailingFor()) >= 0) {
-      stopReason = "no operation succeeded in " + limits.allFailingFor().toSeconds() + " s";
+      stopReason = "no operation succeeded in " + seconds(limits.allFailingFor());
     }
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % MILLIS_PER_SECOND == 0
+        ? d.toSeconds() + " s"
+        : d.toMillis() / (double) MILLIS_PER_SECOND + " s";
   }
 
   /** Whether the phase should stop. */
