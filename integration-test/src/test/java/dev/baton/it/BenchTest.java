@@ -82,7 +82,8 @@ class BenchTest {
             "commits/s",
             "follower p50 (ms)",
             "CPU per procedure (ms)",
-            "latency p50 / commit p50")) {
+            "latency p50 / commit p50",
+            "failed operations")) {
       assertTrue(report.contains(row), () -> row + " in " + run);
     }
     String jsonLine = r.jsonLine();
@@ -90,6 +91,11 @@ class BenchTest {
     assertEquals(20, json.path("procedures").asInt(), jsonLine);
     assertEquals(2, json.path("steps").asInt(), jsonLine);
     assertEquals(0, json.path("failed").asInt(-1), jsonLine);
+    // every phase run through the load reports its failures, none here
+    assertEquals(0, json.path("failedOperations").asInt(-1), jsonLine);
+    JsonNode failures = json.path("failures");
+    assertEquals(4, failures.size(), jsonLine);
+    failures.forEach(f -> assertEquals(0, f.path("count").asInt(-1), jsonLine));
     for (String field :
         List.of(
             "wallSeconds",
