@@ -212,9 +212,18 @@ public final class Bench implements AutoCloseable {
       CpuPerProcedure cpu =
           CpuPerProcedure.Sample.now(leaderPid, followerPids).since(cpuBefore, procedures.count());
       long connectionsOpened = api.connectionsOpened() - connectionsBefore;
-      Map<String, Double> after = api.metrics(leaderHttp);
-      if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
-        out.println("[bench] warning: the leader changed during the run; rates are partial");
+      Map<String, Double> after = before;
+      try {
+        after = api.metrics(leaderHttp);
+        if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
+          out.println("[bench] warning: the leader changed during the run; rates are partial");
+        }
+      } catch (NodeApiClient.ApiException e) {
+        // the run's figures stand without the leader's counters
+        out.println(
+            "[bench] warning: the leader of the run does not answer, its store batches and log"
+                + " entries are not counted: "
+                + e.getMessage());
       }
 
       out.printf(
@@ -303,7 +312,10 @@ public final class Bench implements AutoCloseable {
   private Reads reads(String leader, long procId, int count)
       throws IOException, InterruptedException {
     String follower =
-        cluster.nodeIds().stream().filter(id -> !id.equals(leader)).findFirst().orElse(leader);
+        cluster.nodeIds().stream()
+            .filter(id -> !id.equals(leader) && cluster.isServing(id))
+            .findFirst()
+            .orElse(leader);
     NodeApiClient leaderApi = cluster.client(cluster.http(leader));
     NodeApiClient followerApi = cluster.client(cluster.http(follower));
     String path = "/api/procedures/" + procId;

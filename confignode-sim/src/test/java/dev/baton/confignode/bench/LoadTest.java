@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The bench's load with operations that fail: a failure is counted and the run does all it was
@@ -42,11 +44,17 @@ class LoadTest {
     };
   }
 
-  @Test
-  void aClosedLoopCountsFailuresAndDoesEveryOperation() throws Exception {
+  @ParameterizedTest(name = "{0} loop")
+  @ValueSource(strings = {"closed", "open"})
+  void failuresAreCountedAndEveryOperationIsDone(String loop) throws Exception {
     AtomicInteger calls = new AtomicInteger();
-    try (Load load = new Load(3, 0, UNLIMITED)) {
-      Load.Run run = load.closedLoop("procedures", 100, throwingEvery5th(calls));
+    Load.Op op = throwingEvery5th(calls);
+    // the open loop at 1,000/s: 100 ms
+    try (Load load = new Load(3, 1000, UNLIMITED)) {
+      Load.Run run =
+          loop.equals("closed")
+              ? load.closedLoop("procedures", 100, op)
+              : load.openLoop("procedures", 100, op);
 
       assertEquals(100, calls.get());
       assertEquals(100, run.count());
@@ -58,19 +66,6 @@ class LoadTest {
               20,
               List.of(new PhaseFailures.ErrorCount("IOException: connection refused", 20))),
           run.failures());
-    }
-  }
-
-  @Test
-  void anOpenLoopCountsFailuresAndStartsEveryOperation() throws Exception {
-    AtomicInteger calls = new AtomicInteger();
-    try (Load load = new Load(1, 1000, UNLIMITED)) {
-      Load.Run run = load.openLoop("procedures", 50, throwingEvery5th(calls));
-
-      assertEquals(50, calls.get());
-      assertEquals(50, run.count());
-      assertEquals(10, run.failed());
-      assertEquals("10 failed: 10 × IOException: connection refused", run.failures().describe());
     }
   }
 

@@ -24,6 +24,7 @@ class BenchCommandTest {
           negative rate  | bench --rate -5           | flag --rate must be an integer in 0..100000
           too many nodes | bench --nodes 8           | flag --nodes must be an integer in 1..7
           negative warmup | bench --warmup-seconds -1 | flag --warmup-seconds must be an integer in 0..3600
+          negative max failures | bench --max-failures -1 | flag --max-failures must be an integer in 0..2147483647
           unknown flag   | bench --speed 5           | unknown flag '--speed'
           """)
   void usageErrorsExit2BeforeStartingAnything(String name, String line, String want) {
