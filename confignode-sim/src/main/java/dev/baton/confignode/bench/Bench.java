@@ -72,6 +72,9 @@ public final class Bench implements AutoCloseable {
    *     clients} closed-loop clients, or the open loop at {@code rate})
    * @param keepDir keep the temp dir (logs, data)
    * @param tokens secured (tokens, HTTPS, Raft over mutual TLS)
+   * @param submitThenWait each procedure in two requests, the submission then a long poll, which
+   *     measures the submission's answer; otherwise one ({@code POST
+   *     /api/procedures?waitFor=finished}), as a client that wants the outcome sends it
    */
   public record Settings(
       int nodes,
@@ -81,10 +84,11 @@ public final class Bench implements AutoCloseable {
       double rate,
       Duration warmup,
       boolean keepDir,
-      boolean tokens) {
-    /** Closed loop, secured, as every local cluster by default. */
+      boolean tokens,
+      boolean submitThenWait) {
+    /** Closed loop, secured, as every local cluster by default, one request per procedure. */
     public Settings(int nodes, int procedures, int steps, int clients, boolean keepDir) {
-      this(nodes, procedures, steps, clients, 0, DEFAULT_WARMUP, keepDir, true);
+      this(nodes, procedures, steps, clients, 0, DEFAULT_WARMUP, keepDir, true, false);
     }
 
     /**
@@ -208,7 +212,7 @@ public final class Bench implements AutoCloseable {
           delta(before, after, STORE_BATCHES) / procedures.wallSeconds(),
           delta(before, after, LOG_ENTRIES) / procedures.wallSeconds(),
           procedures.latencies(),
-          procedures.submitLatencies(),
+          settings.submitThenWait() ? procedures.submitLatencies() : null,
           raw.count() / raw.wallSeconds(),
           raw.latencies(),
           readTimes.leader(),
@@ -219,24 +223,29 @@ public final class Bench implements AutoCloseable {
     }
   }
 
-  /** One procedure: submit, then long poll until it finished. */
+  /**
+   * One procedure until it finished: submitted and awaited in one request, or (with {@code
+   * submitThenWait}) submitted, then long polled.
+   */
   private Load.Sample oneProcedure(NodeApiClient api) throws IOException, InterruptedException {
     JsonNode args = Json.LENIENT.createObjectNode().put("steps", settings.steps());
     long nonce = nonces.incrementAndGet();
+    Duration patience = ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE;
     long start = System.nanoTime();
-    long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
-    long submitted = System.nanoTime();
-    JsonNode view = api.awaitFinished(id, ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE);
-    if (!view.path("finished").asBoolean()) {
-      throw new IOException(
-          "procedure "
-              + id
-              + " not finished after "
-              + ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE
-              + ": "
-              + view);
+    long submitNanos = 0;
+    JsonNode view;
+    if (settings.submitThenWait()) {
+      long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
+      submitNanos = System.nanoTime() - start;
+      view = api.awaitFinished(id, patience);
+    } else {
+      view = api.retrying(() -> api.submitAndAwait("Noop", args, NONCE_GROUP, nonce, patience));
     }
-    return new Load.Sample(id, submitted - start, "SUCCESS".equals(view.path("state").asText()));
+    long id = view.path("procId").asLong();
+    if (!view.path("finished").asBoolean()) {
+      throw new IOException("procedure " + id + " not finished after " + patience + ": " + view);
+    }
+    return new Load.Sample(id, submitNanos, "SUCCESS".equals(view.path("state").asText()));
   }
 
   private static Load.Sample emptyCommit(ProcedureClient raft) throws IOException {

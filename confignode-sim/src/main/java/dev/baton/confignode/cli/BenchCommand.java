@@ -87,6 +87,14 @@ final class BenchCommand extends CliCommand {
               + " what security costs")
   boolean noTokens;
 
+  @Option(
+      names = "--submit-then-wait",
+      arity = "0",
+      description =
+          "two requests per procedure, the submission then a long poll (measures the submission's"
+              + " answer); default: one, POST /api/procedures?waitFor=finished")
+  boolean submitThenWait;
+
   @Override
   public Integer call() {
     Bench.Settings settings =
@@ -98,7 +106,8 @@ final class BenchCommand extends CliCommand {
             rate,
             Duration.ofSeconds(warmupSeconds),
             keepDir,
-            !noTokens);
+            !noTokens,
+            submitThenWait);
     return LocalJob.run(
         spec.name(),
         () -> new Bench(settings, out()),
