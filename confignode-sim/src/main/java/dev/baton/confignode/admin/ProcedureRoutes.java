@@ -106,9 +106,16 @@ final class ProcedureRoutes implements AdminRoutes {
   public List<Endpoint> endpoints() {
     return List.of(
         Endpoint.post(
-            "/api/" + PATH,
-            "submit a procedure {type, args?, nonce?: {group, nonce}} → {procId}",
-            this::submit),
+                "/api/" + PATH,
+                "submit a procedure {type, args?, nonce?: {group, nonce}} → {procId}, answered once"
+                    + " the submission is committed; with waitFor=finished, → the procedure, answered"
+                    + " once it finished or the timeout passed (finished: false)",
+                this::submit)
+            .withQuery(
+                WAIT_FOR + ": " + FINISHED + " to wait until the procedure finished",
+                TIMEOUT
+                    + ": how long to wait once submitted (10s, 500ms; default and bounds in the"
+                    + " reply's error when out of range)"),
         Endpoint.get(
                 "/api/" + PATH,
                 "one page of the procedures that match the filters, in id order",
@@ -146,11 +153,40 @@ final class ProcedureRoutes implements AdminRoutes {
   }
 
   /**
-   * Answers once the submission is committed, holding no thread meanwhile: submissions that wait
-   * for the same group commit cost the server nothing but their connections.
+   * Answers once the submission is committed ({@code procId}), holding no thread meanwhile:
+   * submissions that wait for the same group commit cost the server nothing but their connections.
+   * With {@code waitFor=finished} the answer is the procedure once it finished, or as it is when
+   * {@code timeout} has passed, as a long poll on its id answers: one request where a client would
+   * otherwise send two (the submission, then the long poll).
    */
-  private CompletableFuture<Map<String, Object>> submit(AdminRequest req)
-      throws HttpError, IOException {
+  private CompletableFuture<?> submit(AdminRequest req) throws HttpError, IOException {
+    Optional<Duration> wait = waitOf(req.query());
+    CompletableFuture<Long> submitted = submitted(req);
+    if (wait.isEmpty()) {
+      return submitted.thenApply(id -> Map.of("procId", id));
+    }
+    return submitted.thenCompose(id -> awaitSubmitted(id, wait.get()));
+  }
+
+  /**
+   * The long poll of a submission just committed. When this node holds as many waiting requests as
+   * it may, the 503 names the procedure, which exists: the client waits for it by its id (or
+   * submits again with its nonce, which answers the same id).
+   */
+  private CompletableFuture<ProcedureView> awaitSubmitted(long id, Duration timeout) {
+    try {
+      return awaitFinished(id, timeout);
+    } catch (HttpError e) {
+      throw new CompletionException(
+          new HttpError(
+              e.status(),
+              e.reply().error(),
+              "procedure " + id + " was submitted, but " + e.getMessage()));
+    }
+  }
+
+  /** The id of the submission in {@code req}'s body, once it is committed. */
+  private CompletableFuture<Long> submitted(AdminRequest req) throws HttpError, IOException {
     SubmitRequest body = JsonExchange.parse(req.body(MAX_BODY_BYTES), SubmitRequest.class);
     if (body.type() == null) {
       throw new HttpError(
@@ -185,7 +221,7 @@ final class ProcedureRoutes implements AdminRoutes {
         .thenApply(
             id -> {
               req.target("procedure " + id + " " + body.type());
-              return Map.of("procId", id);
+              return id;
             });
   }
 

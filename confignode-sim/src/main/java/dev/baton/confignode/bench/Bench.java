@@ -83,6 +83,9 @@ public final class Bench implements AutoCloseable {
    *     clients} closed-loop clients, or the open loop at {@code rate})
    * @param keepDir keep the temp dir (logs, data)
    * @param tokens secured (tokens, HTTPS, Raft over mutual TLS)
+   * @param submitThenWait each procedure in two requests, the submission then a long poll, which
+   *     measures the submission's answer; otherwise one ({@code POST
+   *     /api/procedures?waitFor=finished}), as a client that wants the outcome sends it
    * @param maxFailures failed operations a phase may have before the bench stops ({@link
    *     #UNLIMITED_FAILURES}: no bound but {@link ConfigNodeWaits#BENCH_ALL_FAILING_LIMIT})
    */
@@ -95,10 +98,21 @@ public final class Bench implements AutoCloseable {
       Duration warmup,
       boolean keepDir,
       boolean tokens,
+      boolean submitThenWait,
       int maxFailures) {
-    /** Closed loop, secured, as every local cluster by default. */
+    /** Closed loop, secured, as every local cluster by default, one request per procedure. */
     public Settings(int nodes, int procedures, int steps, int clients, boolean keepDir) {
-      this(nodes, procedures, steps, clients, 0, DEFAULT_WARMUP, keepDir, true, UNLIMITED_FAILURES);
+      this(
+          nodes,
+          procedures,
+          steps,
+          clients,
+          0,
+          DEFAULT_WARMUP,
+          keepDir,
+          true,
+          false,
+          UNLIMITED_FAILURES);
     }
 
     /**
@@ -245,7 +259,7 @@ public final class Bench implements AutoCloseable {
           delta(before, after, STORE_BATCHES) / procedures.wallSeconds(),
           delta(before, after, LOG_ENTRIES) / procedures.wallSeconds(),
           procedures.latencies(),
-          procedures.submitLatencies(),
+          settings.submitThenWait() ? procedures.submitLatencies() : null,
           raw.succeeded() / raw.wallSeconds(),
           raw.latencies(),
           readTimes.leader(),
@@ -261,25 +275,33 @@ public final class Bench implements AutoCloseable {
     }
   }
 
-  /** One procedure: submit, then long poll until it finished. */
+  /**
+   * One procedure until it finished: submitted and awaited in one request, or (with {@code
+   * submitThenWait}) submitted, then long polled.
+   */
   private Load.Sample oneProcedure(NodeApiClient api) throws IOException, InterruptedException {
     JsonNode args = Json.LENIENT.createObjectNode().put("steps", settings.steps());
     long nonce = nonces.incrementAndGet();
+    Duration patience = ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE;
     long start = System.nanoTime();
-    long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
-    long submitted = System.nanoTime();
-    JsonNode view = api.awaitFinished(id, ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE);
+    long submitNanos = 0;
+    JsonNode view;
+    if (settings.submitThenWait()) {
+      long id = api.retrying(() -> api.submit("Noop", args, NONCE_GROUP, nonce));
+      submitNanos = System.nanoTime() - start;
+      view = api.awaitFinished(id, patience);
+    } else {
+      view = api.retrying(() -> api.submitAndAwait("Noop", args, NONCE_GROUP, nonce, patience));
+    }
+    long id = view.path("procId").asLong();
     String state = view.path("state").asText();
     // without the procedure's id: the report counts the failures by message
     if (!view.path("finished").asBoolean()) {
-      return Load.Sample.failed(
-          id,
-          submitted - start,
-          "not finished after " + ConfigNodeWaits.BENCH_PROCEDURE_PATIENCE + ", " + state);
+      return Load.Sample.failed(id, submitNanos, "not finished after " + patience + ", " + state);
     }
     return "SUCCESS".equals(state)
-        ? Load.Sample.succeeded(id, submitted - start)
-        : Load.Sample.failed(id, submitted - start, "ended " + state);
+        ? Load.Sample.succeeded(id, submitNanos)
+        : Load.Sample.failed(id, submitNanos, "ended " + state);
   }
 
   private static Load.Sample emptyCommit(ProcedureClient raft) throws IOException {

@@ -21,7 +21,8 @@ import java.util.Map;
  *     several batches per entry; {@code baton_applied_write_entries_total})
  * @param latency submit to finished as the client sees it: from the submit call (or, in the open
  *     loop, from when the procedure was due) to the long poll's answer that it finished
- * @param submitLatency from the submit call to its answer (the submission committed)
+ * @param submitLatency from the submit call to its answer (the submission committed); null when
+ *     each procedure was submitted and awaited in one request
  * @param rawCommitsPerSecond empty entries committed per second through a Raft client with as many
  *     clients
  * @param rawLatency one empty commit's latency through that client
@@ -82,7 +83,12 @@ public record BenchResult(
     row(out, "store batches/s", storeBatchesPerSecond);
     row(out, "log entries/s", logEntriesPerSecond);
     percentiles(out, "latency", latency);
-    percentiles(out, "submit answer", submitLatency);
+    if (submitLatency != null) {
+      percentiles(out, "submit answer", submitLatency);
+    } else {
+      out.append("  (one request per procedure: submitted and awaited; --submit-then-wait\n");
+      out.append("   measures the submission's answer on its own)\n");
+    }
     out.append("CPU per procedure (ms), over the measured procedures:\n");
     row(out, "bench client", cpu.bench(), CPU_FORMAT);
     row(out, "leader", cpu.leader(), CPU_FORMAT);
@@ -162,7 +168,10 @@ public record BenchResult(
     m.put("storeBatchesPerSecond", round(storeBatchesPerSecond));
     m.put("logEntriesPerSecond", round(logEntriesPerSecond));
     m.put("latencyMillis", latency.json());
-    m.put("submitMillis", submitLatency.json());
+    m.put("submitThenWait", settings.submitThenWait());
+    if (submitLatency != null) {
+      m.put("submitMillis", submitLatency.json());
+    }
     m.put("rawCommitsPerSecond", round(rawCommitsPerSecond));
     m.put("rawCommitMillis", rawLatency.json());
     m.put("leaderReadMillis", leaderRead.json());

@@ -111,6 +111,14 @@ final class BenchCommand extends CliCommand {
               + " what security costs")
   boolean noTokens;
 
+  @Option(
+      names = "--submit-then-wait",
+      arity = "0",
+      description =
+          "two requests per procedure, the submission then a long poll (measures the submission's"
+              + " answer); default: one, POST /api/procedures?waitFor=finished")
+  boolean submitThenWait;
+
   @Override
   public Integer call() {
     Bench.Settings settings =
@@ -123,6 +131,7 @@ final class BenchCommand extends CliCommand {
             Duration.ofSeconds(warmupSeconds),
             keepDir,
             !noTokens,
+            submitThenWait,
             maxFailures);
     return LocalJob.run(
         spec.name(),

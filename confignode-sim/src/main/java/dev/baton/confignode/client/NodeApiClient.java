@@ -278,6 +278,37 @@ public final class NodeApiClient {
 
   public long submit(String type, JsonNode args, Long nonceGroup, Long nonce)
       throws IOException, InterruptedException {
+    return anyNode("POST", "/api/procedures", submission(type, args, nonceGroup, nonce))
+        .get("procId")
+        .asLong();
+  }
+
+  /**
+   * Submits a procedure and waits for it in the same request ({@code POST
+   * /api/procedures?waitFor=finished}): the procedure once it finished, or as it is after {@code
+   * timeout} ({@code finished} false). Past the longest wait one request may ask for, it waits on
+   * with {@link #awaitFinished}. A retried submission ({@link #retrying}) with the same nonce is
+   * the same procedure.
+   */
+  public JsonNode submitAndAwait(
+      String type, JsonNode args, Long nonceGroup, Long nonce, Duration timeout)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Duration poll = oneWait(timeout);
+    JsonNode view =
+        anyNode(
+            "POST",
+            "/api/procedures?waitFor=finished&timeout=" + poll.toMillis() + "ms",
+            submission(type, args, nonceGroup, nonce),
+            poll.plus(ConfigNodeWaits.API_REQUEST_TIMEOUT));
+    long left = deadline - System.nanoTime();
+    if (view.path("finished").asBoolean() || left <= 0) {
+      return view;
+    }
+    return awaitFinished(view.get("procId").asLong(), Duration.ofNanos(left));
+  }
+
+  private static ObjectNode submission(String type, JsonNode args, Long nonceGroup, Long nonce) {
     ObjectNode body = Json.LENIENT.createObjectNode();
     body.put("type", type);
     if (args != null) {
@@ -288,7 +319,14 @@ public final class NodeApiClient {
       n.put("group", nonceGroup);
       n.put("nonce", nonce);
     }
-    return anyNode("POST", "/api/procedures", body).get("procId").asLong();
+    return body;
+  }
+
+  /** The wait one long poll asks for: what is left, at most the longest a node accepts. */
+  private static Duration oneWait(Duration left) {
+    return left.compareTo(ConfigNodeWaits.PROCEDURE_WAIT_MAX) > 0
+        ? ConfigNodeWaits.PROCEDURE_WAIT_MAX
+        : left;
   }
 
   /**
@@ -301,10 +339,7 @@ public final class NodeApiClient {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-      Duration poll =
-          left.compareTo(ConfigNodeWaits.PROCEDURE_WAIT_MAX) > 0
-              ? ConfigNodeWaits.PROCEDURE_WAIT_MAX
-              : left;
+      Duration poll = oneWait(left);
       String path =
           "/api/procedures/" + procId + "?waitFor=finished&timeout=" + poll.toMillis() + "ms";
       JsonNode view =

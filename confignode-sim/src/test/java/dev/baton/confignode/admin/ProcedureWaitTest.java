@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.http.HttpErrors;
 import dev.baton.confignode.http.Json;
 import dev.baton.confignode.node.ConfigNodeServer;
@@ -31,7 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Submissions answer once committed, and {@code GET /api/procedures/ID?waitFor=finished} waits for
  * the procedure (on the leader and on a follower), answers its current view when its timeout
- * passes, holds no handler while it waits, and refuses bad values with a 400.
+ * passes, holds no handler while it waits, and refuses bad values with a 400. A submission with
+ * {@code ?waitFor=finished} answers as that long poll would, in one request.
  */
 @Timeout(180)
 class ProcedureWaitTest {
@@ -69,14 +71,7 @@ class ProcedureWaitTest {
   }
 
   private static long submitSleep(ConfigNodeServer node, long millis) {
-    String body =
-        "{\"type\":\"Sleep\",\"args\":{\"millis\":"
-            + millis
-            + "},\"nonce\":{\"group\":"
-            + NONCE_GROUP
-            + ",\"nonce\":"
-            + NONCES.incrementAndGet()
-            + "}}";
+    String body = sleepBody(millis, NONCES.incrementAndGet());
     long id = ok(http(node).post("/api/procedures", body)).path("procId").asLong();
     assertTrue(id > 0);
     return id;
@@ -186,6 +181,98 @@ class ProcedureWaitTest {
             .get("/api/procedures/" + id + query)
             .assertError(HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST);
     assertTrue(message.contains("waitFor") || message.contains("timeout"), message);
+  }
+
+  private static String sleepBody(long millis, long nonce) {
+    return "{\"type\":\"Sleep\",\"args\":{\"millis\":"
+        + millis
+        + "},\"nonce\":{\"group\":"
+        + NONCE_GROUP
+        + ",\"nonce\":"
+        + nonce
+        + "}}";
+  }
+
+  private static RawHttp.Reply submitAndWait(ConfigNodeServer node, String timeout, String body) {
+    return http(node).post("/api/procedures?waitFor=finished&timeout=" + timeout, body);
+  }
+
+  @ParameterizedTest(name = "on the {0}")
+  @ValueSource(strings = {"leader", "follower"})
+  void aSubmissionThatWaitsAnswersTheFinishedProcedure(String which) {
+    long nonce = NONCES.incrementAndGet();
+    JsonNode done = ok(submitAndWait(node(which), "20s", sleepBody(SLEEP_MILLIS, nonce)));
+    assertTrue(done.path("finished").asBoolean(), done::toString);
+    assertEquals("SUCCESS", done.path("state").asText(), done::toString);
+    assertEquals("Sleep", done.path("type").asText(), done::toString);
+    // the same procedure as the leader knows it, and a retry with the nonce names it again
+    long id = done.path("procId").asLong();
+    assertTrue(ok(http(leader()).get("/api/procedures/" + id)).path("finished").asBoolean());
+    long again =
+        ok(http(leader()).post("/api/procedures", sleepBody(SLEEP_MILLIS, nonce)))
+            .path("procId")
+            .asLong();
+    assertEquals(id, again);
+  }
+
+  @ParameterizedTest(name = "on the {0}")
+  @ValueSource(strings = {"leader", "follower"})
+  void aSubmissionThatWaitsAnswersNotFinishedWhenItsTimeoutPasses(String which) {
+    long start = System.nanoTime();
+    JsonNode view =
+        ok(
+            submitAndWait(
+                node(which),
+                SHORT_WAIT_MILLIS + "ms",
+                sleepBody(LONG_SLEEP_MILLIS, NONCES.incrementAndGet())));
+    long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+    long id = view.path("procId").asLong();
+    try {
+      assertTrue(id > 0, view::toString);
+      assertFalse(view.path("finished").asBoolean(), view::toString);
+      assertTrue(waitedMillis >= SHORT_WAIT_MILLIS, "answered after " + waitedMillis + " ms");
+    } finally {
+      abort(id);
+    }
+  }
+
+  @Test
+  void aSubmissionWithABadWaitIs400AndSubmitsNothing() {
+    long before = submitSleep(leader(), 1);
+    String message =
+        submitAndWait(CLUSTER.cluster().follower(), "21s", sleepBody(1, NONCES.incrementAndGet()))
+            .assertError(HttpURLConnection.HTTP_BAD_REQUEST, HttpErrors.INVALID_REQUEST);
+    assertTrue(message.contains("timeout"), message);
+    JsonNode later = ok(http(leader()).get("/api/procedures?after=" + before));
+    assertEquals(0, later.size(), later::toString);
+  }
+
+  @Test
+  void theClientSubmitsAndAwaitsInOneCall() throws Exception {
+    NodeApiClient api = CLUSTER.cluster().api();
+    long nonce = NONCES.incrementAndGet();
+    JsonNode args = Json.LENIENT.createObjectNode().put("millis", SLEEP_MILLIS);
+    JsonNode done = api.submitAndAwait("Sleep", args, NONCE_GROUP, nonce, Duration.ofSeconds(30));
+    assertTrue(done.path("finished").asBoolean(), done::toString);
+    assertEquals("SUCCESS", done.path("state").asText(), done::toString);
+    // submitted again with its nonce: the same procedure, already finished
+    JsonNode again = api.submitAndAwait("Sleep", args, NONCE_GROUP, nonce, Duration.ofSeconds(1));
+    assertEquals(done.path("procId").asLong(), again.path("procId").asLong(), again::toString);
+    assertTrue(again.path("finished").asBoolean(), again::toString);
+
+    JsonNode longArgs = Json.LENIENT.createObjectNode().put("millis", LONG_SLEEP_MILLIS);
+    JsonNode waiting =
+        api.submitAndAwait(
+            "Sleep",
+            longArgs,
+            NONCE_GROUP,
+            NONCES.incrementAndGet(),
+            Duration.ofMillis(SHORT_WAIT_MILLIS));
+    try {
+      assertFalse(waiting.path("finished").asBoolean(), waiting::toString);
+    } finally {
+      abort(waiting.path("procId").asLong());
+    }
   }
 
   @Test
