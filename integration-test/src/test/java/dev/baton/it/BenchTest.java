@@ -97,7 +97,7 @@ class BenchTest {
     // every phase run through the load reports its failures, none here
     assertEquals(0, json.path("failedOperations").asInt(-1), jsonLine);
     JsonNode failures = json.path("failures");
-    assertEquals(4, failures.size(), jsonLine);
+    assertEquals(5, failures.size(), jsonLine);
     failures.forEach(f -> assertEquals(0, f.path("count").asInt(-1), jsonLine));
     for (String field :
         List.of(

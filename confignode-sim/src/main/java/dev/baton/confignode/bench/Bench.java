@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -65,6 +66,28 @@ public final class Bench implements AutoCloseable {
   static final String COMMIT_WARMUP = "commit warm-up";
 
   static final String PROCEDURE_WARMUP = "procedure warm-up";
+  static final String JIT_WARMUP = "warm-up until the JIT is quiet";
+
+  /**
+   * How often the warm-up's end looks at the nodes' JIT compilers, and the least it lasts: a look
+   * at the compilers' CPU time over this long ({@code /proc} counts it in hundredths of a second).
+   */
+  static final Duration JIT_LOOK = Duration.ofSeconds(2);
+
+  /**
+   * The busiest node's compilers' share of a core under which the warm-up ends: the JIT still
+   * compiles now and then for the rest of a JVM's life (a method that got hot, a deoptimization),
+   * but no longer takes a measurable part of the CPU the measured phase shares.
+   */
+  static final double JIT_QUIET_SHARE = 0.10;
+
+  /**
+   * The longest the warm-up goes on for the JIT, in warm-ups ({@code --warmup-seconds}): a machine
+   * too busy for the compilers to catch up still gets its figures, the report saying so.
+   */
+  static final int JIT_WARMUPS_AT_MOST = 2;
+
+  private static final double PERCENT = 100;
   static final String PROCEDURES = "procedures";
   static final String RAW_COMMITS = "raw Raft baseline";
 
@@ -197,15 +220,20 @@ public final class Bench implements AutoCloseable {
       // procedures last, in the measured load's shape (the open loop's rate reached in a ramp),
       // right before it: the connections and threads it needs are open (a connection idle for
       // KeepAliveConnections' MAX_IDLE is closed), so the measured phase opens none itself
+      // then, unless the run is quick, until the nodes' compilers go quiet: a measured phase that
+      // starts while they compile measures the JIT, which takes a third of four JVMs' CPU for
+      // tens of seconds under load on a small machine
+      Duration fixed = quick ? settings.warmup() : settings.warmup().minus(JIT_LOOK);
       Load.Run warmProcedures =
           settings.openLoop()
-              ? load.rampedOpenLoopFor(PROCEDURE_WARMUP, settings.warmup(), () -> oneProcedure(api))
-              : load.closedLoopFor(PROCEDURE_WARMUP, settings.warmup(), () -> oneProcedure(api));
+              ? load.rampedOpenLoopFor(PROCEDURE_WARMUP, fixed, () -> oneProcedure(api))
+              : load.closedLoopFor(PROCEDURE_WARMUP, fixed, () -> oneProcedure(api));
       out.printf(
           "[bench] procedure warm-up: %d procedures%s, %d connections opened so far%n",
           warmProcedures.count(),
           warmProcedures.failed() > 0 ? " (" + warmProcedures.failures().describe() + ")" : "",
           api.connectionsOpened());
+      Load.Run warmJit = quick ? load.none(JIT_WARMUP) : untilJitQuiet(load, api);
 
       out.printf(
           "[bench] measuring %d procedures (%s)%n",
@@ -270,9 +298,55 @@ public final class Bench implements AutoCloseable {
           List.of(
               warmCommits.failures(),
               warmProcedures.failures(),
+              warmJit.failures(),
               procedures.failures(),
               raw.failures()));
     }
+  }
+
+  /**
+   * Procedures in the measured load's shape until the busiest node's JIT compilers used less than
+   * {@link #JIT_QUIET_SHARE} of a core over the last {@link #JIT_LOOK}, or for {@link
+   * #JIT_WARMUPS_AT_MOST} warm-ups at most; says which.
+   */
+  private Load.Run untilJitQuiet(Load load, NodeApiClient api)
+      throws IOException, InterruptedException {
+    List<Long> pids = cluster.nodeIds().stream().map(cluster::pid).toList();
+    JitActivity.UntilQuiet compiling =
+        new JitActivity.UntilQuiet(
+            new JitActivity.Watch(pids),
+            JIT_LOOK,
+            JIT_QUIET_SHARE,
+            settings.warmup().multipliedBy(JIT_WARMUPS_AT_MOST));
+    Load.Run run =
+        settings.openLoop()
+            ? load.openLoopWhile(JIT_WARMUP, compiling, () -> oneProcedure(api))
+            : load.closedLoopWhile(JIT_WARMUP, compiling, () -> oneProcedure(api));
+    String outcome;
+    if (compiling.lastShare().isEmpty()) {
+      outcome = "the compilers' CPU time is not readable here (Linux' /proc)";
+    } else if (compiling.quiet()) {
+      outcome =
+          String.format(
+              Locale.ROOT,
+              "until the busiest node's compilers used %.0f %% of a core (under %.0f %%)",
+              compiling.lastShare().get() * PERCENT,
+              JIT_QUIET_SHARE * PERCENT);
+    } else {
+      outcome =
+          String.format(
+              Locale.ROOT,
+              "stopped at its bound with the busiest node's compilers at %.0f %% of a core: the"
+                  + " measured phase shares the CPU with the JIT",
+              compiling.lastShare().get() * PERCENT);
+    }
+    out.printf(
+        Locale.ROOT,
+        "[bench] JIT warm-up: %.1f s, %d procedures, %s%n",
+        run.wallSeconds(),
+        run.count(),
+        outcome);
+    return run;
   }
 
   /**

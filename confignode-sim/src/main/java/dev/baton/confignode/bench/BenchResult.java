@@ -34,8 +34,8 @@ import java.util.Map;
  *     many open as the measured load holds at once
  * @param failed measured procedures that did not end in SUCCESS: their operation threw (no answer
  *     in time, refused, ...) or the procedure ended otherwise
- * @param failures the failed operations of each phase (commit warm-up, procedure warm-up,
- *     procedures, raw baseline), with their most common errors
+ * @param failures the failed operations of each phase (commit warm-up, procedure warm-up, the
+ *     warm-up until the JIT is quiet, procedures, raw baseline), with their most common errors
  */
 public record BenchResult(
     Bench.Settings settings,

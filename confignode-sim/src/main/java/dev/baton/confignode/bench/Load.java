@@ -6,11 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionService;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Phaser;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -166,7 +166,7 @@ final class Load implements AutoCloseable {
    * Operations from the closed-loop clients while {@code more} says so, asked before each, and no
    * failure stopped the run.
    */
-  private Run closedLoop(String phase, BooleanSupplier more, Op op)
+  Run closedLoopWhile(String phase, BooleanSupplier more, Op op)
       throws IOException, InterruptedException {
     FailureTally failures = new FailureTally(phase, limits);
     ExecutorService pool = Executors.newFixedThreadPool(clients);
@@ -213,13 +213,13 @@ final class Load implements AutoCloseable {
    */
   Run closedLoopFor(String phase, Duration time, Op op) throws IOException, InterruptedException {
     long end = System.nanoTime() + time.toNanos();
-    return closedLoop(phase, () -> System.nanoTime() < end, op);
+    return closedLoopWhile(phase, () -> System.nanoTime() < end, op);
   }
 
   /** {@code count} operations from the closed-loop clients. */
   Run closedLoop(String phase, int count, Op op) throws IOException, InterruptedException {
     AtomicInteger next = new AtomicInteger();
-    return closedLoop(phase, () -> next.getAndIncrement() < count, op);
+    return closedLoopWhile(phase, () -> next.getAndIncrement() < count, op);
   }
 
   /**
@@ -242,32 +242,51 @@ final class Load implements AutoCloseable {
             i < rampCount
                 ? (long) (Math.sqrt(2 * ramp * i / rate) * NANOS_PER_SECOND)
                 : (long) ((ramp + (i - rampCount) / rate) * NANOS_PER_SECOND),
+        () -> true,
         op);
   }
 
   /** {@code count} operations started at {@code rate} per second. */
   Run openLoop(String phase, int count, Op op) throws IOException, InterruptedException {
     long interval = (long) (NANOS_PER_SECOND / rate);
-    return openLoop(phase, count, i -> i * interval, op);
+    return openLoop(phase, count, i -> i * interval, () -> true, op);
   }
 
   /**
-   * {@code count} operations, operation {@code i} due {@code dueAt(i)} nanoseconds after the start
-   * (non-decreasing), its latency counted from then; none started once a failure stopped the run.
+   * Operations started at {@code rate} per second while {@code more} says so, asked before each.
    */
-  private Run openLoop(String phase, int count, IntToLongFunction dueAt, Op op)
+  Run openLoopWhile(String phase, BooleanSupplier more, Op op)
+      throws IOException, InterruptedException {
+    long interval = (long) (NANOS_PER_SECOND / rate);
+    return openLoop(phase, Integer.MAX_VALUE, i -> i * interval, more, op);
+  }
+
+  /** A phase that ran no operation. */
+  Run none(String phase) {
+    return Run.of(List.of(), new FailureTally(phase, limits), System.nanoTime());
+  }
+
+  /**
+   * At most {@code count} operations, while {@code more} says so (asked before each), operation
+   * {@code i} due {@code dueAt(i)} nanoseconds after the start (non-decreasing), its latency
+   * counted from then; none started once a failure stopped the run.
+   */
+  private Run openLoop(
+      String phase, int count, IntToLongFunction dueAt, BooleanSupplier more, Op op)
       throws IOException, InterruptedException {
     FailureTally failures = new FailureTally(phase, limits);
     Semaphore outstanding = new Semaphore(MAX_OUTSTANDING);
-    CountDownLatch done = new CountDownLatch(count);
+    // this thread's party, and one per operation in flight (at most MAX_OUTSTANDING)
+    Phaser inFlight = new Phaser(1);
     List<Timed> all = new ArrayList<>();
     long start = System.nanoTime();
-    for (int i = 0; i < count && !failures.stopped(); i++) {
+    for (int i = 0; i < count && !failures.stopped() && more.getAsBoolean(); i++) {
       long due = start + dueAt.applyAsLong(i);
       for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
         LockSupport.parkNanos(wait); // pacing the load, not waiting for a result
       }
       outstanding.acquire();
+      inFlight.register();
       openLoopThreads.execute(
           () -> {
             try {
@@ -279,12 +298,13 @@ final class Load implements AutoCloseable {
               Thread.currentThread().interrupt(); // the load is closing
             } finally {
               outstanding.release();
-              done.countDown();
+              inFlight.arriveAndDeregister();
             }
           });
     }
+    int arrived = inFlight.arrive();
     if (!failures.stopped()) {
-      done.await();
+      inFlight.awaitAdvanceInterruptibly(arrived);
     }
     throwIfStopped(failures);
     synchronized (all) {

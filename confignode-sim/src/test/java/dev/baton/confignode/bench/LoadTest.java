@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,6 +33,9 @@ class LoadTest {
   private static final int EVERY = 5;
 
   private static final double EXACT = 1e-9;
+
+  /** How long an operation of the stopping test takes: longer than the open loop's interval. */
+  private static final long OPERATION_NANOS = 5_000_000;
 
   /** Calls {@code n} with {@code n % EVERY == 0} throw; the others succeed. */
   private static Load.Op throwingEvery5th(AtomicInteger calls) {
@@ -66,6 +70,41 @@ class LoadTest {
               20,
               List.of(new PhaseFailures.ErrorCount("IOException: connection refused", 20))),
           run.failures());
+    }
+  }
+
+  @ParameterizedTest(name = "{0} loop")
+  @ValueSource(strings = {"closed", "open"})
+  void aLoadWhileAskedStopsWhenToldAndWaitsForWhatItStarted(String loop) throws Exception {
+    int wanted = 60;
+    AtomicInteger asked = new AtomicInteger();
+    AtomicInteger calls = new AtomicInteger();
+    Load.Op op =
+        () -> {
+          int n = calls.incrementAndGet();
+          // an operation's own latency, so that some are in flight when the load is told to stop
+          LockSupport.parkNanos(OPERATION_NANOS);
+          return Load.Sample.succeeded(n, SUBMIT_NANOS);
+        };
+    // the open loop at 1,000/s: 60 ms
+    try (Load load = new Load(3, 1000, UNLIMITED)) {
+      Load.Run run =
+          loop.equals("closed")
+              ? load.closedLoopWhile("warm-up", () -> asked.incrementAndGet() <= wanted, op)
+              : load.openLoopWhile("warm-up", () -> asked.incrementAndGet() <= wanted, op);
+      // every operation started is answered and counted before the run returns
+      assertEquals(wanted, calls.get());
+      assertEquals(wanted, run.count());
+      assertEquals(wanted, run.succeeded());
+    }
+  }
+
+  @Test
+  void aPhaseThatRanNothingCountsNothing() {
+    try (Load load = new Load(3, 0, UNLIMITED)) {
+      Load.Run none = load.none("warm-up");
+      assertEquals(0, none.count());
+      assertEquals(new PhaseFailures("warm-up", 0, List.of()), none.failures());
     }
   }
 
