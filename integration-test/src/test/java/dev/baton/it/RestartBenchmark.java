@@ -91,19 +91,23 @@ public final class RestartBenchmark {
       List<Long> running = new ArrayList<>();
       List<Long> fromMajority = new ArrayList<>();
       Map<Long, Integer> changes = new TreeMap<>();
+      List<Long> nodeCpu = new ArrayList<>();
       for (int i = 0; i < wholeRestarts; i++) {
         RestartProbes.WholeRestart w = RestartProbes.restartAll(cluster, QUIET, entries);
         running.add(w.leaderRunningMillis());
         fromMajority.add(w.fromMajorityMillis());
         changes.merge(w.leaderChanges(), 1, Integer::sum);
+        nodeCpu.addAll(w.cpuMillis().values());
         System.out.printf(
             Locale.ROOT,
             "whole restart %d: leader running %d ms after the processes started, %d ms after a"
-                + " majority's Raft servers started; leaders seen %d%n%s",
+                + " majority's Raft servers started; leaders seen %d; CPU ms of each process"
+                + " then %s%n%s",
             i + 1,
             w.leaderRunningMillis(),
             w.fromMajorityMillis(),
             w.leaderChanges(),
+            w.cpuMillis(),
             w.timeline());
       }
       System.out.printf(
@@ -113,7 +117,7 @@ public final class RestartBenchmark {
               + " max %d; %d samples, down %d s);"
               + " whole restart -> leader running ms p50 %d max %d from the processes' start, p50"
               + " %d max %d from a majority's Raft start; leader changes per restart %s over %d"
-              + " restarts%n",
+              + " restarts; CPU ms of a node's process when the leader ran p50 %d max %d%n",
           NODES,
           at(matched, P50),
           max(matched),
@@ -128,7 +132,9 @@ public final class RestartBenchmark {
           at(fromMajority, P50),
           max(fromMajority),
           changes,
-          running.size());
+          running.size(),
+          at(nodeCpu, P50),
+          max(nodeCpu));
     }
   }
 

@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Restarts on a {@link ProcessCluster}, timed: one member killed and started again after the others
@@ -47,11 +48,16 @@ final class RestartProbes {
    * A whole cluster restarted: milliseconds from its processes' start until a leader ran its
    * executor, from the start of a majority's Raft servers (the first moment a leader can be
    * elected) until then, and the most leaders any member learned of from its start to a quiet while
-   * later; and each member's steps of its start ({@link RestartTimeline}), one a line, in ms after
-   * the processes' start.
+   * later; the CPU time each member's process had used when the leader ran (its start's cost, in
+   * ms, far less sensitive to the machine's load than the wall times); and each member's steps of
+   * its start ({@link RestartTimeline}), one a line, in ms after the processes' start.
    */
   record WholeRestart(
-      long leaderRunningMillis, long fromMajorityMillis, long leaderChanges, String timeline) {}
+      long leaderRunningMillis,
+      long fromMajorityMillis,
+      long leaderChanges,
+      Map<String, Long> cpuMillis,
+      String timeline) {}
 
   private RestartProbes() {}
 
@@ -154,6 +160,7 @@ final class RestartProbes {
     long start = System.currentTimeMillis();
     String leader = cluster.restartAllNodes();
     long running = System.currentTimeMillis();
+    Map<String, Long> cpu = cpuMillis(cluster);
     long term = cluster.term(leader);
     long watchUntil = System.nanoTime() + quiet.toNanos();
     ConfigNodeWaits.clusterPoll(CATCH_UP_POLL, quiet.multipliedBy(2), "a quiet while passed")
@@ -180,7 +187,22 @@ final class RestartProbes {
         running - start,
         running - majorityUp,
         changes,
+        cpu,
         timelines(cluster, cluster.nodeIds(), start));
+  }
+
+  /** The CPU time (user and system) each ConfigNode's current process used so far, in ms. */
+  static Map<String, Long> cpuMillis(ProcessCluster cluster) {
+    Map<String, Long> cpu = new TreeMap<>();
+    for (String id : cluster.nodeIds()) {
+      cpu.put(
+          id,
+          ProcessHandle.of(cluster.pid(id))
+              .flatMap(p -> p.info().totalCpuDuration())
+              .map(Duration::toMillis)
+              .orElse(-1L));
+    }
+    return cpu;
   }
 
   /** The leader's commit index. */

@@ -1,12 +1,13 @@
 package dev.baton.consensus;
 
+import dev.baton.consensus.tls.MemoryKeyStore;
 import dev.baton.consensus.tls.TlsSettings;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import javax.net.ssl.X509KeyManager;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
-import org.apache.ratis.security.TlsConf;
 
 /**
  * How the Raft connections of a member or a client are secured, as Ratis parameters: in plaintext,
@@ -21,9 +22,18 @@ final class RaftSecurity {
   private final TlsSettings tls;
   private final MembershipView members;
 
+  /**
+   * The member's key for every TLS context Ratis builds (its server's, and one per connection to a
+   * peer or from a client): made once, so Ratis does not put the key into a PKCS#12 store of its
+   * own per context ({@link MemoryKeyStore} says what that costs); null in plaintext.
+   */
+  private final X509KeyManager keyManager;
+
   private RaftSecurity(TlsSettings tls, MembershipView members) {
     this.tls = tls;
     this.members = members;
+    this.keyManager =
+        tls == null ? null : MemoryKeyStore.of(tls.privateKey(), tls.chain()).x509KeyManager();
   }
 
   static RaftSecurity plaintext() {
@@ -68,8 +78,7 @@ final class RaftSecurity {
     if (tls != null) {
       GrpcTlsConfig conf =
           GrpcTlsConfig.newBuilder()
-              .setPrivateKey(new TlsConf.PrivateKeyConf(tls.privateKey()))
-              .setKeyCertificates(new TlsConf.CertificatesConf(tls.chain()))
+              .setKeyManager(keyManager)
               .setTrustManager(MemberTrustManager.of(tls.trustedCertificates(), members))
               .setMutualTls(true)
               .build();

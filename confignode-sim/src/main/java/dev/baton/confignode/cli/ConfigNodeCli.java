@@ -43,32 +43,34 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
       "0:help or version printed",
       "2:usage error: no command, an unknown command or flag, a bad value"
-    },
-    subcommands = {
-      NodeCommand.class,
-      DataNodeCommand.class,
-      DrillCommand.class,
-      ChaosCommand.class,
-      BenchCommand.class,
-      SubmitCommand.class,
-      GetCommand.class,
-      ListCommand.class,
-      AbortCommand.class,
-      ResumeCommand.class,
-      WhyCommand.class,
-      LocksCommand.class,
-      BypassCommand.class,
-      ForceFailCommand.class,
-      RetryNowCommand.class,
-      AuditCommand.class,
-      AddConfigNodeCommand.class,
-      RemoveConfigNodeCommand.class,
-      ReplaceConfigNodeCommand.class,
-      RollingRestartCommand.class,
-      CertsCommand.class,
-      CompletionCommand.class
     })
 public final class ConfigNodeCli implements Callable<Integer> {
+  /** The commands, in the order {@code --help} lists them. */
+  static final List<Class<?>> COMMANDS =
+      List.of(
+          NodeCommand.class,
+          DataNodeCommand.class,
+          DrillCommand.class,
+          ChaosCommand.class,
+          BenchCommand.class,
+          SubmitCommand.class,
+          GetCommand.class,
+          ListCommand.class,
+          AbortCommand.class,
+          ResumeCommand.class,
+          WhyCommand.class,
+          LocksCommand.class,
+          BypassCommand.class,
+          ForceFailCommand.class,
+          RetryNowCommand.class,
+          AuditCommand.class,
+          AddConfigNodeCommand.class,
+          RemoveConfigNodeCommand.class,
+          ReplaceConfigNodeCommand.class,
+          RollingRestartCommand.class,
+          CertsCommand.class,
+          CompletionCommand.class);
+
   /** Exit code for a usage error. */
   public static final int EXIT_USAGE = 2;
 
@@ -87,16 +89,37 @@ public final class ConfigNodeCli implements Callable<Integer> {
 
   /** Runs one command line, printing only to {@code out} and {@code err}; returns the exit code. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
-    return commandLine(out, err).execute(args);
+    return commandLine(out, err, commandsFor(args)).execute(args);
   }
 
   /** The command names, in the order {@code --help} lists them. */
   static List<String> commandNames() {
-    return List.copyOf(commandLine(System.out, System.err).getSubcommands().keySet());
+    return List.copyOf(commandLine(System.out, System.err, COMMANDS).getSubcommands().keySet());
   }
 
-  static CommandLine commandLine(PrintStream out, PrintStream err) {
+  /**
+   * The commands a command line needs: the one it names first, alone, when that command works
+   * without the others; else all of them (help, no command, a misspelled one, whose usage error
+   * suggests the nearest, and {@code completion}, which describes them all). Picocli builds a
+   * command's model by reflection over its annotations when the command is added: all of them cost
+   * a fresh JVM about 0.25 CPU-seconds, which every ConfigNode process paid at its start.
+   */
+  static List<Class<?>> commandsFor(String[] args) {
+    if (args.length > 0) {
+      for (Class<?> c : COMMANDS) {
+        if (c != CompletionCommand.class && c.getAnnotation(Command.class).name().equals(args[0])) {
+          return List.of(c);
+        }
+      }
+    }
+    return COMMANDS;
+  }
+
+  static CommandLine commandLine(PrintStream out, PrintStream err, List<Class<?>> commands) {
     CommandLine cli = new CommandLine(new ConfigNodeCli(out, err));
+    for (Class<?> c : commands) {
+      cli.addSubcommand(c);
+    }
     cli.setOut(writer(out));
     cli.setErr(writer(err));
     cli.setParameterExceptionHandler(new UsageErrors());

@@ -1,5 +1,6 @@
 package dev.baton.confignode.http;
 
+import dev.baton.consensus.tls.MemoryKeyStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -9,49 +10,37 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
-import java.security.SecureRandom;
-import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.InvalidKeySpecException;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.KeyManager;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A server's TLS identity from two PEM files: its certificate chain (the server's certificate
  * first) and its PKCS#8 private key ({@code -----BEGIN PRIVATE KEY-----}, RSA, EC or Ed25519), held
- * in an in-memory KeyStore under a random password. Also the trust of this chain's last certificate
- * (its root, or the certificate itself when self-signed), for the clients of a cluster whose nodes
- * share a certificate authority; or, for mutual TLS, a context that presents this identity and
- * trusts a given CA ({@link #mutualContext}).
+ * in an in-memory KeyStore under a random password ({@link MemoryKeyStore}). Also the trust of this
+ * chain's last certificate (its root, or the certificate itself when self-signed), for the clients
+ * of a cluster whose nodes share a certificate authority; or, for mutual TLS, a context that
+ * presents this identity and trusts a given CA ({@link #mutualContext}).
  */
 public final class TlsIdentity {
-  /** The alias of the key in the KeyStore. */
-  static final String ALIAS = "server";
-
   private static final Pattern PRIVATE_KEY =
       Pattern.compile("-----BEGIN PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END PRIVATE KEY-----");
 
   private static final List<String> KEY_ALGORITHMS = List.of("RSA", "EC", "Ed25519", "EdDSA");
 
-  /** Random bytes of the KeyStore's password. */
-  private static final int PASSWORD_BYTES = 16;
-
-  private final KeyStore keyStore;
-  private final String password;
+  private final MemoryKeyStore keys;
   private final List<X509Certificate> chain;
 
-  private TlsIdentity(KeyStore keyStore, String password, List<X509Certificate> chain) {
-    this.keyStore = keyStore;
-    this.password = password;
+  private TlsIdentity(MemoryKeyStore keys, List<X509Certificate> chain) {
+    this.keys = keys;
     this.chain = chain;
   }
 
@@ -94,28 +83,17 @@ public final class TlsIdentity {
     if (chain.isEmpty()) {
       throw new IllegalArgumentException("a TLS identity needs a certificate");
     }
-    byte[] random = new byte[PASSWORD_BYTES];
-    new SecureRandom().nextBytes(random);
-    String password = HexFormat.of().formatHex(random);
-    try {
-      KeyStore store = KeyStore.getInstance("PKCS12");
-      store.load(null, null);
-      store.setKeyEntry(ALIAS, key, password.toCharArray(), chain.toArray(new Certificate[0]));
-      return new TlsIdentity(store, password, List.copyOf(chain));
-    } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalArgumentException(
-          "cannot hold the key of " + chain.get(0).getSubjectX500Principal() + ": " + e, e);
-    }
+    return new TlsIdentity(MemoryKeyStore.of(key, chain), List.copyOf(chain));
   }
 
   /** The KeyStore holding the key and chain, for the server's TLS context. */
   public KeyStore keyStore() {
-    return keyStore;
+    return keys.keyStore();
   }
 
   /** The KeyStore's (and the key's) password. */
   public String password() {
-    return password;
+    return keys.password();
   }
 
   /** The certificate chain, the server's own first. */
@@ -138,14 +116,7 @@ public final class TlsIdentity {
    * certificate) and trusts the certificates {@code ca} signed.
    */
   public SSLContext mutualContext(List<X509Certificate> ca) {
-    try {
-      KeyManagerFactory kmf =
-          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      kmf.init(keyStore, password.toCharArray());
-      return context(kmf.getKeyManagers(), trustStore(ca));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("cannot present the certificate " + chain.get(0), e);
-    }
+    return context(keys.keyManagers(), trustStore(ca));
   }
 
   /** A KeyStore holding {@code certificates} as trusted entries, for a trust manager. */
