@@ -49,6 +49,7 @@ final class LocalSubmitter implements AutoCloseable {
   private final AtomicLong callIds = new AtomicLong();
   private final ThreadPoolExecutor replies;
   private final ThreadPoolExecutor readReplies;
+  private final ThreadPoolExecutor callerReplies;
   private final Executor readReplyHandOff;
 
   /**
@@ -68,6 +69,7 @@ final class LocalSubmitter implements AutoCloseable {
     this.replies = replyThread("baton-" + nodeId + "-replies");
     // reads complete on their own thread: a large answer must not hold up the executor's writes
     this.readReplies = replyThread("baton-" + nodeId + "-read-replies");
+    this.callerReplies = replyThread("baton-" + nodeId + "-caller-replies");
     this.readReplyHandOff =
         task -> {
           if (onApplyThread.getAsBoolean()) {
@@ -145,10 +147,21 @@ final class LocalSubmitter implements AutoCloseable {
     }
   }
 
+  /**
+   * Where the answers to a caller's submissions complete, one at a time: not on {@link #replies},
+   * which also carries the executor's own continuations (a submission on the leader joins the
+   * executor's next store entry), so a caller's callback that blocks holds up other callers'
+   * answers, never the executor.
+   */
+  Executor callerReplies() {
+    return callerReplies;
+  }
+
   /** Stops the reply threads once the replies queued for them are delivered. */
   @Override
   public void close() {
     replies.shutdown();
     readReplies.shutdown();
+    callerReplies.shutdown();
   }
 }

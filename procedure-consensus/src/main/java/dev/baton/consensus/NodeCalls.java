@@ -248,7 +248,9 @@ final class NodeCalls {
     ByteString bytes = UnsafeByteOperations.unsafeWrap(envelope); // a fresh array: not copied
     return bounded(
         submitLocallyOrForward(bytes)
-            .thenApply(result -> ProcedureClient.procIdInStage(result, proc.getType())),
+            .thenApplyAsync(
+                result -> ProcedureClient.procIdInStage(result, proc.getType()),
+                local.callerReplies()),
         "submission of " + proc.getType(),
         requestTimeout);
   }

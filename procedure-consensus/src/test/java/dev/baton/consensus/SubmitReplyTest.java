@@ -64,7 +64,9 @@ class SubmitReplyTest {
   /**
    * Ratis completes a leader's own requests on the thread that applies every entry; a caller's
    * callback on its submission's future must not run there: one that blocks would stop the leader
-   * applying anything, and a submission through a follower would never be answered.
+   * applying anything, and a submission through a follower would never be answered. Nor on the
+   * thread of the executor's continuations (its store's replies): the executor would stall, and
+   * with it the leader's running executor.
    */
   @Test
   void aCallbackThatBlocksDoesNotStopTheLeaderApplying() throws Exception {
@@ -92,6 +94,11 @@ class SubmitReplyTest {
         assertFalse(
             callbackThread.get().contains("StateMachineUpdater"),
             "callback ran on the apply thread " + callbackThread.get());
+        // nor on the thread of the executor's own continuations: the executor goes on (a running
+        // leader, which follower() awaits, and the follower's submission answered)
+        assertFalse(
+            callbackThread.get().equals("baton-" + leader.nodeId() + "-replies"),
+            "callback ran on the executor's reply thread " + callbackThread.get());
         long other =
             cluster
                 .follower()
