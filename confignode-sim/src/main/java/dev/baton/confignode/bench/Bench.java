@@ -67,6 +67,8 @@ public final class Bench implements AutoCloseable {
 
   static final String PROCEDURE_WARMUP = "procedure warm-up";
   static final String JIT_WARMUP = "warm-up until the JIT is quiet";
+  static final String PROCEDURES = "procedures";
+  static final String RAW_COMMITS = "raw Raft baseline";
 
   /**
    * How often the warm-up's end looks at the nodes' JIT compilers, and the least it lasts: a look
@@ -88,8 +90,6 @@ public final class Bench implements AutoCloseable {
   static final int JIT_WARMUPS_AT_MOST = 2;
 
   private static final double PERCENT = 100;
-  static final String PROCEDURES = "procedures";
-  static final String RAW_COMMITS = "raw Raft baseline";
 
   static final String STORE_BATCHES = "baton_applied_store_batches_total";
   static final String LOG_ENTRIES = "baton_applied_write_entries_total";

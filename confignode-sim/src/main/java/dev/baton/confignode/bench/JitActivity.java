@@ -137,17 +137,16 @@ final class JitActivity {
   /**
    * Whether to go on warming up, asked before each operation by the load's threads: yes until a
    * look at the compilers (one per {@code look}) finds the busiest under {@code quietShare} of a
-   * core, or finds none to read, or {@code longest} has passed since the first question; then no,
-   * for good.
+   * core, or finds none to read, or {@code longest} has passed since it was made; then no, for
+   * good. Made right before the warm-up it decides, like its {@link Watch}.
    */
   static final class UntilQuiet implements BooleanSupplier {
     private final Watch watch;
     private final long lookNanos;
     private final double quietShare;
     private final long longestNanos;
-    private long start;
+    private final long start = System.nanoTime();
     private long nextLook;
-    private boolean started;
     private boolean done;
     private Optional<Double> lastShare = Optional.empty();
 
@@ -156,6 +155,7 @@ final class JitActivity {
       this.lookNanos = look.toNanos();
       this.quietShare = quietShare;
       this.longestNanos = longest.toNanos();
+      this.nextLook = start + lookNanos;
     }
 
     @Override
@@ -164,12 +164,6 @@ final class JitActivity {
         return false;
       }
       long now = System.nanoTime();
-      if (!started) {
-        started = true;
-        start = now;
-        nextLook = now + lookNanos;
-        return true;
-      }
       if (now < nextLook) {
         return true;
       }

@@ -248,8 +248,7 @@ final class Load implements AutoCloseable {
 
   /** {@code count} operations started at {@code rate} per second. */
   Run openLoop(String phase, int count, Op op) throws IOException, InterruptedException {
-    long interval = (long) (NANOS_PER_SECOND / rate);
-    return openLoop(phase, count, i -> i * interval, () -> true, op);
+    return openLoop(phase, count, atRate(), () -> true, op);
   }
 
   /**
@@ -257,8 +256,13 @@ final class Load implements AutoCloseable {
    */
   Run openLoopWhile(String phase, BooleanSupplier more, Op op)
       throws IOException, InterruptedException {
+    return openLoop(phase, Integer.MAX_VALUE, atRate(), more, op);
+  }
+
+  /** When operation {@code i} is due, in nanoseconds from the start, at {@code rate} per second. */
+  private IntToLongFunction atRate() {
     long interval = (long) (NANOS_PER_SECOND / rate);
-    return openLoop(phase, Integer.MAX_VALUE, i -> i * interval, more, op);
+    return i -> i * interval;
   }
 
   /** A phase that ran no operation. */
