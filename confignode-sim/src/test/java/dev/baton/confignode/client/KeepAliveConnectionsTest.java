@@ -14,10 +14,16 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -35,10 +41,16 @@ class KeepAliveConnectionsTest {
   private static final Duration PATIENCE = Duration.ofSeconds(5);
   private static final int CALLS = 5;
 
+  /** Calls made at once, each on a connection of its own, before the pool is used one at a time. */
+  private static final int AT_ONCE = 4;
+
   private HttpServer node;
   private final Set<InetSocketAddress> peers = ConcurrentHashMap.newKeySet();
   private final Set<String> authorizations = ConcurrentHashMap.newKeySet();
   private final AtomicInteger busyAnswers = new AtomicInteger();
+  private final CountDownLatch allArrived = new CountDownLatch(AT_ONCE);
+  private final List<InetSocketAddress> callers = new CopyOnWriteArrayList<>();
+  private final ExecutorService handlers = Executors.newCachedThreadPool();
 
   @BeforeEach
   void start() throws IOException {
@@ -68,12 +80,35 @@ class KeepAliveConnectionsTest {
         exchange ->
             answer(
                 exchange, 404, "{\"error\":\"not_found\",\"message\":\"no procedure 9\"}", false));
+    node.createContext(
+        "/together",
+        exchange -> {
+          // answers once AT_ONCE calls are in: each call holds a connection of its own till then
+          allArrived.countDown();
+          try {
+            if (!allArrived.await(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+              answer(exchange, 504, "{\"error\":\"timeout\",\"message\":\"alone\"}", false);
+              return;
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          answer(exchange, 200, "{\"procId\":9}", false);
+        });
+    node.createContext(
+        "/whose",
+        exchange -> {
+          callers.add(exchange.getRemoteAddress());
+          answer(exchange, 200, "{\"procId\":10}", false);
+        });
+    node.setExecutor(handlers);
     node.start();
   }
 
   @AfterEach
   void stop() {
     node.stop(0);
+    handlers.shutdownNow();
   }
 
   private void answer(HttpExchange exchange, int status, String body, boolean chunked)
@@ -142,6 +177,36 @@ class KeepAliveConnectionsTest {
       assertEquals(CALLS, connections.opened(), "connections opened, as counted");
     }
     assertEquals(CALLS, peers.size(), "a connection idle past the bound was used again");
+  }
+
+  @Test
+  void callsOneAtATimeGoRoundEveryPooledConnection() throws Exception {
+    String address = "127.0.0.1:" + node.getAddress().getPort();
+    ExecutorService together = Executors.newFixedThreadPool(AT_ONCE);
+    try (KeepAliveConnections connections = new KeepAliveConnections(Optional.empty(), PATIENCE)) {
+      List<Future<KeepAliveConnections.Answer>> answers = new ArrayList<>();
+      for (int i = 0; i < AT_ONCE; i++) {
+        answers.add(
+            together.submit(
+                () ->
+                    connections.exchange(
+                        address, "GET", "/together", Optional.empty(), null, PATIENCE)));
+      }
+      for (Future<KeepAliveConnections.Answer> answer : answers) {
+        assertEquals(200, answer.get().status());
+      }
+      assertEquals(AT_ONCE, connections.opened(), "connections the calls at once opened");
+      for (int i = 0; i < AT_ONCE; i++) {
+        KeepAliveConnections.Answer answer =
+            connections.exchange(address, "GET", "/whose", Optional.empty(), null, PATIENCE);
+        assertEquals(200, answer.status());
+      }
+      // the one idle longest goes first: every pooled connection was used once, none left idle
+      assertEquals(AT_ONCE, Set.copyOf(callers).size(), "connections the calls in turn used");
+      assertEquals(AT_ONCE, connections.opened(), "connections opened, as counted");
+    } finally {
+      together.shutdownNow();
+    }
   }
 
   @Test
