@@ -241,10 +241,21 @@ public final class Bench implements AutoCloseable {
           settings.openLoop()
               ? "open loop, " + settings.rate() + "/s"
               : settings.clients() + " closed-loop clients");
-      Map<String, Double> before = api.metrics(leaderHttp);
-      long leaderPid = cluster.pid(leader);
+      // the leader of now: after a leader change during the warm-ups, the executor, its counters
+      // and its CPU are another node's than the first leader's
+      String measuredLeader = cluster.awaitLeader(Set.of(), -1);
+      if (!measuredLeader.equals(leader)) {
+        out.printf(
+            "[bench] the leader changed during the warm-up: %s (was %s)%n", measuredLeader, leader);
+      }
+      String measuredLeaderHttp = cluster.httpAddresses().get(measuredLeader);
+      Map<String, Double> before = api.metrics(measuredLeaderHttp);
+      long leaderPid = cluster.pid(measuredLeader);
       List<Long> followerPids =
-          cluster.nodeIds().stream().filter(id -> !id.equals(leader)).map(cluster::pid).toList();
+          cluster.nodeIds().stream()
+              .filter(id -> !id.equals(measuredLeader))
+              .map(cluster::pid)
+              .toList();
       CpuPerProcedure.Sample cpuBefore = CpuPerProcedure.Sample.now(leaderPid, followerPids);
       long connectionsBefore = api.connectionsOpened();
       Load.Run procedures =
@@ -256,8 +267,8 @@ public final class Bench implements AutoCloseable {
       long connectionsOpened = api.connectionsOpened() - connectionsBefore;
       Map<String, Double> after = before;
       try {
-        after = api.metrics(leaderHttp);
-        if (!api.cluster(leaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
+        after = api.metrics(measuredLeaderHttp);
+        if (!api.cluster(measuredLeaderHttp).path("role").asText().equals("LEADER_RUNNING")) {
           out.println("[bench] warning: the leader changed during the run; rates are partial");
         }
       } catch (NodeApiClient.ApiException e) {
