@@ -235,12 +235,6 @@ public final class Bench implements AutoCloseable {
           api.connectionsOpened());
       Load.Run warmJit = quick ? load.none(JIT_WARMUP) : untilJitQuiet(load, api);
 
-      out.printf(
-          "[bench] measuring %d procedures (%s)%n",
-          settings.procedures(),
-          settings.openLoop()
-              ? "open loop, " + settings.rate() + "/s"
-              : settings.clients() + " closed-loop clients");
       // the leader of now: after a leader change during the warm-ups, the executor, its counters
       // and its CPU are another node's than the first leader's
       String measuredLeader = cluster.awaitLeader(Set.of(), -1);
@@ -249,6 +243,12 @@ public final class Bench implements AutoCloseable {
             "[bench] the leader changed during the warm-up: %s (was %s)%n", measuredLeader, leader);
       }
       String measuredLeaderHttp = cluster.httpAddresses().get(measuredLeader);
+      out.printf(
+          "[bench] measuring %d procedures (%s)%n",
+          settings.procedures(),
+          settings.openLoop()
+              ? "open loop, " + settings.rate() + "/s"
+              : settings.clients() + " closed-loop clients");
       Map<String, Double> before = api.metrics(measuredLeaderHttp);
       long leaderPid = cluster.pid(measuredLeader);
       List<Long> followerPids =
