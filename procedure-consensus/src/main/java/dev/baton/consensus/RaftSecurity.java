@@ -62,21 +62,12 @@ final class RaftSecurity {
     return tls != null;
   }
 
-  /**
-   * Parameters for a member's Raft server {@code nodeId} (and its connections to the others): read
-   * index requests answered on the transport thread ({@link ReadIndexCalls}), and with TLS every
-   * call checked by {@link AccessInterceptor}.
-   */
+  /** Parameters for a member's Raft server {@code nodeId} (and its connections to the others). */
   Parameters serverParameters(String nodeId) {
     Parameters p = clientParameters();
-    ReadIndexCalls executors = new ReadIndexCalls();
     if (tls != null) {
       AccessInterceptor access = new AccessInterceptor(new AccessPolicy(members), nodeId);
-      GrpcConfigKeys.Server.setServicesCustomizer(
-          p, (builder, types) -> builder.callExecutor(executors).intercept(access));
-    } else {
-      GrpcConfigKeys.Server.setServicesCustomizer(
-          p, (builder, types) -> builder.callExecutor(executors));
+      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(access));
     }
     return p;
   }
