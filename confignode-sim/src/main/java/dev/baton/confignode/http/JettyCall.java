@@ -87,15 +87,42 @@ final class JettyCall implements HttpCall {
   @Override
   public byte[] body(int maxBytes) throws IOException, HttpError {
     InputStream in = Request.asInputStream(request);
+    long declared = request.getLength();
+    if (declared > maxBytes) {
+      drain(in);
+      throw tooLarge(maxBytes);
+    }
+    if (declared >= 0) {
+      return declaredBody(in, (int) declared);
+    }
     byte[] body = in.readNBytes(maxBytes + 1);
     if (body.length > maxBytes) {
       drain(in);
-      throw new HttpError(
-          JsonExchange.HTTP_PAYLOAD_TOO_LARGE,
-          HttpErrors.PAYLOAD_TOO_LARGE,
-          "request body exceeds the limit of " + maxBytes + " bytes");
+      throw tooLarge(maxBytes);
     }
     return body;
+  }
+
+  /**
+   * A body of the length its request declared, read into one array of that size: reading up to the
+   * limit instead goes through a buffer of the stream's own for every request, the largest
+   * allocation of a submission on the node.
+   */
+  private static byte[] declaredBody(InputStream in, int length) throws IOException {
+    byte[] body = new byte[length];
+    int read = in.readNBytes(body, 0, length);
+    if (read < length) {
+      throw new IOException(
+          "request body ended after " + read + " of its declared " + length + " bytes");
+    }
+    return body;
+  }
+
+  private static HttpError tooLarge(int maxBytes) {
+    return new HttpError(
+        JsonExchange.HTTP_PAYLOAD_TOO_LARGE,
+        HttpErrors.PAYLOAD_TOO_LARGE,
+        "request body exceeds the limit of " + maxBytes + " bytes");
   }
 
   @Override

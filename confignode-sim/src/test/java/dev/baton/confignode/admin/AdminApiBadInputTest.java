@@ -154,6 +154,20 @@ class AdminApiBadInputTest {
     assertEquals(before, procedureCount());
   }
 
+  @Test
+  void chunkedBodyOverTheLimitIs413AndOneAtTheLimitIsAccepted() throws Exception {
+    String json = "{\"type\":\"Noop\",\"nonce\":{\"group\":6,\"nonce\":1}}";
+    RawHttp.Reply ok =
+        http.sendChunked("POST", "/api/procedures", padded(json, ProcedureRoutes.MAX_BODY_BYTES));
+    assertEquals(HttpURLConnection.HTTP_OK, ok.status(), ok.body());
+    assertTrue(ok.json().path("procId").asLong() > 0, ok.body());
+
+    int before = procedureCount();
+    http.sendChunked("POST", "/api/procedures", padded(json, ProcedureRoutes.MAX_BODY_BYTES + 1))
+        .assertError(JsonExchange.HTTP_PAYLOAD_TOO_LARGE, HttpErrors.PAYLOAD_TOO_LARGE);
+    assertEquals(before, procedureCount());
+  }
+
   /** {@code json} followed by spaces up to exactly {@code size} bytes: valid JSON of that size. */
   private static byte[] padded(String json, int size) {
     byte[] out = new byte[size];

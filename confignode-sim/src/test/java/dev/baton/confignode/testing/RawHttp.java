@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.confignode.http.Json;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -111,16 +112,48 @@ public final class RawHttp {
         .until(() -> sendOnce(method, path, body, extra), r -> r.status() != 503);
   }
 
+  /**
+   * As {@link #send(String, String, byte[])}, the body sent without a declared length (HTTP/1.1
+   * chunks), as a client that streams its body does.
+   */
+  public Reply sendChunked(String method, String path, byte[] body) {
+    return await()
+        .atMost(RETRY_WAIT)
+        .ignoreExceptionsInstanceOf(IOException.class)
+        .until(
+            () ->
+                sendOnce(
+                    method,
+                    path,
+                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)),
+                    true,
+                    Map.of()),
+            r -> r.status() != 503);
+  }
+
   private Reply sendOnce(String method, String path, byte[] body, Map<String, String> extra)
       throws IOException, InterruptedException {
-    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT);
-    req.method(
+    return sendOnce(
         method,
+        path,
         body == null
             ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofByteArray(body));
+            : HttpRequest.BodyPublishers.ofByteArray(body),
+        body != null,
+        extra);
+  }
+
+  private Reply sendOnce(
+      String method,
+      String path,
+      HttpRequest.BodyPublisher publisher,
+      boolean hasBody,
+      Map<String, String> extra)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT);
+    req.method(method, publisher);
     Map<String, String> all = new LinkedHashMap<>(headers);
-    if (body != null || method.equals("POST")) {
+    if (hasBody || method.equals("POST")) {
       // every POST declares JSON, an empty one too: the node refuses any other (415)
       all.put("Content-Type", "application/json");
     }
