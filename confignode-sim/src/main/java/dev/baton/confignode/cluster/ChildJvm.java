@@ -27,9 +27,10 @@ public final class ChildJvm {
    * (option parsing, PEM and key handling, class initialisers, Ratis' and Jetty's set-up) runs too
    * few times to be compiled, and the hot paths of a node that serves still reach C2 after a
    * slightly longer warm-up. Five ConfigNodes started at once on a 2-core machine spent about 40 %
-   * of their start's CPU in the compiler threads; with this a node used about a quarter less CPU
-   * until its cluster's leader ran. C1 only ({@code -XX:TieredStopAtLevel=1}) cuts the start as
-   * much but leaves the serving leader's code slower, so it is not used.
+   * of their start's CPU in the compiler threads; with this a node used a fifth to a quarter less
+   * CPU until its cluster's leader ran (README: "compile thresholds three times"). C1 only ({@code
+   * -XX:TieredStopAtLevel=1}) cuts the start as much but leaves the serving leader's code slower,
+   * so it is not used.
    */
   static final String COMPILE_THRESHOLDS = "-XX:CompileThresholdScaling=3";
 
