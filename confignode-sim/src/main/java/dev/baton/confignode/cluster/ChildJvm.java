@@ -22,18 +22,6 @@ public final class ChildJvm {
   /** Heap of each child; small processes, many of them on one machine. */
   static final String HEAP = "-Xmx256m";
 
-  /**
-   * Compile thresholds of each child, three times the JDK's: code a node runs only while it starts
-   * (option parsing, PEM and key handling, class initialisers, Ratis' and Jetty's set-up) runs too
-   * few times to be compiled, and the hot paths of a node that serves still reach C2 after a
-   * slightly longer warm-up. Five ConfigNodes started at once on a 2-core machine spent about 40 %
-   * of their start's CPU in the compiler threads; with this a node used a fifth to a quarter less
-   * CPU until its cluster's leader ran (README: "compile thresholds three times"). C1 only ({@code
-   * -XX:TieredStopAtLevel=1}) cuts the start as much but leaves the serving leader's code slower,
-   * so it is not used.
-   */
-  static final String COMPILE_THRESHOLDS = "-XX:CompileThresholdScaling=3";
-
   private final String name;
   private final Path log;
   private final Process process;
@@ -115,7 +103,6 @@ public final class ChildJvm {
     List<String> cmd = new ArrayList<>();
     cmd.add(NodeClassArchive.java());
     cmd.add(HEAP);
-    cmd.add(COMPILE_THRESHOLDS);
     cmd.addAll(jvmFlags);
     cmd.add("-cp");
     cmd.add(NodeClassArchive.childClassPath());
