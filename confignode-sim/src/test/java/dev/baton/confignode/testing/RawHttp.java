@@ -106,10 +106,8 @@ public final class RawHttp {
    * client's own (e.g. another Content-Type).
    */
   public Reply send(String method, String path, byte[] body, Map<String, String> extra) {
-    return await()
-        .atMost(RETRY_WAIT)
-        .ignoreExceptionsInstanceOf(IOException.class)
-        .until(() -> sendOnce(method, path, body, extra), r -> r.status() != 503);
+    return retried(
+        method, path, body == null ? null : HttpRequest.BodyPublishers.ofByteArray(body), extra);
   }
 
   /**
@@ -117,43 +115,29 @@ public final class RawHttp {
    * chunks), as a client that streams its body does.
    */
   public Reply sendChunked(String method, String path, byte[] body) {
+    return retried(
+        method,
+        path,
+        HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)),
+        Map.of());
+  }
+
+  /** Sent again while the connection fails or the node answers 503; {@code body} null for none. */
+  private Reply retried(
+      String method, String path, HttpRequest.BodyPublisher body, Map<String, String> extra) {
     return await()
         .atMost(RETRY_WAIT)
         .ignoreExceptionsInstanceOf(IOException.class)
-        .until(
-            () ->
-                sendOnce(
-                    method,
-                    path,
-                    HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)),
-                    true,
-                    Map.of()),
-            r -> r.status() != 503);
-  }
-
-  private Reply sendOnce(String method, String path, byte[] body, Map<String, String> extra)
-      throws IOException, InterruptedException {
-    return sendOnce(
-        method,
-        path,
-        body == null
-            ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofByteArray(body),
-        body != null,
-        extra);
+        .until(() -> sendOnce(method, path, body, extra), r -> r.status() != 503);
   }
 
   private Reply sendOnce(
-      String method,
-      String path,
-      HttpRequest.BodyPublisher publisher,
-      boolean hasBody,
-      Map<String, String> extra)
+      String method, String path, HttpRequest.BodyPublisher body, Map<String, String> extra)
       throws IOException, InterruptedException {
     HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT);
-    req.method(method, publisher);
+    req.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : body);
     Map<String, String> all = new LinkedHashMap<>(headers);
-    if (hasBody || method.equals("POST")) {
+    if (body != null || method.equals("POST")) {
       // every POST declares JSON, an empty one too: the node refuses any other (415)
       all.put("Content-Type", "application/json");
     }
