@@ -22,6 +22,7 @@ import org.apache.ratis.proto.grpc.RaftServerProtocolServiceGrpc;
  *       cannot speak for another. A member identity outside the group may only ask for a vote: Raft
  *       refuses it the vote and tells a removed member to shut down, which is how it learns it was
  *       removed.
+ *   <li>Baton's read index service ({@link ReadIndexService}): members of the group only.
  *   <li>Ratis' admin service (membership, leadership transfer, group management, snapshots,
  *       election control): members and clients with role {@code admin}.
  *   <li>The client service (submissions, aborts, reads): members and clients; a {@code reader} only
@@ -39,6 +40,8 @@ final class AccessPolicy {
     SERVER,
     ADMIN,
     CLIENT,
+    /** Baton's read index call between members. */
+    READ_INDEX,
     /** Anything else: refused. */
     OTHER;
 
@@ -51,6 +54,9 @@ final class AccessPolicy {
       }
       if (RaftClientProtocolServiceGrpc.SERVICE_NAME.equals(grpcServiceName)) {
         return CLIENT;
+      }
+      if (ReadIndexService.SERVICE_NAME.equals(grpcServiceName)) {
+        return READ_INDEX;
       }
       return OTHER;
     }
@@ -91,7 +97,7 @@ final class AccessPolicy {
         // a member identity outside the group may still ask for a vote (see the class comment)
         return service == Service.SERVER || isMember.test(who.name()) ? null : notAMember(who);
       case CLIENT:
-        if (service == Service.SERVER) {
+        if (service == Service.SERVER || service == Service.READ_INDEX) {
           return who + " may not take part in Raft: only members do";
         }
         if (service == Service.ADMIN && !who.role().mayAdminister()) {

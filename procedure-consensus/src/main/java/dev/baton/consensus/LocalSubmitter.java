@@ -147,6 +147,11 @@ final class LocalSubmitter implements AutoCloseable {
     }
   }
 
+  /** The thread where a read goes on after it waited for this node's apply thread. */
+  Executor readReplies() {
+    return readReplies;
+  }
+
   /**
    * Where the answers to a caller's submissions complete, one at a time: not on {@link #replies},
    * which also carries the executor's own continuations (a submission on the leader joins the

@@ -24,10 +24,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.server.RaftServer;
 
@@ -41,6 +43,8 @@ import org.apache.ratis.server.RaftServer;
  * #bounded}), a wait by its own.
  */
 final class NodeCalls {
+  private static final Query APPLIED_INDEX = Query.newBuilder().setAppliedIndex(true).build();
+
   private final ProcedureCodec codec;
   private final LongSupplier clock;
   private final Duration requestTimeout;
@@ -51,6 +55,7 @@ final class NodeCalls {
   private final Supplier<RaftProcedureStore> executorStore;
   private final RecordWatch watch;
   private final LongFunction<Optional<ProcedureInfo>> localInfo;
+  private final FollowerReads followerReads;
 
   NodeCalls(
       String nodeId,
@@ -66,12 +71,17 @@ final class NodeCalls {
       EntryBatcher.Limits limits,
       RecordWatch watch,
       LongFunction<byte[]> localRecord,
-      BooleanSupplier onApplyThread) {
+      BooleanSupplier onApplyThread,
+      AppliedWaits applied,
+      Function<Message, CompletableFuture<Message>> localQuery) {
     this.codec = new ProcedureCodec(registry);
     this.clock = clock;
     this.requestTimeout = settings.requestTimeout();
     this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId, onApplyThread);
     this.client = new ProcedureClient(group, registry, settings, security);
+    this.followerReads =
+        new FollowerReads(
+            server, group.getGroupId(), security, applied, localQuery, local.readReplies());
     this.isLeader = isLeader;
     this.executorStore = executorStore;
     this.watch = watch;
@@ -96,6 +106,10 @@ final class NodeCalls {
     return client;
   }
 
+  FollowerReads followerReads() {
+    return followerReads;
+  }
+
   /** Fails queued and in-flight local submissions; their callers may retry elsewhere. */
   void stopSubmissions() {
     submissions.stop();
@@ -104,6 +118,7 @@ final class NodeCalls {
   /** Stops submissions and closes the client and the local submitter. */
   void close() {
     submissions.stop();
+    followerReads.close();
     client.close();
     local.close();
   }
@@ -123,16 +138,31 @@ final class NodeCalls {
   }
 
   /**
-   * A linearizable read by this node's own server (a read index round trip to the leader, then a
-   * query of the local table), within one read attempt's time; if that fails (no leader known yet,
-   * or this node's connection to the leader is down), through the client to the leader, which
-   * retries until a leader answers.
+   * A linearizable read answered by this node, within one read attempt's time: on the leader by its
+   * own server (the lease, else a heartbeat round), on a follower by the leader's read index
+   * ({@link FollowerReads}) or, if the leader cannot give one, by its own server's read index round
+   * trip. If that fails too (no leader known yet, or this node's connection to the leader is down),
+   * through the client to the leader, which retries until a leader answers.
    */
   private CompletableFuture<QueryReply> read(Query query) {
-    return local
-        .read(query)
-        .orTimeout(client.readAttemptTimeout().toMillis(), TimeUnit.MILLISECONDS)
+    Duration attempt = client.readAttemptTimeout();
+    CompletableFuture<QueryReply> here =
+        isLeader.getAsBoolean()
+            ? local.read(query)
+            : followerReads.read(query, attempt).exceptionallyCompose(e -> local.read(query));
+    return here.orTimeout(attempt.toMillis(), TimeUnit.MILLISECONDS)
         .exceptionallyCompose(e -> client.queryLeader(query));
+  }
+
+  /**
+   * This node's read index as leader, for a follower's read ({@link ReadIndexService}): the index
+   * applied when its own linearizable read ran. Fails unless this node leads.
+   */
+  CompletableFuture<Long> leaderReadIndex() {
+    if (!isLeader.getAsBoolean()) {
+      return CompletableFuture.failedFuture(new NotLeaderException("not the leader"));
+    }
+    return local.read(APPLIED_INDEX).thenApply(QueryReply::getAppliedIndex);
   }
 
   /** See {@link ProcedureNode#act}. */

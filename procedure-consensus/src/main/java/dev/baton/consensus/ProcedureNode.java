@@ -106,6 +106,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   private final ReplicatedMetadata metadata;
   private final RaftPeer peer;
   private final OperatorDesk operator;
+  private final ReadIndexService readIndexService;
   private NodeCalls calls;
 
   private ProcedureNode(Builder<Env> b) {
@@ -170,6 +171,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             nodeId,
             raftSettings.requestTimeout());
     this.operator = new OperatorDesk(nodeId, this::requireCalls, this::division, registry);
+    this.readIndexService = new ReadIndexService(nodeId);
   }
 
   public static <Env> Builder<Env> builder() {
@@ -200,7 +202,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     }
     stateMachine.setListener(leadership);
     stateMachine.setMembershipListener(removal);
-    peer.start(raftSettings, stateMachine);
+    peer.start(raftSettings, stateMachine, readIndexService.definition());
     view.attach(() -> division().map(RaftServer.Division::getRaftConf));
     calls =
         new NodeCalls(
@@ -217,7 +219,10 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             executorSettings.batchLimits(),
             stateMachine.changes(),
             stateMachine.table()::get,
-            stateMachine::isApplyThread);
+            stateMachine::isApplyThread,
+            stateMachine.appliedWaits(),
+            stateMachine::queryHere);
+    readIndexService.answerWith(calls::leaderReadIndex);
   }
 
   /** Stops the executor (if leading), the Raft peer and the client. Idempotent. */
@@ -550,6 +555,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
 
   synchronized LocalSubmitter localSubmitter() {
     return calls == null ? null : calls.local();
+  }
+
+  /** This node's reads by the leader's read index; null before the node started. */
+  synchronized FollowerReads followerReads() {
+    return calls == null ? null : calls.followerReads();
+  }
+
+  /** The reads waiting for this node to apply an index. */
+  AppliedWaits appliedWaits() {
+    return stateMachine.appliedWaits();
   }
 
   ProcedureRegistry registry() {

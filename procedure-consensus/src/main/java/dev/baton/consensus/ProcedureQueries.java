@@ -8,23 +8,31 @@ import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.StoredProcedure;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.Message;
 
 /**
  * The read-only queries of the replicated state machine: procedures, metadata and the audit trail
  * from the {@link ProcedureTable} (under its lock, so each answer is one consistent view), and the
- * outcomes of aborts and operator actions from the leader's executor.
+ * outcomes of aborts and operator actions from the leader's executor, and the index of the last
+ * entry applied (on the leader, after Ratis' read index, that is a read index for a follower's
+ * read: {@link ReadIndexService}).
  */
 final class ProcedureQueries {
   private final ProcedureTable table;
   private final AbortOutcomes abortOutcomes;
   private final ActionOutcomes actionOutcomes;
+  private final LongSupplier appliedIndex;
 
   ProcedureQueries(
-      ProcedureTable table, AbortOutcomes abortOutcomes, ActionOutcomes actionOutcomes) {
+      ProcedureTable table,
+      AbortOutcomes abortOutcomes,
+      ActionOutcomes actionOutcomes,
+      LongSupplier appliedIndex) {
     this.table = table;
     this.abortOutcomes = abortOutcomes;
     this.actionOutcomes = actionOutcomes;
+    this.appliedIndex = appliedIndex;
   }
 
   /**
@@ -45,6 +53,10 @@ final class ProcedureQueries {
       return actionOutcomes.reply(query.getActionOutcome());
     }
     QueryReply.Builder reply = QueryReply.newBuilder();
+    if (query.getKindCase() == Query.KindCase.APPLIED_INDEX) {
+      return CompletableFuture.completedFuture(
+          message(reply.setAppliedIndex(appliedIndex.getAsLong()).build()));
+    }
     synchronized (table) {
       if (query.getKindCase() == Query.KindCase.AUDIT) {
         reply.addAllAudit(table.audit());
@@ -70,10 +82,13 @@ final class ProcedureQueries {
         }
       }
     }
-    return CompletableFuture.completedFuture(
-        Message.valueOf(
-            org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations.unsafeWrap(
-                reply.build().toByteArray())));
+    return CompletableFuture.completedFuture(message(reply.build()));
+  }
+
+  private static Message message(QueryReply reply) {
+    return Message.valueOf(
+        org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations.unsafeWrap(
+            reply.toByteArray()));
   }
 
   private static StoredProcedure stored(long procId, byte[] data) {

@@ -98,6 +98,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
   private final AbortOutcomes abortOutcomes;
   private final ActionOutcomes actionOutcomes;
   private final ProcedureQueries queries;
+  private final AppliedWaits appliedWaits = new AppliedWaits();
 
   /** The thread that applied the latest entry; null before the first ({@link #isApplyThread}). */
   private volatile Thread applyThread;
@@ -142,7 +143,7 @@ final class ProcedureStateMachine extends BaseStateMachine {
     this.actionOutcomes = new ActionOutcomes(nodeId);
     this.admission = admission;
     this.roleEvents = new OrderedDelivery(nodeId, "role-events");
-    this.queries = new ProcedureQueries(table, abortOutcomes, actionOutcomes);
+    this.queries = new ProcedureQueries(table, abortOutcomes, actionOutcomes, this::appliedIndex);
     this.metrics =
         new StateMachineMetrics(
             applier,
@@ -205,6 +206,39 @@ final class ProcedureStateMachine extends BaseStateMachine {
   long appliedIndex() {
     TermIndex last = getLastAppliedTermIndex();
     return last == null ? -1 : last.getIndex();
+  }
+
+  /** Reads waiting for this node to apply a log index. */
+  AppliedWaits appliedWaits() {
+    return appliedWaits;
+  }
+
+  /** Answers a serialized query from this node's state as it is, with no read index. */
+  CompletableFuture<Message> queryHere(Message request) {
+    return queries.answer(request);
+  }
+
+  @Override
+  protected boolean updateLastAppliedTermIndex(TermIndex applied) {
+    boolean moved = super.updateLastAppliedTermIndex(applied);
+    reportApplied(applied);
+    return moved;
+  }
+
+  @Override
+  protected void setLastAppliedTermIndex(TermIndex applied) {
+    super.setLastAppliedTermIndex(applied);
+    reportApplied(applied);
+  }
+
+  /**
+   * Wakes the reads waiting for {@code applied}; null-safe for Ratis' call before this is built.
+   */
+  private void reportApplied(TermIndex applied) {
+    AppliedWaits waits = appliedWaits;
+    if (waits != null && applied != null) {
+      waits.reached(applied.getIndex());
+    }
   }
 
   /** Where the store writes of this node (while it leads) spend their time. */

@@ -8,6 +8,13 @@ import javax.net.ssl.X509KeyManager;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.grpc.GrpcUtil;
+import org.apache.ratis.grpc.server.GrpcServices;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
+import org.apache.ratis.thirdparty.io.grpc.netty.NegotiationType;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
+import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
 
 /**
  * How the Raft connections of a member or a client are secured, as Ratis parameters: in plaintext,
@@ -28,6 +35,9 @@ final class RaftSecurity {
    * own per context ({@link MemoryKeyStore} says what that costs); null in plaintext.
    */
   private final X509KeyManager keyManager;
+
+  /** The TLS context of {@link #channelTo}'s channels, made at the first; null before. */
+  private volatile SslContext sslContext;
 
   private RaftSecurity(TlsSettings tls, MembershipView members) {
     this.tls = tls;
@@ -62,13 +72,22 @@ final class RaftSecurity {
     return tls != null;
   }
 
-  /** Parameters for a member's Raft server {@code nodeId} (and its connections to the others). */
-  Parameters serverParameters(String nodeId) {
+  /**
+   * Parameters for a member's Raft server {@code nodeId} (and its connections to the others); its
+   * port also serves {@code memberService} (a service of Baton's between members).
+   */
+  Parameters serverParameters(String nodeId, ServerServiceDefinition memberService) {
     Parameters p = clientParameters();
-    if (tls != null) {
-      AccessInterceptor access = new AccessInterceptor(new AccessPolicy(members), nodeId);
-      GrpcConfigKeys.Server.setServicesCustomizer(p, (builder, types) -> builder.intercept(access));
-    }
+    AccessInterceptor access =
+        tls == null ? null : new AccessInterceptor(new AccessPolicy(members), nodeId);
+    GrpcConfigKeys.Server.setServicesCustomizer(
+        p,
+        (builder, types) -> {
+          if (types.contains(GrpcServices.Type.SERVER)) {
+            builder.addService(memberService);
+          }
+          return access == null ? builder : builder.intercept(access);
+        });
     return p;
   }
 
@@ -76,14 +95,43 @@ final class RaftSecurity {
   Parameters clientParameters() {
     Parameters p = new Parameters();
     if (tls != null) {
-      GrpcTlsConfig conf =
-          GrpcTlsConfig.newBuilder()
-              .setKeyManager(keyManager)
-              .setTrustManager(MemberTrustManager.of(tls.trustedCertificates(), members))
-              .setMutualTls(true)
-              .build();
-      GrpcConfigKeys.TLS.setConf(p, conf);
+      GrpcConfigKeys.TLS.setConf(p, tlsConfig());
     }
     return p;
+  }
+
+  private GrpcTlsConfig tlsConfig() {
+    return GrpcTlsConfig.newBuilder()
+        .setKeyManager(keyManager)
+        .setTrustManager(MemberTrustManager.of(tls.trustedCertificates(), members))
+        .setMutualTls(true)
+        .build();
+  }
+
+  /**
+   * A gRPC channel to a member's Raft port at {@code address} (host:port), secured as Ratis' own
+   * connections are, for a service of Baton's between members.
+   */
+  ManagedChannel channelTo(String address) {
+    NettyChannelBuilder builder = NettyChannelBuilder.forTarget(address).proxyDetector(a -> null);
+    if (tls == null) {
+      builder.negotiationType(NegotiationType.PLAINTEXT);
+    } else {
+      builder.useTransportSecurity().sslContext(clientSslContext());
+    }
+    return builder.build();
+  }
+
+  private SslContext clientSslContext() {
+    SslContext context = sslContext;
+    if (context == null) {
+      synchronized (this) {
+        if (sslContext == null) {
+          sslContext = GrpcUtil.buildSslContextForClient(tlsConfig());
+        }
+        context = sslContext;
+      }
+    }
+    return context;
   }
 }

@@ -31,12 +31,13 @@ class AccessPolicyTest {
     assertEquals(Service.SERVER, Service.of(RaftServerProtocolServiceGrpc.SERVICE_NAME));
     assertEquals(Service.ADMIN, Service.of(AdminProtocolServiceGrpc.SERVICE_NAME));
     assertEquals(Service.CLIENT, Service.of(RaftClientProtocolServiceGrpc.SERVICE_NAME));
+    assertEquals(Service.READ_INDEX, Service.of(ReadIndexService.SERVICE_NAME));
     assertEquals(Service.OTHER, Service.of("grpc.health.v1.Health"));
   }
 
   @Test
   void membersUseEveryServiceButNothingElse() {
-    for (Service s : Set.of(Service.SERVER, Service.ADMIN, Service.CLIENT)) {
+    for (Service s : Set.of(Service.SERVER, Service.ADMIN, Service.CLIENT, Service.READ_INDEX)) {
       assertNull(policy.refuseCall(a, s));
     }
     assertNotNull(policy.refuseCall(a, Service.OTHER));
@@ -53,7 +54,7 @@ class AccessPolicyTest {
   @Test
   void aMemberIdOutsideTheGroupMayOnlyAskForAVote() {
     PeerIdentity d = PeerIdentity.member("d");
-    for (Service s : Set.of(Service.ADMIN, Service.CLIENT, Service.OTHER)) {
+    for (Service s : Set.of(Service.ADMIN, Service.CLIENT, Service.READ_INDEX, Service.OTHER)) {
       assertNotNull(policy.refuseCall(d, s), "outsider on " + s);
     }
     assertNull(policy.refuseCall(d, Service.SERVER));
@@ -75,6 +76,7 @@ class AccessPolicyTest {
   void clientsNeverTakePartInRaftAndOnlyAdminsAdminister() {
     for (PeerIdentity client : Set.of(reader, operator, admin)) {
       assertNotNull(policy.refuseCall(client, Service.SERVER));
+      assertNotNull(policy.refuseCall(client, Service.READ_INDEX));
       assertNull(policy.refuseCall(client, Service.CLIENT));
     }
     assertNotNull(policy.refuseCall(reader, Service.ADMIN));

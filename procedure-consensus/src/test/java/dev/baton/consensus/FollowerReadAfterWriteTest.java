@@ -1,17 +1,31 @@
 package dev.baton.consensus;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.baton.consensus.proto.QueryReply;
+import dev.baton.consensus.proto.ReadIndexRequest;
 import dev.baton.procedure.ProcedureInfo;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.StatusRuntimeException;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,6 +95,79 @@ class FollowerReadAfterWriteTest {
       } finally {
         gate.released.countDown();
       }
+    }
+  }
+
+  /**
+   * The follower's own path, by the leader's read index ({@link FollowerReads}): it waits for the
+   * follower's apply of the acknowledged write; only the leader gives a read index.
+   */
+  @Test
+  void aReadByTheLeadersReadIndexWaitsForTheFollowersApply() throws Exception {
+    Map<String, ApplyGate> gates = new ConcurrentHashMap<>();
+    try (TestCluster cluster = new TestCluster(dir, 3)) {
+      for (String id : cluster.peers.keySet()) {
+        ApplyGate gate = gates.computeIfAbsent(id, k -> new ApplyGate());
+        cluster.start(id, b -> b.tls(MembershipChangeTest.tls(id)).onApplied(gate));
+      }
+      ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
+      ProcedureNode<Work.Env> follower = cluster.follower();
+      ApplyGate gate = gates.get(follower.nodeId());
+      Duration timeout = Duration.ofSeconds(30);
+      try {
+        gate.armed = true;
+        leader.submit(new Work("first"), null).get(30, TimeUnit.SECONDS);
+        assertTrue(gate.parked.await(30, TimeUnit.SECONDS), "the follower applied the write");
+        long second = leader.submit(new Work("second"), null).get(30, TimeUnit.SECONDS);
+
+        CompletableFuture<QueryReply> read =
+            follower.followerReads().read(ProcedureClient.getQuery(second), timeout);
+        Awaitility.await()
+            .atMost(timeout)
+            .until(() -> read.isDone() || follower.appliedWaits().waiting() > 0);
+        assertFalse(read.isDone(), "the read answered before the follower applied the write");
+        gate.released.countDown();
+        QueryReply seen = read.get(30, TimeUnit.SECONDS);
+        assertEquals(1, seen.getProceduresCount(), "the read missed the acknowledged write");
+        assertEquals(second, seen.getProcedures(0).getProcId());
+      } finally {
+        gate.released.countDown();
+      }
+      long applied = follower.appliedWaits().applied();
+      assertTrue(readIndexOf(cluster, leader) >= applied, "the leader's read index is behind");
+      StatusRuntimeException refused =
+          assertThrows(StatusRuntimeException.class, () -> readIndexOf(cluster, follower));
+      assertEquals(Status.Code.UNAVAILABLE, refused.getStatus().getCode());
+      assertTrue(
+          refused.getStatus().getDescription().contains("not the leader"),
+          refused.getStatus().getDescription());
+      ExecutionException alone =
+          assertThrows(
+              ExecutionException.class,
+              () ->
+                  leader
+                      .followerReads()
+                      .read(ProcedureClient.getQuery(1), timeout)
+                      .get(30, TimeUnit.SECONDS));
+      assertTrue(alone.getCause() instanceof IOException, String.valueOf(alone.getCause()));
+    }
+  }
+
+  /** Asks {@code node}'s read index service as member n1 would. */
+  private static long readIndexOf(TestCluster cluster, ProcedureNode<Work.Env> node) {
+    InetSocketAddress at = cluster.peers.get(node.nodeId());
+    ManagedChannel channel =
+        RaftSecurity.mutualTls(MembershipChangeTest.tls("n1"), cluster.peers)
+            .channelTo(at.getHostString() + ":" + at.getPort());
+    try {
+      return ClientCalls.blockingUnaryCall(
+              channel,
+              ReadIndexService.READ_INDEX,
+              CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+              ReadIndexRequest.getDefaultInstance())
+          .getIndex();
+    } finally {
+      channel.shutdownNow();
     }
   }
 }

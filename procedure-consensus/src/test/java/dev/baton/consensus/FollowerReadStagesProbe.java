@@ -2,6 +2,7 @@ package dev.baton.consensus;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -20,8 +21,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * mutual TLS (as the bench runs it): the whole read on the leader and on a follower through {@link
  * LocalSubmitter#read}, the follower's read index round trip to the leader alone (Ratis' server
  * RPC, the same call the read makes), and a stale read on the follower (the same query and reply
- * path without the read index). Prints p50, p90 and mean of each. Run: {@code mvn -B -q -pl
- * procedure-consensus -am test-compile exec:java@read-stages}.
+ * path without the read index), and the follower's read by Baton's own read index call ({@link
+ * FollowerReads}). Prints p50, p90 and mean of each. Run: {@code mvn -B -q -pl procedure-consensus
+ * -am test-compile exec:java@read-stages}.
  */
 public final class FollowerReadStagesProbe {
   /** Warm-up calls of each stage: the bench found a follower's read warm after about 3,000. */
@@ -32,6 +34,9 @@ public final class FollowerReadStagesProbe {
 
   /** Calls of one stage in a row before the next stage's. */
   static final int ROUND = 100;
+
+  /** Longest a read by the leader's read index may take (far above any read of an idle cluster). */
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
   private FollowerReadStagesProbe() {}
 
@@ -57,6 +62,9 @@ public final class FollowerReadStagesProbe {
       stages.put(
           "follower read",
           () -> follower.localSubmitter().read(ProcedureClient.getQuery(id)).get());
+      stages.put(
+          "follower read by Baton's read index",
+          () -> follower.followerReads().read(ProcedureClient.getQuery(id), READ_TIMEOUT).get());
       stages.put(
           "follower read index round trip",
           () -> fs.getServerRpc().async().readIndexAsync(readIndex(fd, leaderId, query)).get());

@@ -1,0 +1,155 @@
+package dev.baton.consensus;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.baton.consensus.proto.Query;
+import dev.baton.consensus.proto.QueryReply;
+import dev.baton.consensus.proto.ReadIndexReply;
+import dev.baton.consensus.proto.ReadIndexRequest;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+
+/**
+ * A follower's linearizable reads: the read index from the leader by Baton's own call ({@link
+ * ReadIndexService}), a wait until this node applied it, then the query of this node's own state.
+ * Every write acknowledged before the read started is at or below the leader's read index, so the
+ * answer contains it.
+ *
+ * <p>A read fails (and the caller reads another way) when this node knows no leader, leads itself,
+ * or the leader cannot answer (it lost its leadership, is not ready, is unreachable). One channel
+ * per leader address is kept until {@link #close}.
+ */
+final class FollowerReads implements AutoCloseable {
+  private static final ReadIndexRequest REQUEST = ReadIndexRequest.getDefaultInstance();
+
+  private final RaftServer server;
+  private final RaftGroupId group;
+  private final RaftSecurity security;
+  private final AppliedWaits applied;
+  private final Function<Message, CompletableFuture<Message>> localQuery;
+  private final Executor afterApply;
+  private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  /**
+   * @param applied this node's applied index, waited on
+   * @param localQuery answers a serialized query from this node's state, with no read index
+   * @param afterApply where a read that waited for an apply goes on (not the apply thread)
+   */
+  FollowerReads(
+      RaftServer server,
+      RaftGroupId group,
+      RaftSecurity security,
+      AppliedWaits applied,
+      Function<Message, CompletableFuture<Message>> localQuery,
+      Executor afterApply) {
+    this.server = server;
+    this.group = group;
+    this.security = security;
+    this.applied = applied;
+    this.localQuery = localQuery;
+    this.afterApply = afterApply;
+  }
+
+  /** A linearizable read of {@code query}; the read index call gives up after {@code timeout}. */
+  CompletableFuture<QueryReply> read(Query query, Duration timeout) {
+    CompletableFuture<Long> index;
+    try {
+      index = readIndex(timeout);
+    } catch (IOException | RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    Message request = Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray()));
+    return index.thenCompose(
+        i -> {
+          CompletableFuture<Void> wait = applied.await(i);
+          return wait.isDone()
+              ? answer(request)
+              : wait.thenComposeAsync(ignored -> answer(request), afterApply);
+        });
+  }
+
+  private CompletableFuture<QueryReply> answer(Message request) {
+    return localQuery
+        .apply(request)
+        .thenApply(
+            reply -> {
+              try {
+                return QueryReply.parseFrom(reply.getContent().asReadOnlyByteBuffer());
+              } catch (InvalidProtocolBufferException e) {
+                throw new CompletionException(new IOException("unreadable query reply", e));
+              }
+            });
+  }
+
+  /** Asks the leader this node knows for its read index. */
+  private CompletableFuture<Long> readIndex(Duration timeout) throws IOException {
+    RaftServer.Division division = server.getDivision(group);
+    RaftPeerId leader = division.getInfo().getLeaderId();
+    if (leader == null || leader.equals(division.getId())) {
+      throw new IOException("no other member is known to lead");
+    }
+    org.apache.ratis.protocol.RaftPeer peer = division.getRaftConf().getPeer(leader);
+    if (peer == null || peer.getAddress() == null) {
+      throw new IOException("leader " + leader + " has no known address");
+    }
+    CompletableFuture<Long> index = new CompletableFuture<>();
+    ClientCalls.asyncUnaryCall(
+        channel(peer.getAddress())
+            .newCall(
+                ReadIndexService.READ_INDEX,
+                CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)),
+        REQUEST,
+        new StreamObserver<ReadIndexReply>() {
+          @Override
+          public void onNext(ReadIndexReply reply) {
+            index.complete(reply.getIndex());
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            index.completeExceptionally(t);
+          }
+
+          @Override
+          public void onCompleted() {
+            index.completeExceptionally(new IOException("the leader sent no read index"));
+          }
+        });
+    return index;
+  }
+
+  private ManagedChannel channel(String address) throws IOException {
+    if (closed) {
+      throw new IOException("the node is stopping");
+    }
+    ManagedChannel channel = channels.computeIfAbsent(address, security::channelTo);
+    if (closed) {
+      channel.shutdownNow();
+      throw new IOException("the node is stopping");
+    }
+    return channel;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    channels.values().forEach(ManagedChannel::shutdownNow);
+    channels.clear();
+  }
+}

@@ -1,0 +1,127 @@
+package dev.baton.consensus;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
+import dev.baton.consensus.proto.ReadIndexReply;
+import dev.baton.consensus.proto.ReadIndexRequest;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
+import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
+import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+
+/**
+ * Baton's read index call between members, served on each member's Raft port beside Ratis'
+ * services: a follower asks the leader for a read index ({@link FollowerReads}), the leader answers
+ * with the index its own linearizable read saw applied. Only members of the group may call it
+ * ({@link AccessPolicy}).
+ *
+ * <p>Ratis has a follower's server ask the leader itself, but that round trip passes through
+ * several thread hand-offs in each process (Ratis' server pool, joined, on the leader; gRPC's
+ * executor on both); this call is one unary gRPC call whose answer the follower's read continues
+ * on.
+ */
+final class ReadIndexService {
+  static final String SERVICE_NAME = "baton.consensus.ReadIndexService";
+
+  static final MethodDescriptor<ReadIndexRequest, ReadIndexReply> READ_INDEX =
+      MethodDescriptor.<ReadIndexRequest, ReadIndexReply>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE_NAME, "ReadIndex"))
+          .setRequestMarshaller(new ProtoMarshaller<>(ReadIndexRequest.parser()))
+          .setResponseMarshaller(new ProtoMarshaller<>(ReadIndexReply.parser()))
+          .setIdempotent(true)
+          .build();
+
+  private final String nodeId;
+
+  /** This node's linearizable read of its applied index; null until the node can read. */
+  private volatile Supplier<CompletableFuture<Long>> readIndex;
+
+  ReadIndexService(String nodeId) {
+    this.nodeId = nodeId;
+  }
+
+  /**
+   * Answers every later call with {@code readIndex}: a linearizable read of the applied index that
+   * fails unless this node leads.
+   */
+  void answerWith(Supplier<CompletableFuture<Long>> readIndex) {
+    this.readIndex = readIndex;
+  }
+
+  /** The service, for the member's gRPC server. */
+  ServerServiceDefinition definition() {
+    return ServerServiceDefinition.builder(SERVICE_NAME)
+        .addMethod(READ_INDEX, ServerCalls.asyncUnaryCall(this::answer))
+        .build();
+  }
+
+  private void answer(ReadIndexRequest request, StreamObserver<ReadIndexReply> out) {
+    Supplier<CompletableFuture<Long>> source = readIndex;
+    if (source == null) {
+      out.onError(
+          Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting").asException());
+      return;
+    }
+    CompletableFuture<Long> index;
+    try {
+      index = source.get();
+    } catch (RuntimeException e) {
+      index = CompletableFuture.failedFuture(e);
+    }
+    index.whenComplete(
+        (i, error) -> {
+          if (error == null) {
+            out.onNext(ReadIndexReply.newBuilder().setIndex(i).build());
+            out.onCompleted();
+          } else {
+            out.onError(
+                Status.UNAVAILABLE
+                    .withDescription("node " + nodeId + " has no read index: " + reason(error))
+                    .asException());
+          }
+        });
+  }
+
+  private static String reason(Throwable error) {
+    Throwable cause =
+        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+  }
+
+  /** A message of our own protobuf (not Ratis' shaded one) on gRPC's wire. */
+  private static final class ProtoMarshaller<T extends MessageLite>
+      implements MethodDescriptor.Marshaller<T> {
+    private final Parser<T> parser;
+
+    ProtoMarshaller(Parser<T> parser) {
+      this.parser = parser;
+    }
+
+    @Override
+    public InputStream stream(T value) {
+      return new ByteArrayInputStream(value.toByteArray());
+    }
+
+    @Override
+    public T parse(InputStream stream) {
+      try {
+        return parser.parseFrom(stream);
+      } catch (InvalidProtocolBufferException e) {
+        throw Status.INTERNAL
+            .withDescription("unreadable read index message: " + e.getMessage())
+            .asRuntimeException();
+      } catch (IOException e) {
+        throw Status.INTERNAL.withCause(e).asRuntimeException();
+      }
+    }
+  }
+}
