@@ -11,7 +11,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.ratis.protocol.Message;
@@ -30,6 +31,12 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * Every write acknowledged before the read started is at or below the leader's read index, so the
  * answer contains it.
  *
+ * <p>The leader's answer arrives on the channel's transport thread. A read of one procedure whose
+ * index this node has applied is answered there (a lookup in the table, no hand-off to wake a
+ * thread for); any other read (a page, the audit trail, metadata, or one that waits for this node's
+ * apply) goes on on a thread of {@link #reads}, as it would hold up the transport thread that also
+ * carries Raft's traffic.
+ *
  * <p>A read fails (and the caller reads another way) when this node knows no leader, leads itself,
  * or the leader cannot answer (it lost its leadership, is not ready, is unreachable). One channel
  * per leader address is kept until {@link #close}.
@@ -42,28 +49,28 @@ final class FollowerReads implements AutoCloseable {
   private final RaftSecurity security;
   private final AppliedWaits applied;
   private final Function<Message, CompletableFuture<Message>> localQuery;
-  private final Executor afterApply;
+  private final ExecutorService reads;
   private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
    * @param applied this node's applied index, waited on
    * @param localQuery answers a serialized query from this node's state, with no read index
-   * @param afterApply where a read that waited for an apply goes on (not the apply thread)
    */
   FollowerReads(
+      String nodeId,
       RaftServer server,
       RaftGroupId group,
       RaftSecurity security,
       AppliedWaits applied,
-      Function<Message, CompletableFuture<Message>> localQuery,
-      Executor afterApply) {
+      Function<Message, CompletableFuture<Message>> localQuery) {
     this.server = server;
     this.group = group;
     this.security = security;
     this.applied = applied;
     this.localQuery = localQuery;
-    this.afterApply = afterApply;
+    this.reads =
+        Executors.newCachedThreadPool(LeadershipManager.daemon("baton-" + nodeId + "-reads"));
   }
 
   /** A linearizable read of {@code query}; the read index call gives up after {@code timeout}. */
@@ -75,12 +82,13 @@ final class FollowerReads implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     Message request = Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray()));
+    boolean small = query.getKindCase() == Query.KindCase.GET;
     return index.thenCompose(
         i -> {
           CompletableFuture<Void> wait = applied.await(i);
-          return wait.isDone()
+          return small && wait.isDone()
               ? answer(request)
-              : wait.thenComposeAsync(ignored -> answer(request), afterApply);
+              : wait.thenComposeAsync(ignored -> answer(request), reads);
         });
   }
 
@@ -149,6 +157,7 @@ final class FollowerReads implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    reads.shutdown();
     channels.values().forEach(ManagedChannel::shutdownNow);
     channels.clear();
   }

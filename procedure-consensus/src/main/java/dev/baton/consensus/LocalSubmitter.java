@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -51,6 +52,9 @@ final class LocalSubmitter implements AutoCloseable {
   private final ThreadPoolExecutor readReplies;
   private final ThreadPoolExecutor callerReplies;
   private final Executor readReplyHandOff;
+
+  /** Where reads go: the group's division once known ({@link #reads}), else the server. */
+  private volatile RaftClientAsynchronousProtocol readTarget;
 
   /**
    * @param clientId the id this submitter's requests carry: the state machine accepts the
@@ -131,12 +135,35 @@ final class LocalSubmitter implements AutoCloseable {
             .setType(RaftClientRequest.readRequestType())
             .build();
     try {
-      return server
+      return reads()
           .submitClientRequestAsync(request)
           .thenApplyAsync(LocalSubmitter::queryReply, readReplyHandOff);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
     }
+  }
+
+  /**
+   * Where a read is submitted. The server hands every client request to Ratis' client pool and
+   * waits for that thread to take it ({@code RaftServerImpl.executeSubmitClientRequestAsync}): two
+   * thread wake-ups per read. The group's division (Ratis' server implementation takes client
+   * requests as a {@link RaftClientAsynchronousProtocol}) takes it on the caller's thread: a read
+   * there only finds the read index (at once on a leader with a lease) and registers its query,
+   * work that does not need a thread of Ratis'.
+   */
+  private RaftClientAsynchronousProtocol reads() {
+    RaftClientAsynchronousProtocol target = readTarget;
+    if (target != null) {
+      return target;
+    }
+    try {
+      RaftServer.Division division = server.getDivision(group);
+      target = division instanceof RaftClientAsynchronousProtocol direct ? direct : server;
+    } catch (IOException e) {
+      return server;
+    }
+    readTarget = target;
+    return target;
   }
 
   private static QueryReply queryReply(RaftClientReply reply) {
@@ -145,11 +172,6 @@ final class LocalSubmitter implements AutoCloseable {
     } catch (InvalidProtocolBufferException e) {
       throw new CompletionException(new IOException("unreadable query reply", e));
     }
-  }
-
-  /** The thread where a read goes on after it waited for this node's apply thread. */
-  Executor readReplies() {
-    return readReplies;
   }
 
   /**

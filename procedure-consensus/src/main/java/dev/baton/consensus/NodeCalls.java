@@ -80,8 +80,7 @@ final class NodeCalls {
     this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId, onApplyThread);
     this.client = new ProcedureClient(group, registry, settings, security);
     this.followerReads =
-        new FollowerReads(
-            server, group.getGroupId(), security, applied, localQuery, local.readReplies());
+        new FollowerReads(nodeId, server, group.getGroupId(), security, applied, localQuery);
     this.isLeader = isLeader;
     this.executorStore = executorStore;
     this.watch = watch;

@@ -202,7 +202,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     }
     stateMachine.setListener(leadership);
     stateMachine.setMembershipListener(removal);
-    peer.start(raftSettings, stateMachine, readIndexService.definition());
+    peer.start(raftSettings, stateMachine, readIndexService);
     view.attach(() -> division().map(RaftServer.Division::getRaftConf));
     calls =
         new NodeCalls(

@@ -21,7 +21,6 @@ import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
 import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,14 +90,10 @@ final class RaftPeer {
   }
 
   /**
-   * Builds and starts the server, its port also serving {@code memberService}. The server is
-   * visible to {@link #division} before it starts: Ratis may call back at once (a single peer
-   * elects itself).
+   * Builds and starts the server, its port also serving {@code readIndex}. The server is visible to
+   * {@link #division} before it starts: Ratis may call back at once (a single peer elects itself).
    */
-  void start(
-      RaftSettings settings,
-      ProcedureStateMachine stateMachine,
-      ServerServiceDefinition memberService)
+  void start(RaftSettings settings, ProcedureStateMachine stateMachine, ReadIndexService readIndex)
       throws IOException {
     // Ratis exits the JVM on some start failures (e.g. a port already taken). A library embedded
     // in a ConfigNode must not: it throws instead, and start() reports a clear IOException.
@@ -114,7 +109,7 @@ final class RaftPeer {
             .setServerId(RaftPeerId.valueOf(nodeId))
             .setGroup(serverGroup)
             .setProperties(settings.serverProperties(storageDir, bindHost, port))
-            .setParameters(security.serverParameters(nodeId, memberService))
+            .setParameters(security.serverParameters(nodeId, readIndex))
             .setStateMachine(stateMachine)
             .setOption(
                 existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)

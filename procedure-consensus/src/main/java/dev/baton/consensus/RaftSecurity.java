@@ -11,7 +11,6 @@ import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.grpc.GrpcUtil;
 import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
-import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
 import org.apache.ratis.thirdparty.io.grpc.netty.NegotiationType;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
 import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
@@ -74,9 +73,9 @@ final class RaftSecurity {
 
   /**
    * Parameters for a member's Raft server {@code nodeId} (and its connections to the others); its
-   * port also serves {@code memberService} (a service of Baton's between members).
+   * port also serves {@code readIndex}, Baton's call between members.
    */
-  Parameters serverParameters(String nodeId, ServerServiceDefinition memberService) {
+  Parameters serverParameters(String nodeId, ReadIndexService readIndex) {
     Parameters p = clientParameters();
     AccessInterceptor access =
         tls == null ? null : new AccessInterceptor(new AccessPolicy(members), nodeId);
@@ -84,7 +83,7 @@ final class RaftSecurity {
         p,
         (builder, types) -> {
           if (types.contains(GrpcServices.Type.SERVER)) {
-            builder.addService(memberService);
+            builder.addService(readIndex.definition()).callExecutor(readIndex.executors());
           }
           return access == null ? builder : builder.intercept(access);
         });

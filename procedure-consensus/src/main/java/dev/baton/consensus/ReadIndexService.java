@@ -10,8 +10,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
+import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
+import org.apache.ratis.thirdparty.io.grpc.ServerCall;
+import org.apache.ratis.thirdparty.io.grpc.ServerCallExecutorSupplier;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
 import org.apache.ratis.thirdparty.io.grpc.Status;
 import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
@@ -24,9 +28,12 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * ({@link AccessPolicy}).
  *
  * <p>Ratis has a follower's server ask the leader itself, but that round trip passes through
- * several thread hand-offs in each process (Ratis' server pool, joined, on the leader; gRPC's
- * executor on both); this call is one unary gRPC call whose answer the follower's read continues
- * on.
+ * several thread hand-offs in each process (on the leader, gRPC's executor, then Ratis' server
+ * pool, joined, then the transport thread again). This call is answered on the transport thread
+ * that read it ({@link #executors}): the leader's read takes no thread of Ratis' ({@link
+ * LocalSubmitter#read}), waits for nothing with a lease (without one it registers with the next
+ * heartbeat round and is answered from the thread that completes it), and a member that does not
+ * lead refuses at once.
  */
 final class ReadIndexService {
   static final String SERVICE_NAME = "baton.consensus.ReadIndexService";
@@ -39,6 +46,9 @@ final class ReadIndexService {
           .setResponseMarshaller(new ProtoMarshaller<>(ReadIndexReply.parser()))
           .setIdempotent(true)
           .build();
+
+  /** Runs a task on the calling thread. */
+  private static final Executor TRANSPORT_THREAD = Runnable::run;
 
   private final String nodeId;
 
@@ -62,6 +72,22 @@ final class ReadIndexService {
     return ServerServiceDefinition.builder(SERVICE_NAME)
         .addMethod(READ_INDEX, ServerCalls.asyncUnaryCall(this::answer))
         .build();
+  }
+
+  /**
+   * Where the member's gRPC server runs each call: this service's on the transport thread, every
+   * other (Ratis' own) on the server's default executor.
+   */
+  ServerCallExecutorSupplier executors() {
+    return new ServerCallExecutorSupplier() {
+      @Override
+      public <Q, R> Executor getExecutor(ServerCall<Q, R> call, Metadata headers) {
+        // null: the server's default executor
+        return SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName())
+            ? TRANSPORT_THREAD
+            : null;
+      }
+    };
   }
 
   private void answer(ReadIndexRequest request, StreamObserver<ReadIndexReply> out) {

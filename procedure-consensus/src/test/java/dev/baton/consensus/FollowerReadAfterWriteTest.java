@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.consensus.proto.QueryReply;
 import dev.baton.consensus.proto.ReadIndexRequest;
+import dev.baton.consensus.tls.ClientRole;
+import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.ProcedureInfo;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -134,9 +136,18 @@ class FollowerReadAfterWriteTest {
         gate.released.countDown();
       }
       long applied = follower.appliedWaits().applied();
-      assertTrue(readIndexOf(cluster, leader) >= applied, "the leader's read index is behind");
+      TlsSettings member = MembershipChangeTest.tls("n1");
+      assertTrue(
+          readIndexOf(cluster, leader, member) >= applied, "the leader's read index is behind");
+      StatusRuntimeException client =
+          assertThrows(
+              StatusRuntimeException.class,
+              () ->
+                  readIndexOf(
+                      cluster, leader, MembershipChangeTest.clientTls("r", ClientRole.ADMIN)));
+      assertEquals(Status.Code.PERMISSION_DENIED, client.getStatus().getCode());
       StatusRuntimeException refused =
-          assertThrows(StatusRuntimeException.class, () -> readIndexOf(cluster, follower));
+          assertThrows(StatusRuntimeException.class, () -> readIndexOf(cluster, follower, member));
       assertEquals(Status.Code.UNAVAILABLE, refused.getStatus().getCode());
       assertTrue(
           refused.getStatus().getDescription().contains("not the leader"),
@@ -153,11 +164,12 @@ class FollowerReadAfterWriteTest {
     }
   }
 
-  /** Asks {@code node}'s read index service as member n1 would. */
-  private static long readIndexOf(TestCluster cluster, ProcedureNode<Work.Env> node) {
+  /** Asks {@code node}'s read index service with the certificate {@code as}. */
+  private static long readIndexOf(
+      TestCluster cluster, ProcedureNode<Work.Env> node, TlsSettings as) {
     InetSocketAddress at = cluster.peers.get(node.nodeId());
     ManagedChannel channel =
-        RaftSecurity.mutualTls(MembershipChangeTest.tls("n1"), cluster.peers)
+        RaftSecurity.mutualTls(as, cluster.peers)
             .channelTo(at.getHostString() + ":" + at.getPort());
     try {
       return ClientCalls.blockingUnaryCall(

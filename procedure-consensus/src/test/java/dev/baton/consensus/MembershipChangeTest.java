@@ -10,6 +10,7 @@ import dev.baton.certs.CertificateAuthority;
 import dev.baton.certs.CertificateRequest;
 import dev.baton.certs.IssuedCertificate;
 import dev.baton.certs.Usage;
+import dev.baton.consensus.tls.ClientRole;
 import dev.baton.consensus.tls.PeerIdentity;
 import dev.baton.consensus.tls.TlsSettings;
 import dev.baton.procedure.NonceKey;
@@ -56,6 +57,16 @@ class MembershipChangeTest {
                 .withUri(PeerIdentity.member(id).uri())
                 .withHosts(List.of("127.0.0.1", "localhost"))
                 .withUsages(EnumSet.of(Usage.SERVER, Usage.CLIENT)));
+    return TlsSettings.of(c.chain(), c.privateKey(), List.of(CA.certificate()));
+  }
+
+  /** A client certificate named {@code name} with {@code role}, issued by this test's CA. */
+  static TlsSettings clientTls(String name, ClientRole role) {
+    IssuedCertificate c =
+        CA.issue(
+            CertificateRequest.named(name)
+                .withUri(PeerIdentity.client(name, role).uri())
+                .withUsages(EnumSet.of(Usage.CLIENT)));
     return TlsSettings.of(c.chain(), c.privateKey(), List.of(CA.certificate()));
   }
 
