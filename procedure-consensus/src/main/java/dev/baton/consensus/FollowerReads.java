@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -51,6 +52,8 @@ final class FollowerReads implements AutoCloseable {
   private final Function<Message, CompletableFuture<Message>> localQuery;
   private final ExecutorService reads;
   private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final LongAdder answered = new LongAdder();
+  private final LongAdder failed = new LongAdder();
   private volatile boolean closed;
 
   /**
@@ -79,17 +82,30 @@ final class FollowerReads implements AutoCloseable {
     try {
       index = readIndex(timeout);
     } catch (IOException | RuntimeException e) {
+      failed.increment();
       return CompletableFuture.failedFuture(e);
     }
     Message request = Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray()));
     boolean small = query.getKindCase() == Query.KindCase.GET;
-    return index.thenCompose(
-        i -> {
-          CompletableFuture<Void> wait = applied.await(i);
-          return small && wait.isDone()
-              ? answer(request)
-              : wait.thenComposeAsync(ignored -> answer(request), reads);
-        });
+    return index
+        .thenCompose(
+            i -> {
+              CompletableFuture<Void> wait = applied.await(i);
+              return small && wait.isDone()
+                  ? answer(request)
+                  : wait.thenComposeAsync(ignored -> answer(request), reads);
+            })
+        .whenComplete((reply, error) -> (error == null ? answered : failed).increment());
+  }
+
+  /** Reads answered this way since the node started. */
+  long answeredCount() {
+    return answered.sum();
+  }
+
+  /** Reads that failed this way (and were read another way) since the node started. */
+  long failedCount() {
+    return failed.sum();
   }
 
   private CompletableFuture<QueryReply> answer(Message request) {

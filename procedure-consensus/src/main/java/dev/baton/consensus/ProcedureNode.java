@@ -310,6 +310,25 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return leadership.context();
   }
 
+  /**
+   * Linearizable reads this node answered as a follower by the leader's read index (Baton's call
+   * between members) since it started.
+   */
+  public long followerReadCount() {
+    FollowerReads r = followerReads();
+    return r == null ? 0 : r.answeredCount();
+  }
+
+  /**
+   * Reads this node tried as a follower by the leader's read index that failed (no leader known,
+   * the leader unreachable or refusing) and were read another way (Ratis' own follower read index,
+   * then the leader) since it started.
+   */
+  public long followerReadFallbackCount() {
+    FollowerReads r = followerReads();
+    return r == null ? 0 : r.failedCount();
+  }
+
   /** Leaders heard of since start, one per term (the first included; each logged at INFO). */
   public long leaderChanges() {
     return stateMachine.metrics().leaderChanges();

@@ -73,6 +73,14 @@ final class NodeGauges {
         "baton_raft_leader_changes_total",
         "leader changes this node saw",
         ProcedureNode::leaderChanges);
+    counter(
+        "baton_follower_reads_total",
+        "linearizable reads this node answered as a follower by the leader's read index",
+        ProcedureNode::followerReadCount);
+    counter(
+        "baton_follower_read_fallbacks_total",
+        "follower reads the leader's read index could not answer, read another way",
+        ProcedureNode::followerReadFallbackCount);
   }
 
   private void stateMachine() {
