@@ -72,23 +72,13 @@ class FollowerReadAfterWriteTest {
 
   @Test
   void aFollowerBehindTheLeadersAcknowledgedWriteWaitsForItBeforeAnswering() throws Exception {
-    Map<String, ApplyGate> gates = new ConcurrentHashMap<>();
     try (TestCluster cluster = new TestCluster(dir, 3)) {
-      for (String id : cluster.peers.keySet()) {
-        ApplyGate gate = gates.computeIfAbsent(id, k -> new ApplyGate());
-        cluster.start(id, b -> b.tls(MembershipChangeTest.tls(id)).onApplied(gate));
-      }
+      Map<String, ApplyGate> gates = startGated(cluster);
       ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
       ProcedureNode<Work.Env> follower = cluster.follower();
       ApplyGate gate = gates.get(follower.nodeId());
       try {
-        // the follower's apply thread stops at the first write; the leader and the other follower
-        // commit and apply the next one without it
-        gate.armed = true;
-        leader.submit(new Work("first"), null).get(30, TimeUnit.SECONDS);
-        assertTrue(gate.parked.await(30, TimeUnit.SECONDS), "the follower applied the write");
-        long second = leader.submit(new Work("second"), null).get(30, TimeUnit.SECONDS);
-
+        long second = writeTheFollowerMisses(leader, gate);
         CompletableFuture<Optional<ProcedureInfo>> read = follower.getInfo(second);
         gate.released.countDown();
         Optional<ProcedureInfo> seen = read.get(30, TimeUnit.SECONDS);
@@ -106,22 +96,14 @@ class FollowerReadAfterWriteTest {
    */
   @Test
   void aReadByTheLeadersReadIndexWaitsForTheFollowersApply() throws Exception {
-    Map<String, ApplyGate> gates = new ConcurrentHashMap<>();
     try (TestCluster cluster = new TestCluster(dir, 3)) {
-      for (String id : cluster.peers.keySet()) {
-        ApplyGate gate = gates.computeIfAbsent(id, k -> new ApplyGate());
-        cluster.start(id, b -> b.tls(MembershipChangeTest.tls(id)).onApplied(gate));
-      }
+      Map<String, ApplyGate> gates = startGated(cluster);
       ProcedureNode<Work.Env> leader = cluster.awaitRunningLeader();
       ProcedureNode<Work.Env> follower = cluster.follower();
       ApplyGate gate = gates.get(follower.nodeId());
       Duration timeout = Duration.ofSeconds(30);
       try {
-        gate.armed = true;
-        leader.submit(new Work("first"), null).get(30, TimeUnit.SECONDS);
-        assertTrue(gate.parked.await(30, TimeUnit.SECONDS), "the follower applied the write");
-        long second = leader.submit(new Work("second"), null).get(30, TimeUnit.SECONDS);
-
+        long second = writeTheFollowerMisses(leader, gate);
         CompletableFuture<QueryReply> read =
             follower.followerReads().read(ProcedureClient.getQuery(second), timeout);
         Awaitility.await()
@@ -162,6 +144,30 @@ class FollowerReadAfterWriteTest {
                       .get(30, TimeUnit.SECONDS));
       assertTrue(alone.getCause() instanceof IOException, String.valueOf(alone.getCause()));
     }
+  }
+
+  /**
+   * Starts the cluster's members over mutual TLS, each applying through a gate: the gates by id.
+   */
+  private static Map<String, ApplyGate> startGated(TestCluster cluster) throws Exception {
+    Map<String, ApplyGate> gates = new ConcurrentHashMap<>();
+    for (String id : cluster.peers.keySet()) {
+      ApplyGate gate = gates.computeIfAbsent(id, k -> new ApplyGate());
+      cluster.start(id, b -> b.tls(MembershipChangeTest.tls(id)).onApplied(gate));
+    }
+    return gates;
+  }
+
+  /**
+   * Parks the follower's apply thread (its {@code gate}) at a first write, then has the leader and
+   * the other follower commit and apply a second without it: the second's id, acknowledged.
+   */
+  private static long writeTheFollowerMisses(ProcedureNode<Work.Env> leader, ApplyGate gate)
+      throws Exception {
+    gate.armed = true;
+    leader.submit(new Work("first"), null).get(30, TimeUnit.SECONDS);
+    assertTrue(gate.parked.await(30, TimeUnit.SECONDS), "the follower applied the write");
+    return leader.submit(new Work("second"), null).get(30, TimeUnit.SECONDS);
   }
 
   /** Asks {@code node}'s read index service with the certificate {@code as}. */
