@@ -22,6 +22,16 @@ import org.apache.ratis.thirdparty.io.netty.handler.ssl.SslContext;
  * port (Ratis' default), so one TLS configuration covers all of them.
  */
 final class RaftSecurity {
+  /**
+   * The HTTP/2 flow-control window of {@link #channelTo}'s channels, gRPC's default size. Set
+   * explicitly, as Ratis sets its own channels', so gRPC does not tune it with bandwidth probes (a
+   * ping after answers it receives: more wake-ups on both ends for messages of a few bytes).
+   */
+  static final int CHANNEL_WINDOW_BYTES = 1 << 20;
+
+  /** The largest answer {@link #channelTo}'s channels accept: Baton's calls answer a few bytes. */
+  static final int CHANNEL_MAX_MESSAGE_BYTES = 64 << 10;
+
   private static final RaftSecurity PLAINTEXT =
       new RaftSecurity(null, MembershipView.fixed(Map.of()));
 
@@ -109,10 +119,16 @@ final class RaftSecurity {
 
   /**
    * A gRPC channel to a member's Raft port at {@code address} (host:port), secured as Ratis' own
-   * connections are, for a service of Baton's between members.
+   * connections are, for Baton's call between members. Its answers complete on the transport thread
+   * that read them: whoever waits for one must move heavy work off it.
    */
   ManagedChannel channelTo(String address) {
-    NettyChannelBuilder builder = NettyChannelBuilder.forTarget(address).proxyDetector(a -> null);
+    NettyChannelBuilder builder =
+        NettyChannelBuilder.forTarget(address)
+            .proxyDetector(a -> null)
+            .directExecutor()
+            .flowControlWindow(CHANNEL_WINDOW_BYTES)
+            .maxInboundMessageSize(CHANNEL_MAX_MESSAGE_BYTES);
     if (tls == null) {
       builder.negotiationType(NegotiationType.PLAINTEXT);
     } else {
