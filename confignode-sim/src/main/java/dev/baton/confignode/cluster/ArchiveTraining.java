@@ -1,6 +1,7 @@
 package dev.baton.confignode.cluster;
 
 import dev.baton.confignode.certs.ClusterCertificates;
+import dev.baton.confignode.client.NodeApiClient;
 import dev.baton.confignode.waits.ConfigNodeWaits;
 import dev.baton.consensus.spi.LoopbackPorts;
 import java.io.IOException;
@@ -18,10 +19,11 @@ import java.util.stream.Stream;
 /**
  * The run whose loaded classes a {@link NodeClassArchive} holds: a secured cluster of training
  * ConfigNodes, started as the child JVMs start (mutual TLS between members, HTTPS admin API,
- * tokens), until each serves and one runs the executor as leader. So the archive has the classes of
- * a node's start and also those of TLS, of gRPC's client and server, of votes, appends and commits,
- * which a node restarted into a running cluster otherwise reads from its jars when the leader first
- * reaches it (about 2,600 classes, against 6,200 a one-node plaintext training covered).
+ * tokens), until each serves and one runs the executor as leader, then asked once through each
+ * admin API. So the archive has the classes of a node's start and also those of TLS, of gRPC's
+ * client and server, of votes, appends and commits, which a node restarted into a running cluster
+ * otherwise reads from its jars when the leader first reaches it (about 2,600 classes, against
+ * 6,200 a one-node plaintext training covered), and of the admin API's requests.
  */
 final class ArchiveTraining {
   /** A leader and two followers: both sides of every Raft call run. */
@@ -85,6 +87,7 @@ final class ArchiveTraining {
       if (!trained(outputs)) {
         throw new IOException("a training node ended before the cluster served");
       }
+      askEveryNode(security, httpPorts);
     } finally {
       for (Process p : nodes) {
         p.destroy();
@@ -101,6 +104,22 @@ final class ArchiveTraining {
       }
     }
     return lists;
+  }
+
+  /**
+   * Reads each node's {@code GET /api/cluster} and {@code GET /metrics}, as a launcher waiting for
+   * a running leader does: so the archive also has the classes of the admin API's requests (Jetty's
+   * HTTPS request path, the gate, the routes), which a restarted node otherwise reads from its jars
+   * while its first callers wait.
+   */
+  private static void askEveryNode(ClusterSecurity security, Map<String, Integer> httpPorts)
+      throws IOException, InterruptedException {
+    List<String> addresses = httpPorts.values().stream().map(p -> "127.0.0.1:" + p).toList();
+    NodeApiClient api = security.secure(new NodeApiClient(addresses));
+    for (String address : addresses) {
+      api.cluster(address);
+      api.metrics(address);
+    }
   }
 
   /** Whether every node's output says it serves and one says its executor runs. */

@@ -132,6 +132,7 @@ public final class ConfigNodeServer implements AutoCloseable {
   private AdminServer api;
   private AuditLog audit;
   private final FlowRuntime<ConfigNodeEnv> flowRuntime;
+  private final DataNodeConnector dataNodes;
   private final NodeMetrics metrics;
   private final EventLog events;
   private Thread registrar;
@@ -154,14 +155,10 @@ public final class ConfigNodeServer implements AutoCloseable {
     AtomicReference<ProcedureNode<ConfigNodeEnv>> self = new AtomicReference<>();
     // one counter for every term this process leads: commands stay ordered even across envs
     AtomicLong commandSeq = new AtomicLong();
-    // made here, not per term: a new client costs seconds on a busy machine (TLS defaults load);
-    // with TLS in Raft, DataNodes are called over HTTPS with this node's member certificate
-    DataNodeConnector dataNodes =
-        config
-            .raftAccess()
-            .tls()
-            .map(DataNodeConnector::mutualTls)
-            .orElseGet(DataNodeConnector::plain);
+    // one for the process, not one per term: a new client costs seconds on a busy machine (TLS
+    // defaults load); made once the node serves (start), or by its first DataNode call. With TLS in
+    // Raft, DataNodes are called over HTTPS with this node's member certificate
+    this.dataNodes = DataNodeConnector.deferred(config.raftAccess().tls());
     ProcedureNode.Builder<ConfigNodeEnv> builder =
         ProcedureNode.<ConfigNodeEnv>builder()
             .nodeId(config.nodeId())
@@ -212,6 +209,7 @@ public final class ConfigNodeServer implements AutoCloseable {
               .addRoutes(new FaultRoutes(node, holds));
       api.start(config.httpPort());
       publisher.serving(config.api().advertisedHost() + ":" + api.port());
+      dataNodes.prepareInBackground("datanode-client-" + config.nodeId());
     } catch (IOException | RuntimeException e) {
       close();
       throw e;

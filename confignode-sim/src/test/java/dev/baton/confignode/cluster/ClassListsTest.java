@@ -16,7 +16,7 @@ class ClassListsTest {
   @TempDir Path dir;
 
   @Test
-  void mergedListsNameEveryClassOnceThenEveryDirectiveOnce() throws Exception {
+  void mergedListsNameEveryClassOnceThenEveryDirectiveAsOftenAsOneListHasIt() throws Exception {
     Path leader =
         write(
             "leader.classes",
@@ -25,7 +25,8 @@ class ClassListsTest {
             "a/Leader",
             "a/Shared",
             "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;",
-            "@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.Invokers$Holder invoker L_L");
+            "@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.Invokers$Holder invoker L_L",
+            "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;");
     Path follower =
         write(
             "follower.classes",
@@ -34,7 +35,10 @@ class ClassListsTest {
             "a/Shared id: 1",
             "a/Follower id: 2",
             "a/Custom id: 3 super: 0 source: /some.jar",
-            "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;");
+            "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;",
+            "@lambda-proxy a/Follower get ()Ljava/util/function/Supplier;",
+            "@lambda-proxy a/Follower get ()Ljava/util/function/Supplier;",
+            "@lambda-proxy a/Follower get ()Ljava/util/function/Supplier;");
     Path merged = dir.resolve("merged.classes");
 
     ClassLists.merge(List.of(leader, follower), merged);
@@ -45,8 +49,13 @@ class ClassListsTest {
             "a/Leader",
             "a/Shared",
             "a/Follower",
+            // two call sites of one shape in the leader's list, one of them in the follower's
             "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;",
-            "@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.Invokers$Holder invoker L_L"),
+            "@lambda-proxy a/Shared run ()Ljava/lang/Runnable;",
+            "@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.Invokers$Holder invoker L_L",
+            "@lambda-proxy a/Follower get ()Ljava/util/function/Supplier;",
+            "@lambda-proxy a/Follower get ()Ljava/util/function/Supplier;",
+            "@lambda-proxy a/Follower get ()Ljava/util/function/Supplier;"),
         Files.readAllLines(merged, StandardCharsets.UTF_8));
   }
 

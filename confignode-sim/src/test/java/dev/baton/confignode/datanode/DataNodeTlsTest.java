@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -39,8 +40,12 @@ class DataNodeTlsTest {
 
   private static final long TERM = 5;
 
+  /** Procedure ids of the deferred connectors' pings, apart from the other tests' ids. */
+  private static final long DEFERRED_PROC_ID = 100;
+
   @TempDir static Path dir;
 
+  private static ClusterCertificates ca;
   private static X509Certificate caCertificate;
   private static TlsSettings dataNodeTls;
   private static DataNodeServer server;
@@ -52,7 +57,7 @@ class DataNodeTlsTest {
 
   @BeforeAll
   static void start() throws IOException {
-    ClusterCertificates ca = ClusterCertificates.create("datanode-tls-test");
+    ca = ClusterCertificates.create("datanode-tls-test");
     caCertificate = ca.caCertificate();
     List<String> hosts = ClusterCertificates.LOOPBACK_HOSTS;
     dataNodeTls = settings(ca.dataNode("1", hosts), caCertificate);
@@ -101,6 +106,29 @@ class DataNodeTlsTest {
     LedgerEntry entry =
         state.ledger().stream().filter(e -> e.procId() == 1).findFirst().orElseThrow();
     assertEquals("cn1", entry.caller(), "the ledger names the ConfigNode that sent the command");
+  }
+
+  @Test
+  void aDeferredConnectorMadeInTheBackgroundOrByItsFirstCallSendsOverMutualTls() throws Exception {
+    TlsSettings cn2 = settings(ca.member("cn2", ClusterCertificates.LOOPBACK_HOSTS), caCertificate);
+    DataNodeConnector background = DataNodeConnector.deferred(Optional.of(cn2));
+    background.prepareInBackground("datanode-client-test");
+    DataNodeConnector firstCall = DataNodeConnector.deferred(Optional.of(cn2));
+    long procId = DEFERRED_PROC_ID;
+    for (DataNodeConnector deferred : List.of(background, firstCall)) {
+      assertTrue(deferred.tls());
+      DataNodeReply reply = deferred.client(server.address()).ping(ping(TERM, procId));
+
+      assertEquals(TERM, reply.highestTerm());
+      long sent = procId;
+      LedgerEntry entry =
+          reader.client(server.address()).state().ledger().stream()
+              .filter(e -> e.procId() == sent)
+              .findFirst()
+              .orElseThrow();
+      assertEquals("cn2", entry.caller());
+      procId++;
+    }
   }
 
   @Test
