@@ -306,9 +306,9 @@ final class NodeCalls {
         store != null && store.isRunning() ? store.submit(envelope) : submissions.add(envelope);
     return local.exceptionallyCompose(
         e ->
-            unwrap(e) instanceof NotLeaderException
+            RaftReplies.unwrap(e) instanceof NotLeaderException
                 ? client.submit(envelope)
-                : CompletableFuture.failedFuture(unwrap(e)));
+                : CompletableFuture.failedFuture(RaftReplies.unwrap(e)));
   }
 
   private static CompletableFuture<List<SubmitResult>> submitEntry(
@@ -327,9 +327,9 @@ final class NodeCalls {
           .submit(command)
           .exceptionallyCompose(
               e ->
-                  unwrap(e) instanceof NotLeaderException
+                  RaftReplies.unwrap(e) instanceof NotLeaderException
                       ? client.send(command)
-                      : CompletableFuture.failedFuture(unwrap(e)));
+                      : CompletableFuture.failedFuture(RaftReplies.unwrap(e)));
     }
     return client.send(command);
   }
@@ -348,13 +348,9 @@ final class NodeCalls {
             (value, error) -> {
               if (error != null) {
                 throw new CompletionException(
-                    RaftReplies.asIOException(unwrap(error), what, timeout));
+                    RaftReplies.asIOException(RaftReplies.unwrap(error), what, timeout));
               }
               return value;
             });
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 }

@@ -480,7 +480,7 @@ public final class ProcedureClient implements AutoCloseable {
         .orTimeout(readAttemptTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .exceptionallyCompose(
             error -> {
-              Throwable cause = unwrap(error);
+              Throwable cause = RaftReplies.unwrap(error);
               boolean retry = RaftReplies.isNoLeaderYet(cause) || cause instanceof TimeoutException;
               if (!retry
                   || System.nanoTime() + ConsensusWaits.CLIENT_RETRY_PAUSE.toNanos() >= deadline) {
@@ -499,13 +499,6 @@ public final class ProcedureClient implements AutoCloseable {
   Duration readAttemptTimeout() {
     Duration d = requestTimeout.dividedBy(ConsensusWaits.READ_ATTEMPTS);
     return d.compareTo(ConsensusWaits.READ_ATTEMPT_MIN) < 0 ? ConsensusWaits.READ_ATTEMPT_MIN : d;
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
   }
 
   /** The id a submission's result carries; the refusal it carries as an exception. */

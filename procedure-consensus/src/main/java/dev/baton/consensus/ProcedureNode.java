@@ -221,7 +221,7 @@ public final class ProcedureNode<Env> implements AutoCloseable {
             stateMachine.table()::get,
             stateMachine::isApplyThread,
             stateMachine.appliedWaits(),
-            stateMachine::queryHere);
+            stateMachine::query);
     readIndexService.answerWith(calls::leaderReadIndex);
   }
 

@@ -213,11 +213,6 @@ final class ProcedureStateMachine extends BaseStateMachine {
     return appliedWaits;
   }
 
-  /** Answers a serialized query from this node's state as it is, with no read index. */
-  CompletableFuture<Message> queryHere(Message request) {
-    return queries.answer(request);
-  }
-
   @Override
   protected boolean updateLastAppliedTermIndex(TermIndex applied) {
     boolean moved = super.updateLastAppliedTermIndex(applied);

@@ -70,6 +70,14 @@ final class RaftReplies {
   }
 
   /** Ratis' answers while no leader is elected and ready, or this one is stepping down. */
+  /** {@code e} without the {@link CompletionException}s that wrap it. */
+  static Throwable unwrap(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
   static boolean isNoLeaderYet(Throwable e) {
     return e instanceof ReadIndexException
         || e instanceof ServerNotReadyException

@@ -9,7 +9,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
@@ -118,8 +117,7 @@ final class ReadIndexService {
   }
 
   private static String reason(Throwable error) {
-    Throwable cause =
-        error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause = RaftReplies.unwrap(error);
     return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
   }
 
