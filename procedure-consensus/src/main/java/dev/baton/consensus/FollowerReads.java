@@ -43,8 +43,6 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * per leader address is kept until {@link #close}.
  */
 final class FollowerReads implements AutoCloseable {
-  private static final ReadIndexRequest REQUEST = ReadIndexRequest.getDefaultInstance();
-
   private final RaftServer server;
   private final RaftGroupId group;
   private final RaftSecurity security;
@@ -132,13 +130,18 @@ final class FollowerReads implements AutoCloseable {
     if (peer == null || peer.getAddress() == null) {
       throw new IOException("leader " + leader + " has no known address");
     }
+    ReadIndexRequest request =
+        ReadIndexRequest.newBuilder()
+            .setRequestor(division.getId().toString())
+            .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
+            .build();
     CompletableFuture<Long> index = new CompletableFuture<>();
     ClientCalls.asyncUnaryCall(
         channel(peer.getAddress())
             .newCall(
                 ReadIndexService.READ_INDEX,
                 CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)),
-        REQUEST,
+        request,
         new StreamObserver<ReadIndexReply>() {
           @Override
           public void onNext(ReadIndexReply reply) {

@@ -14,13 +14,18 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import org.apache.ratis.client.impl.ClientProtoUtils;
+import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.RaftServerAsynchronousProtocol;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
@@ -126,20 +131,42 @@ final class LocalSubmitter implements AutoCloseable {
    */
   CompletableFuture<QueryReply> read(Query query) {
     RaftClientRequest request =
-        RaftClientRequest.newBuilder()
-            .setClientId(clientId)
-            .setServerId(server.getId())
-            .setGroupId(group)
-            .setCallId(callIds.incrementAndGet())
-            .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray())))
-            .setType(RaftClientRequest.readRequestType())
-            .build();
+        request(
+            Message.valueOf(UnsafeByteOperations.unsafeWrap(query.toByteArray())),
+            RaftClientRequest.readRequestType());
     try {
       return reads()
           .submitClientRequestAsync(request)
           .thenApplyAsync(LocalSubmitter::queryReply, readReplyHandOff);
     } catch (IOException e) {
       return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  /**
+   * Has this leader send {@code follower} what it has committed now, not at its next heartbeat: for
+   * a follower that asked for a read index above the commit index it knew, and otherwise waits for
+   * that heartbeat before it can apply up to the index. Ratis does this after it answers a
+   * follower's read index itself, so this asks this node's server for a read index on the
+   * follower's behalf and ignores the answer. Does nothing unless this node leads and {@code
+   * follower} is one of its followers.
+   */
+  void sendCommitIndexTo(RaftPeerId follower) {
+    RaftClientRequest read = request(Message.EMPTY, RaftClientRequest.readRequestType());
+    ReadIndexRequestProto request =
+        ReadIndexRequestProto.newBuilder()
+            .setServerRequest(
+                ClientProtoUtils.toRaftRpcRequestProtoBuilder(
+                    RaftGroupMemberId.valueOf(follower, group), server.getId()))
+            .setClientRequest(ClientProtoUtils.toRaftClientRequestProto(read))
+            .build();
+    try {
+      RaftServer.Division division = server.getDivision(group);
+      if (division instanceof RaftServerAsynchronousProtocol leader) {
+        leader.readIndexAsync(request);
+      }
+    } catch (IOException e) {
+      // no division: a node that is stopping has nothing to send
     }
   }
 

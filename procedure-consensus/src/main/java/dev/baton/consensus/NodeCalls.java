@@ -9,6 +9,7 @@ import dev.baton.consensus.proto.ListPage;
 import dev.baton.consensus.proto.OperatorActionEntry;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
+import dev.baton.consensus.proto.ReadIndexRequest;
 import dev.baton.consensus.proto.Submit;
 import dev.baton.consensus.proto.SubmitResult;
 import dev.baton.procedure.NonceKey;
@@ -23,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.LongFunction;
@@ -31,6 +33,7 @@ import java.util.function.Supplier;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 
 /**
@@ -56,6 +59,7 @@ final class NodeCalls {
   private final RecordWatch watch;
   private final LongFunction<Optional<ProcedureInfo>> localInfo;
   private final FollowerReads followerReads;
+  private final LongAdder commitIndexSends = new LongAdder();
 
   NodeCalls(
       String nodeId,
@@ -155,13 +159,32 @@ final class NodeCalls {
 
   /**
    * This node's read index as leader, for a follower's read ({@link ReadIndexService}): the index
-   * applied when its own linearizable read ran. Fails unless this node leads.
+   * applied when its own linearizable read ran. A follower that has not yet learned that this index
+   * is committed is sent the commit index at once ({@link LocalSubmitter#sendCommitIndexTo}). Fails
+   * unless this node leads.
    */
-  CompletableFuture<Long> leaderReadIndex() {
+  CompletableFuture<Long> leaderReadIndex(ReadIndexRequest request) {
     if (!isLeader.getAsBoolean()) {
       return CompletableFuture.failedFuture(new NotLeaderException("not the leader"));
     }
-    return local.read(APPLIED_INDEX).thenApply(QueryReply::getAppliedIndex);
+    return local
+        .read(APPLIED_INDEX)
+        .thenApply(
+            reply -> {
+              long index = reply.getAppliedIndex();
+              if (index > request.getCommitIndex() && !request.getRequestor().isEmpty()) {
+                commitIndexSends.increment();
+                local.sendCommitIndexTo(RaftPeerId.valueOf(request.getRequestor()));
+              }
+              return index;
+            });
+  }
+
+  /**
+   * Followers sent the commit index at once by {@link #leaderReadIndex}, since the node started.
+   */
+  long commitIndexSendCount() {
+    return commitIndexSends.sum();
   }
 
   /** See {@link ProcedureNode#act}. */

@@ -329,6 +329,15 @@ public final class ProcedureNode<Env> implements AutoCloseable {
     return r == null ? 0 : r.failedCount();
   }
 
+  /**
+   * Read indexes this node gave as leader to a follower that did not yet know them committed, and
+   * so sent that follower the commit index at once rather than at the next heartbeat, since it
+   * started.
+   */
+  public synchronized long readIndexCommitSendCount() {
+    return calls == null ? 0 : calls.commitIndexSendCount();
+  }
+
   /** Leaders heard of since start, one per term (the first included; each logged at INFO). */
   public long leaderChanges() {
     return stateMachine.metrics().leaderChanges();

@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
 import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 import org.apache.ratis.thirdparty.io.grpc.ServerCall;
@@ -52,7 +52,7 @@ final class ReadIndexService {
   private final String nodeId;
 
   /** This node's linearizable read of its applied index; null until the node can read. */
-  private volatile Supplier<CompletableFuture<Long>> readIndex;
+  private volatile Function<ReadIndexRequest, CompletableFuture<Long>> readIndex;
 
   ReadIndexService(String nodeId) {
     this.nodeId = nodeId;
@@ -60,9 +60,9 @@ final class ReadIndexService {
 
   /**
    * Answers every later call with {@code readIndex}: a linearizable read of the applied index that
-   * fails unless this node leads.
+   * fails unless this node leads, given the call's request (who asks, what it knows committed).
    */
-  void answerWith(Supplier<CompletableFuture<Long>> readIndex) {
+  void answerWith(Function<ReadIndexRequest, CompletableFuture<Long>> readIndex) {
     this.readIndex = readIndex;
   }
 
@@ -90,7 +90,7 @@ final class ReadIndexService {
   }
 
   private void answer(ReadIndexRequest request, StreamObserver<ReadIndexReply> out) {
-    Supplier<CompletableFuture<Long>> source = readIndex;
+    Function<ReadIndexRequest, CompletableFuture<Long>> source = readIndex;
     if (source == null) {
       out.onError(
           Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting").asException());
@@ -98,7 +98,7 @@ final class ReadIndexService {
     }
     CompletableFuture<Long> index;
     try {
-      index = source.get();
+      index = source.apply(request);
     } catch (RuntimeException e) {
       index = CompletableFuture.failedFuture(e);
     }

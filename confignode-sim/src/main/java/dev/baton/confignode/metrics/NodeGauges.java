@@ -81,6 +81,11 @@ final class NodeGauges {
         "baton_follower_read_fallbacks_total",
         "follower reads the leader's read index could not answer, read another way",
         ProcedureNode::followerReadFallbackCount);
+    counter(
+        "baton_read_index_commit_sends_total",
+        "read indexes this node gave as leader to a follower not yet told they were committed,"
+            + " with the commit index sent to it at once",
+        ProcedureNode::readIndexCommitSendCount);
   }
 
   private void stateMachine() {

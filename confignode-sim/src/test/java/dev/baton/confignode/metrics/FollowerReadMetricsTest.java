@@ -1,6 +1,7 @@
 package dev.baton.confignode.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.baton.confignode.node.ConfigNodeServer;
 import dev.baton.confignode.testing.PromText;
@@ -14,12 +15,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A follower's admin API answers a procedure's read by the leader's read index (Baton's call
- * between members), and its {@code /metrics} counts those reads; the leader, which reads by its own
- * lease, counts none.
+ * between members), an unknown id with a 404 as the leader does, and its {@code /metrics} counts
+ * those reads; the leader, which reads by its own lease, counts none.
  */
 @Timeout(180)
 class FollowerReadMetricsTest {
   private static final int READS = 20;
+
+  /** Added to a procedure's id: an id no procedure of this test has. */
+  private static final long UNKNOWN_ID_OFFSET = 1_000_000;
 
   @RegisterExtension static final SimClusterExtension CLUSTER = new SimClusterExtension(3, 0);
 
@@ -36,9 +40,12 @@ class FollowerReadMetricsTest {
       assertEquals(HttpURLConnection.HTTP_OK, r.status(), r.body());
       assertEquals(id, r.json().path("procId").asLong(), r.body());
     }
+    RawHttp.Reply unknown = http.get("/api/procedures/" + (id + UNKNOWN_ID_OFFSET));
+    assertEquals(HttpURLConnection.HTTP_NOT_FOUND, unknown.status(), unknown.body());
+    assertEquals("not_found", unknown.json().path("error").asText(), unknown.body());
     PromText after = PromText.parse(scrape(http));
     assertEquals(
-        READS,
+        READS + 1,
         after.get("baton_follower_reads_total") - before.get("baton_follower_reads_total"),
         "reads by the leader's read index");
     assertEquals(
@@ -48,6 +55,7 @@ class FollowerReadMetricsTest {
         "reads that fell back to Ratis' read index");
     PromText leader = PromText.parse(scrape(new RawHttp(SimCluster.http(cluster.leader()))));
     assertEquals(0.0, leader.get("baton_follower_reads_total"));
+    assertTrue(leader.get("baton_read_index_commit_sends_total") >= 0.0);
   }
 
   private static String scrape(RawHttp http) {
