@@ -177,15 +177,19 @@ public final class AdminServer implements AutoCloseable {
   /**
    * The route's answer. One that comes later is built (and then audited and written) on {@code
    * pool}, not on the thread that completes it: that is a single thread of the node (Raft replies,
-   * long-poll wake-ups) that every other waiting request shares.
+   * long-poll wake-ups) that every other waiting request shares. An {@link InlineAnswer} is the
+   * exception: it is cheap to finish, so it is finished where it completes.
    */
   private CompletionStage<HttpReply> answer(AdminRequest req, Executor pool) {
     try {
       Object answer = routes.route(req);
+      BiFunction<Object, Throwable, HttpReply> finish =
+          (value, failure) -> failure == null ? reply(value) : failed(req, unwrap(failure));
+      if (answer instanceof InlineAnswer inline) {
+        return inline.stage().handle(finish);
+      }
       if (answer instanceof CompletionStage<?> later) {
         CompletableFuture<?> stage = later.toCompletableFuture();
-        BiFunction<Object, Throwable, HttpReply> finish =
-            (value, failure) -> failure == null ? reply(value) : failed(req, unwrap(failure));
         return stage.isDone() ? stage.handle(finish) : stage.handleAsync(finish, pool);
       }
       return CompletableFuture.completedFuture(reply(answer));

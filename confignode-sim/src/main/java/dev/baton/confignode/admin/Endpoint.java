@@ -20,7 +20,8 @@ import java.util.List;
  * @param handler the answer: an {@link dev.baton.confignode.http.HttpReply} as it is, anything else
  *     serialized as JSON; an answer that comes later (a long poll) is a {@link
  *     java.util.concurrent.CompletionStage} of it, failed with an {@link HttpError} for an error
- *     answer, and the request holds no thread meanwhile
+ *     answer, and the request holds no thread meanwhile (an {@link InlineAnswer} for one that is
+ *     finished on the thread that completes it)
  */
 record Endpoint(
     String method,

@@ -146,10 +146,23 @@ final class ProcedureRoutes implements AdminRoutes {
             req -> why(req, procId(req.segment(1)))));
   }
 
-  private Object getOrAwait(AdminRequest req) throws HttpError, InterruptedException {
+  private Object getOrAwait(AdminRequest req) throws HttpError {
     long id = procId(req.segment(1));
     Optional<Duration> wait = waitOf(req.query());
-    return wait.isPresent() ? awaitFinished(id, wait.get()) : get(id);
+    return wait.isPresent() ? awaitFinished(id, wait.get()) : read(id);
+  }
+
+  /**
+   * One procedure, answered by whichever thread completes the node's read: on the leader the
+   * request's own thread (its read is answered at once), on a follower the thread that received the
+   * leader's read index, which then also writes the answer (a view of one procedure is cheap to
+   * build), where a hand-off would wake one more thread per read.
+   */
+  private InlineAnswer read(long id) {
+    return new InlineAnswer(
+        ClusterCalls.later(node.getInfo(id), ConfigNodeWaits.ADMIN_CLUSTER_CALL)
+            .thenApply(
+                info -> view(info.orElseThrow(() -> new CompletionException(notFound(id))))));
   }
 
   /**
