@@ -22,6 +22,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ClientCall;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
@@ -136,11 +137,20 @@ final class FollowerReads implements AutoCloseable {
             .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
             .build();
     CompletableFuture<Long> index = new CompletableFuture<>();
+    // no gRPC deadline: its timer would be set, and cancelled, on another event loop of the channel
+    // (two thread wake-ups per call); the same timeout on the answer cancels the call instead
+    ClientCall<ReadIndexRequest, ReadIndexReply> call =
+        channel(peer.getAddress()).newCall(ReadIndexService.READ_INDEX, CallOptions.DEFAULT);
+    index
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .whenComplete(
+            (i, error) -> {
+              if (error != null) {
+                call.cancel("no read index within " + timeout, null);
+              }
+            });
     ClientCalls.asyncUnaryCall(
-        channel(peer.getAddress())
-            .newCall(
-                ReadIndexService.READ_INDEX,
-                CallOptions.DEFAULT.withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)),
+        call,
         request,
         new StreamObserver<ReadIndexReply>() {
           @Override

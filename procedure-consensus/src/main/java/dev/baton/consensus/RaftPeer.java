@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
@@ -59,6 +61,10 @@ final class RaftPeer {
   private final String bindHost;
   private final RaftSecurity security;
   private volatile RaftServer server;
+
+  /** Where the server's gRPC runs Ratis' calls; shut down after the server closes. */
+  private volatile ExecutorService raftCalls;
+
   private volatile LeaderlessWatch watch;
   private volatile PeerReconnect reconnect;
 
@@ -104,21 +110,31 @@ final class RaftPeer {
     if (!existing) {
       LostStorageCheck.check(nodeId, group, storageDir, security);
     }
-    RaftServer s =
-        RaftServer.newBuilder()
-            .setServerId(RaftPeerId.valueOf(nodeId))
-            .setGroup(serverGroup)
-            .setProperties(settings.serverProperties(storageDir, bindHost, port))
-            .setParameters(security.serverParameters(nodeId, readIndex))
-            .setStateMachine(stateMachine)
-            .setOption(
-                existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
-            .build();
+    ExecutorService calls =
+        Executors.newCachedThreadPool(LeadershipManager.daemon("baton-" + nodeId + "-raft-calls"));
+    raftCalls = calls;
+    RaftServer s;
+    try {
+      s =
+          RaftServer.newBuilder()
+              .setServerId(RaftPeerId.valueOf(nodeId))
+              .setGroup(serverGroup)
+              .setProperties(settings.serverProperties(storageDir, bindHost, port))
+              .setParameters(security.serverParameters(nodeId, readIndex, calls))
+              .setStateMachine(stateMachine)
+              .setOption(
+                  existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+              .build();
+    } catch (IOException | RuntimeException e) {
+      calls.shutdown();
+      throw e;
+    }
     server = s;
     try {
       s.start();
     } catch (IOException | RuntimeException e) {
       server = null;
+      calls.shutdown();
       throw failedStart(s, e);
     }
     LeaderlessWatch w =
@@ -202,6 +218,11 @@ final class RaftPeer {
       } catch (IOException e) {
         LOG.warn("Error closing the Raft server of node {}", nodeId, e);
       }
+    }
+    ExecutorService calls = raftCalls;
+    raftCalls = null;
+    if (calls != null) {
+      calls.shutdown();
     }
   }
 

@@ -4,6 +4,7 @@ import dev.baton.consensus.tls.MemoryKeyStore;
 import dev.baton.consensus.tls.TlsSettings;
 import java.net.InetSocketAddress;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import javax.net.ssl.X509KeyManager;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -83,9 +84,10 @@ final class RaftSecurity {
 
   /**
    * Parameters for a member's Raft server {@code nodeId} (and its connections to the others); its
-   * port also serves {@code readIndex}, Baton's call between members.
+   * port also serves {@code readIndex}, Baton's call between members, on the transport thread, and
+   * Ratis' own calls on {@code raftCalls}.
    */
-  Parameters serverParameters(String nodeId, ReadIndexService readIndex) {
+  Parameters serverParameters(String nodeId, ReadIndexService readIndex, Executor raftCalls) {
     Parameters p = clientParameters();
     AccessInterceptor access =
         tls == null ? null : new AccessInterceptor(new AccessPolicy(members), nodeId);
@@ -93,7 +95,10 @@ final class RaftSecurity {
         p,
         (builder, types) -> {
           if (types.contains(GrpcServices.Type.SERVER)) {
-            builder.addService(readIndex.definition()).callExecutor(readIndex.executors());
+            builder
+                .directExecutor()
+                .addService(readIndex.definition())
+                .callExecutor(ReadIndexService.executors(raftCalls));
           }
           return access == null ? builder : builder.intercept(access);
         });

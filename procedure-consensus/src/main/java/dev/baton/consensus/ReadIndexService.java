@@ -28,11 +28,11 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  *
  * <p>Ratis has a follower's server ask the leader itself, but that round trip passes through
  * several thread hand-offs in each process (on the leader, gRPC's executor, then Ratis' server
- * pool, joined, then the transport thread again). This call is answered on the transport thread
- * that read it ({@link #executors}): the leader's read takes no thread of Ratis' ({@link
- * LocalSubmitter#read}), waits for nothing with a lease (without one it registers with the next
- * heartbeat round and is answered from the thread that completes it), and a member that does not
- * lead refuses at once.
+ * pool, joined, then the transport thread again). This call is looked up, answered and written on
+ * the transport thread that read it ({@link #executors}): the leader's read takes no thread of
+ * Ratis' ({@link LocalSubmitter#read}), waits for nothing with a lease (without one it registers
+ * with the next heartbeat round and is answered from the thread that completes it), and a member
+ * that does not lead refuses at once.
  */
 final class ReadIndexService {
   static final String SERVICE_NAME = "baton.consensus.ReadIndexService";
@@ -45,9 +45,6 @@ final class ReadIndexService {
           .setResponseMarshaller(new ProtoMarshaller<>(ReadIndexReply.parser()))
           .setIdempotent(true)
           .build();
-
-  /** Runs a task on the calling thread. */
-  private static final Executor TRANSPORT_THREAD = Runnable::run;
 
   private final String nodeId;
 
@@ -74,17 +71,18 @@ final class ReadIndexService {
   }
 
   /**
-   * Where the member's gRPC server runs each call: this service's on the transport thread, every
-   * other (Ratis' own) on the server's default executor.
+   * Where the member's gRPC server runs each call, for a server whose own executor is the transport
+   * thread (gRPC's direct executor): this service's calls there, every other (Ratis' own) on {@code
+   * others}. A server with an executor of its own would first hand every call to it to look up the
+   * method, even one whose supplier names the transport thread: a thread wake-up on the way in and
+   * another to write the answer back.
    */
-  ServerCallExecutorSupplier executors() {
+  static ServerCallExecutorSupplier executors(Executor others) {
     return new ServerCallExecutorSupplier() {
       @Override
       public <Q, R> Executor getExecutor(ServerCall<Q, R> call, Metadata headers) {
-        // null: the server's default executor
-        return SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName())
-            ? TRANSPORT_THREAD
-            : null;
+        // null: the server's own executor, the transport thread
+        return SERVICE_NAME.equals(call.getMethodDescriptor().getServiceName()) ? null : others;
       }
     };
   }
