@@ -53,14 +53,13 @@ public final class Bench implements AutoCloseable {
 
   static final int MAX_WARMUP = 500;
 
-  /** Reads of each kind (leader, follower), at most: one per measured procedure. */
-  static final int MAX_READS = 500;
-
   /**
-   * Warm-up reads of each kind, at least: after a warm-up of 20, the p50 of each further 500 reads
-   * stopped falling after about 3,000 ({@link #warmReads}).
+   * Warm-up reads of each kind, at least (then on while the read times still fall, {@link
+   * BenchReads#warm}). A probe of a follower's read index round trip (p50 of each 500 follower
+   * reads, 2026-11-28) fell from 1.9 ms to about 0.3 ms over the first 12,000 pairs and stayed at
+   * 0.2-0.25 ms over the next 40,000.
    */
-  static final int MIN_WARMUP_READS = 3000;
+  static final int MIN_WARMUP_READS = 20_000;
 
   /** The phases run through {@link Load}, as the report names them. */
   static final String COMMIT_WARMUP = "commit warm-up";
@@ -165,6 +164,7 @@ public final class Bench implements AutoCloseable {
   private final PrintStream out;
   private final Path dir;
   private final ProcessCluster cluster;
+  private final BenchReads reads;
   private final AtomicInteger nonces = new AtomicInteger();
 
   public Bench(Settings settings, PrintStream out) throws IOException {
@@ -173,6 +173,7 @@ public final class Bench implements AutoCloseable {
     this.cluster =
         ProcessCluster.create("baton-bench", settings.keepDir(), List.of(), settings.tokens());
     this.dir = cluster.dir();
+    this.reads = new BenchReads(cluster);
   }
 
   /** Starts the cluster, warms up, measures; prints progress, returns the figures. */
@@ -210,12 +211,11 @@ public final class Bench implements AutoCloseable {
           leader, warmup, settings.warmup().toSeconds());
       long warmupId = oneProcedure(api).procId(); // the procedure the warm-up reads
       Load.Run warmCommits = load.closedLoop(COMMIT_WARMUP, warmup, () -> emptyCommit(raft));
-      // the read path of a follower (its admin API, the read index round trip) runs nowhere else,
-      // and the leader's plain GET little: unwarmed, their figures would be the JIT's
+      // the read paths run nowhere else: unwarmed, their figures would be the JIT's (BenchReads)
       // a warm-up shorter than the default asks for a quick run (a smoke test), not figures
       boolean quick = settings.warmup().compareTo(Settings.DEFAULT_WARMUP) < 0;
-      int minReads = quick ? Math.min(MAX_READS, warmup) : MIN_WARMUP_READS;
-      int warmReads = warmReads(leader, warmupId, minReads, settings.warmup());
+      int minReads = quick ? Math.min(BenchReads.ROUND, warmup) : MIN_WARMUP_READS;
+      int warmReads = reads.warm(leader, warmupId, minReads, settings.warmup(), !quick);
       out.printf("[bench] read warm-up: %d reads from the leader and a follower%n", warmReads);
       // procedures last, in the measured load's shape (the open loop's rate reached in a ramp),
       // right before it: the connections and threads it needs are open (a connection idle for
@@ -286,10 +286,12 @@ public final class Bench implements AutoCloseable {
 
       // the warm-up's procedure if no measured one was submitted
       long readId = procedures.lastId() > 0 ? procedures.lastId() : warmupId;
-      int reads = Math.min(MAX_READS, settings.procedures());
-      out.printf("[bench] reads: procedure %d, %d from the leader and a follower%n", readId, reads);
+      int readCount = Math.min(BenchReads.ROUND, settings.procedures());
+      out.printf(
+          "[bench] reads: procedure %d, %d from the leader and a follower%n", readId, readCount);
       // the leader of now: after a leader change the reads would compare two followers
-      Reads readTimes = reads(cluster.awaitLeader(Set.of(), -1), readId, reads);
+      BenchReads.Times readTimes =
+          reads.measure(cluster.awaitLeader(Set.of(), -1), readId, readCount);
 
       return new BenchResult(
           settings,
@@ -395,50 +397,6 @@ public final class Bench implements AutoCloseable {
   }
 
   /** Read latencies of the leader's and a follower's admin API. */
-  private record Reads(Percentiles leader, Percentiles follower) {}
-
-  /**
-   * Reads as {@link #reads} does, at least {@code count} pairs and until {@code time} passed, in
-   * rounds of at most {@link #MAX_READS}; returns the pairs read. After a warm-up of 20 pairs, a
-   * follower's read p50 fell from 10.5 to 1.2 ms over the next 4,000 pairs (p50 of each 500), and
-   * the leader's from 3.0 to 0.5 ms.
-   */
-  private int warmReads(String leader, long procId, int count, Duration time)
-      throws IOException, InterruptedException {
-    long end = System.nanoTime() + time.toNanos();
-    int done = 0;
-    do {
-      int round = done < count ? Math.min(MAX_READS, count - done) : MAX_READS;
-      reads(leader, procId, round);
-      done += round;
-    } while (done < count || System.nanoTime() < end);
-    return done;
-  }
-
-  /** {@code count} reads of {@code procId} from the leader and as many from a follower, in turn. */
-  private Reads reads(String leader, long procId, int count)
-      throws IOException, InterruptedException {
-    String follower =
-        cluster.nodeIds().stream()
-            .filter(id -> !id.equals(leader) && cluster.isServing(id))
-            .findFirst()
-            .orElse(leader);
-    NodeApiClient leaderApi = cluster.client(cluster.http(leader));
-    NodeApiClient followerApi = cluster.client(cluster.http(follower));
-    String path = "/api/procedures/" + procId;
-    long[] fromLeader = new long[count];
-    long[] fromFollower = new long[count];
-    for (int i = 0; i < count; i++) {
-      long t0 = System.nanoTime();
-      leaderApi.get(path);
-      long t1 = System.nanoTime();
-      followerApi.get(path);
-      fromLeader[i] = t1 - t0;
-      fromFollower[i] = System.nanoTime() - t1;
-    }
-    return new Reads(Percentiles.ofNanos(fromLeader), Percentiles.ofNanos(fromFollower));
-  }
-
   private static double delta(Map<String, Double> before, Map<String, Double> after, String name) {
     return after.getOrDefault(name, 0.0) - before.getOrDefault(name, 0.0);
   }
