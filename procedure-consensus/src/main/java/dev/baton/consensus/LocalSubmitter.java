@@ -165,8 +165,9 @@ final class LocalSubmitter implements AutoCloseable {
       if (division instanceof RaftServerAsynchronousProtocol leader) {
         leader.readIndexAsync(request);
       }
-    } catch (IOException e) {
-      // no division: a node that is stopping has nothing to send
+    } catch (IOException | RuntimeException e) {
+      // a node that is stopping has nothing to send; without the send, the follower learns the
+      // commit index at the leader's next heartbeat, as it would have anyway
     }
   }
 

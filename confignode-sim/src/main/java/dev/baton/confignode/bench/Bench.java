@@ -396,7 +396,6 @@ public final class Bench implements AutoCloseable {
     return Load.Sample.succeeded(0, 0);
   }
 
-  /** Read latencies of the leader's and a follower's admin API. */
   private static double delta(Map<String, Double> before, Map<String, Double> after, String name) {
     return after.getOrDefault(name, 0.0) - before.getOrDefault(name, 0.0);
   }
