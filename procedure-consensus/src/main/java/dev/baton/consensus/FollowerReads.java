@@ -3,7 +3,6 @@ package dev.baton.consensus;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.baton.consensus.proto.Query;
 import dev.baton.consensus.proto.QueryReply;
-import dev.baton.consensus.proto.ReadIndexReply;
 import dev.baton.consensus.proto.ReadIndexRequest;
 import java.io.IOException;
 import java.time.Duration;
@@ -13,19 +12,16 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
-import org.apache.ratis.thirdparty.io.grpc.CallOptions;
-import org.apache.ratis.thirdparty.io.grpc.ClientCall;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
-import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
-import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
 /**
  * A follower's linearizable reads: the read index from the leader by Baton's own call ({@link
@@ -40,8 +36,11 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * carries Raft's traffic.
  *
  * <p>A read fails (and the caller reads another way) when this node knows no leader, leads itself,
- * or the leader cannot answer (it lost its leadership, is not ready, is unreachable). One channel
- * per leader address is kept until {@link #close}.
+ * or the leader cannot answer (it lost its leadership, is not ready, is unreachable). The read
+ * index requests go on one stream per leader address ({@link ReadIndexStream}), kept with its
+ * channel until {@link #close}. The requests carry no gRPC deadline (on a stream there is none per
+ * message; a call's deadline timer was also set, and cancelled, on another event loop of the
+ * channel): each request's own timeout fails it alone.
  */
 final class FollowerReads implements AutoCloseable {
   private final RaftServer server;
@@ -49,15 +48,20 @@ final class FollowerReads implements AutoCloseable {
   private final RaftSecurity security;
   private final AppliedWaits applied;
   private final Function<Message, CompletableFuture<Message>> localQuery;
+  private final Function<Query, CompletableFuture<QueryReply>> ratisRead;
   private final ExecutorService reads;
   private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
+  private final Map<String, ReadIndexStream> streams = new ConcurrentHashMap<>();
   private final LongAdder answered = new LongAdder();
   private final LongAdder failed = new LongAdder();
+  private final LongAdder behind = new LongAdder();
   private volatile boolean closed;
 
   /**
    * @param applied this node's applied index, waited on
    * @param localQuery answers a serialized query from this node's state, with no read index
+   * @param ratisRead a linearizable read through this node's Ratis server (its own read index round
+   *     trip to the leader), for a node behind the leader's read index
    */
   FollowerReads(
       String nodeId,
@@ -65,12 +69,14 @@ final class FollowerReads implements AutoCloseable {
       RaftGroupId group,
       RaftSecurity security,
       AppliedWaits applied,
-      Function<Message, CompletableFuture<Message>> localQuery) {
+      Function<Message, CompletableFuture<Message>> localQuery,
+      Function<Query, CompletableFuture<QueryReply>> ratisRead) {
     this.server = server;
     this.group = group;
     this.security = security;
     this.applied = applied;
     this.localQuery = localQuery;
+    this.ratisRead = ratisRead;
     this.reads =
         Executors.newCachedThreadPool(LeadershipManager.daemon("baton-" + nodeId + "-reads"));
   }
@@ -90,11 +96,48 @@ final class FollowerReads implements AutoCloseable {
         .thenCompose(
             i -> {
               CompletableFuture<Void> wait = applied.await(i);
-              return small && wait.isDone()
-                  ? answer(request)
-                  : wait.thenComposeAsync(ignored -> answer(request), reads);
+              if (wait.isDone()) {
+                return small
+                    ? answer(request)
+                    : wait.thenComposeAsync(ignored -> answer(request), reads);
+              }
+              behind.increment();
+              return firstOf(
+                  wait.thenComposeAsync(ignored -> answer(request), reads), ratisRead.apply(query));
             })
         .whenComplete((reply, error) -> (error == null ? answered : failed).increment());
+  }
+
+  /**
+   * The first of two answers to succeed; fails only when both fail (with the second failure). A
+   * node behind the read index waits for entries it may have but not know committed: the leader
+   * sends it the commit index with the read index ({@link NodeCalls#leaderReadIndex}), but that
+   * heartbeat can overtake the append it depends on, and the next comes only after half an election
+   * timeout. Ratis' own read gives the leader a second occasion, one round trip later.
+   */
+  private static CompletableFuture<QueryReply> firstOf(
+      CompletableFuture<QueryReply> one, CompletableFuture<QueryReply> other) {
+    CompletableFuture<QueryReply> first = new CompletableFuture<>();
+    AtomicInteger failures = new AtomicInteger();
+    BiConsumer<QueryReply, Throwable> take =
+        (reply, error) -> {
+          if (error == null) {
+            first.complete(reply);
+          } else if (failures.incrementAndGet() == 2) {
+            first.completeExceptionally(error);
+          }
+        };
+    one.whenComplete(take);
+    other.whenComplete(take);
+    return first;
+  }
+
+  /**
+   * Reads whose node had not applied the leader's read index when it came, and so also read through
+   * Ratis, since the node started.
+   */
+  long behindCount() {
+    return behind.sum();
   }
 
   /** Reads answered this way since the node started. */
@@ -131,62 +174,45 @@ final class FollowerReads implements AutoCloseable {
     if (peer == null || peer.getAddress() == null) {
       throw new IOException("leader " + leader + " has no known address");
     }
-    ReadIndexRequest request =
+    ReadIndexRequest.Builder request =
         ReadIndexRequest.newBuilder()
             .setRequestor(division.getId().toString())
-            .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
-            .build();
-    CompletableFuture<Long> index = new CompletableFuture<>();
-    // no gRPC deadline: its timer would be set, and cancelled, on another event loop of the channel
-    // (two thread wake-ups per call); the same timeout on the answer cancels the call instead
-    ClientCall<ReadIndexRequest, ReadIndexReply> call =
-        channel(peer.getAddress()).newCall(ReadIndexService.READ_INDEX, CallOptions.DEFAULT);
-    index
-        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
-        .whenComplete(
-            (i, error) -> {
-              if (error != null) {
-                call.cancel("no read index within " + timeout, null);
-              }
-            });
-    ClientCalls.asyncUnaryCall(
-        call,
-        request,
-        new StreamObserver<ReadIndexReply>() {
-          @Override
-          public void onNext(ReadIndexReply reply) {
-            index.complete(reply.getIndex());
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            index.completeExceptionally(t);
-          }
-
-          @Override
-          public void onCompleted() {
-            index.completeExceptionally(new IOException("the leader sent no read index"));
-          }
-        });
-    return index;
+            .setCommitIndex(division.getRaftLog().getLastCommittedIndex());
+    return stream(peer.getAddress()).ask(request, timeout);
   }
 
-  private ManagedChannel channel(String address) throws IOException {
+  /**
+   * The open stream to {@code address}, a new one if there was none or it ended. One channel and
+   * one stream per address are kept until {@link #close}.
+   */
+  private ReadIndexStream stream(String address) throws IOException {
     if (closed) {
       throw new IOException("the node is stopping");
     }
-    ManagedChannel channel = channels.computeIfAbsent(address, security::channelTo);
+    ReadIndexStream known = streams.get(address);
+    if (known != null && !known.broken()) {
+      return known;
+    }
+    ReadIndexStream stream =
+        streams.compute(
+            address,
+            (a, open) ->
+                open != null && !open.broken()
+                    ? open
+                    : new ReadIndexStream(channels.computeIfAbsent(a, security::channelTo)));
     if (closed) {
-      channel.shutdownNow();
+      close();
       throw new IOException("the node is stopping");
     }
-    return channel;
+    return stream;
   }
 
   @Override
   public void close() {
     closed = true;
     reads.shutdown();
+    streams.values().forEach(ReadIndexStream::close);
+    streams.clear();
     channels.values().forEach(ManagedChannel::shutdownNow);
     channels.clear();
   }

@@ -84,7 +84,8 @@ final class NodeCalls {
     this.local = new LocalSubmitter(server, localClient, group.getGroupId(), nodeId, onApplyThread);
     this.client = new ProcedureClient(group, registry, settings, security);
     this.followerReads =
-        new FollowerReads(nodeId, server, group.getGroupId(), security, applied, localQuery);
+        new FollowerReads(
+            nodeId, server, group.getGroupId(), security, applied, localQuery, local::read);
     this.isLeader = isLeader;
     this.executorStore = executorStore;
     this.watch = watch;

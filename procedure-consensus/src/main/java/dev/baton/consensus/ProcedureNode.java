@@ -330,6 +330,16 @@ public final class ProcedureNode<Env> implements AutoCloseable {
   }
 
   /**
+   * Reads this node answered as a follower that had not applied the leader's read index when it
+   * came, and so also read through Ratis' follower read index (the first answer wins), since it
+   * started.
+   */
+  public long followerReadBehindCount() {
+    FollowerReads r = followerReads();
+    return r == null ? 0 : r.behindCount();
+  }
+
+  /**
    * Read indexes this node gave as leader to a follower that did not yet know them committed, and
    * so sent that follower the commit index at once rather than at the next heartbeat, since it
    * started.

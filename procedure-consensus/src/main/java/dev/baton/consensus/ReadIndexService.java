@@ -17,6 +17,7 @@ import org.apache.ratis.thirdparty.io.grpc.ServerCall;
 import org.apache.ratis.thirdparty.io.grpc.ServerCallExecutorSupplier;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
 import org.apache.ratis.thirdparty.io.grpc.Status;
+import org.apache.ratis.thirdparty.io.grpc.stub.ServerCallStreamObserver;
 import org.apache.ratis.thirdparty.io.grpc.stub.ServerCalls;
 import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
 
@@ -33,17 +34,21 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * Ratis' ({@link LocalSubmitter#read}), waits for nothing with a lease (without one it registers
  * with the next heartbeat round and is answered from the thread that completes it), and a member
  * that does not lead refuses at once.
+ *
+ * <p>The call is a stream: a member keeps one open to the leader ({@link ReadIndexStream}) and
+ * numbers its requests. A call per read would cost, each time, a new HTTP/2 stream with its headers
+ * and trailers on both sides and a new server call through the interceptors; on the stream a read
+ * is one small message each way.
  */
 final class ReadIndexService {
   static final String SERVICE_NAME = "baton.consensus.ReadIndexService";
 
   static final MethodDescriptor<ReadIndexRequest, ReadIndexReply> READ_INDEX =
       MethodDescriptor.<ReadIndexRequest, ReadIndexReply>newBuilder()
-          .setType(MethodDescriptor.MethodType.UNARY)
+          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
           .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE_NAME, "ReadIndex"))
           .setRequestMarshaller(new ProtoMarshaller<>(ReadIndexRequest.parser()))
           .setResponseMarshaller(new ProtoMarshaller<>(ReadIndexReply.parser()))
-          .setIdempotent(true)
           .build();
 
   private final String nodeId;
@@ -66,7 +71,7 @@ final class ReadIndexService {
   /** The service, for the member's gRPC server. */
   ServerServiceDefinition definition() {
     return ServerServiceDefinition.builder(SERVICE_NAME)
-        .addMethod(READ_INDEX, ServerCalls.asyncUnaryCall(this::answer))
+        .addMethod(READ_INDEX, ServerCalls.asyncBidiStreamingCall(this::stream))
         .build();
   }
 
@@ -87,31 +92,79 @@ final class ReadIndexService {
     };
   }
 
-  private void answer(ReadIndexRequest request, StreamObserver<ReadIndexReply> out) {
+  /**
+   * One member's stream of requests: each answered on its own, as soon as its read index is known
+   * (so possibly out of order), with an error reply rather than the stream's end when this node
+   * gives none. The stream ends once the asker ended its side and every answer is sent.
+   */
+  private StreamObserver<ReadIndexRequest> stream(StreamObserver<ReadIndexReply> out) {
+    ServerCallStreamObserver<ReadIndexReply> replies =
+        (ServerCallStreamObserver<ReadIndexReply>) out;
+    // without a handler, a reply after the asker cancelled would throw
+    replies.setOnCancelHandler(() -> {});
+    return new StreamObserver<>() {
+      private int unanswered;
+      private boolean askerDone;
+
+      @Override
+      public void onNext(ReadIndexRequest request) {
+        synchronized (replies) {
+          unanswered++;
+        }
+        readIndexOf(request)
+            .whenComplete(
+                (i, error) ->
+                    answer(
+                        error == null
+                            ? ReadIndexReply.newBuilder().setId(request.getId()).setIndex(i)
+                            : ReadIndexReply.newBuilder()
+                                .setId(request.getId())
+                                .setError(
+                                    "node " + nodeId + " has no read index: " + reason(error))));
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        // the asker went away; its answers are dropped
+      }
+
+      @Override
+      public void onCompleted() {
+        synchronized (replies) {
+          askerDone = true;
+          endIfDone();
+        }
+      }
+
+      private void answer(ReadIndexReply.Builder reply) {
+        synchronized (replies) {
+          unanswered--;
+          if (!replies.isCancelled()) {
+            replies.onNext(reply.build());
+          }
+          endIfDone();
+        }
+      }
+
+      private void endIfDone() {
+        if (askerDone && unanswered == 0 && !replies.isCancelled()) {
+          replies.onCompleted();
+        }
+      }
+    };
+  }
+
+  /** This node's read index for {@code request}; fails while the node is starting. */
+  private CompletableFuture<Long> readIndexOf(ReadIndexRequest request) {
     Function<ReadIndexRequest, CompletableFuture<Long>> source = readIndex;
     if (source == null) {
-      out.onError(
-          Status.UNAVAILABLE.withDescription("node " + nodeId + " is starting").asException());
-      return;
+      return CompletableFuture.failedFuture(new IOException("it is starting"));
     }
-    CompletableFuture<Long> index;
     try {
-      index = source.apply(request);
+      return source.apply(request);
     } catch (RuntimeException e) {
-      index = CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(e);
     }
-    index.whenComplete(
-        (i, error) -> {
-          if (error == null) {
-            out.onNext(ReadIndexReply.newBuilder().setIndex(i).build());
-            out.onCompleted();
-          } else {
-            out.onError(
-                Status.UNAVAILABLE
-                    .withDescription("node " + nodeId + " has no read index: " + reason(error))
-                    .asException());
-          }
-        });
   }
 
   private static String reason(Throwable error) {

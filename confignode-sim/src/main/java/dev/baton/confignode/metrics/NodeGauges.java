@@ -82,6 +82,11 @@ final class NodeGauges {
         "follower reads the leader's read index could not answer, read another way",
         ProcedureNode::followerReadFallbackCount);
     counter(
+        "baton_follower_reads_behind_total",
+        "follower reads whose node had not applied the leader's read index when it came, also"
+            + " read through Ratis",
+        ProcedureNode::followerReadBehindCount);
+    counter(
         "baton_read_index_commit_sends_total",
         "read indexes this node gave as leader to a follower not yet told they were committed,"
             + " with the commit index sent to it at once",
