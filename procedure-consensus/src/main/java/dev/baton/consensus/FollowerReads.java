@@ -38,9 +38,7 @@ import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
  * <p>A read fails (and the caller reads another way) when this node knows no leader, leads itself,
  * or the leader cannot answer (it lost its leadership, is not ready, is unreachable). The read
  * index requests go on one stream per leader address ({@link ReadIndexStream}), kept with its
- * channel until {@link #close}. The requests carry no gRPC deadline (on a stream there is none per
- * message; a call's deadline timer was also set, and cancelled, on another event loop of the
- * channel): each request's own timeout fails it alone.
+ * channel until {@link #close}; each request's own timeout fails it alone.
  */
 final class FollowerReads implements AutoCloseable {
   private final RaftServer server;
@@ -96,14 +94,16 @@ final class FollowerReads implements AutoCloseable {
         .thenCompose(
             i -> {
               CompletableFuture<Void> wait = applied.await(i);
+              if (small && wait.isDone()) {
+                return answer(request);
+              }
+              CompletableFuture<QueryReply> mine =
+                  wait.thenComposeAsync(ignored -> answer(request), reads);
               if (wait.isDone()) {
-                return small
-                    ? answer(request)
-                    : wait.thenComposeAsync(ignored -> answer(request), reads);
+                return mine;
               }
               behind.increment();
-              return firstOf(
-                  wait.thenComposeAsync(ignored -> answer(request), reads), ratisRead.apply(query));
+              return firstOf(mine, ratisRead.apply(query));
             })
         .whenComplete((reply, error) -> (error == null ? answered : failed).increment());
   }

@@ -69,7 +69,6 @@ final class RaftReplies {
     }
   }
 
-  /** Ratis' answers while no leader is elected and ready, or this one is stepping down. */
   /** {@code e} without the {@link CompletionException}s that wrap it. */
   static Throwable unwrap(Throwable e) {
     while (e instanceof CompletionException && e.getCause() != null) {
@@ -78,6 +77,7 @@ final class RaftReplies {
     return e;
   }
 
+  /** Ratis' answers while no leader is elected and ready, or this one is stepping down. */
   static boolean isNoLeaderYet(Throwable e) {
     return e instanceof ReadIndexException
         || e instanceof ServerNotReadyException
