@@ -1,5 +1,6 @@
 package dev.baton.it;
 
+import dev.baton.confignode.cluster.ChildJvm;
 import dev.baton.confignode.cluster.ProcessCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,7 +29,9 @@ import java.util.TreeMap;
  * (each a few entries of its own), which the members apply again at their start as far as their
  * newest snapshots leave them. With {@code -DrestartBenchmark.keepDir=true} the cluster's
  * directory, with every process' log, stays; {@code -DrestartBenchmark.nodeFlags="--snapshot-every
- * 10000"} adds flags to every ConfigNode's command line.
+ * 10000"} adds flags to every ConfigNode's command line, and {@code
+ * -Dbaton.childJvm.flags="-XX:TieredStopAtLevel=1"} JVM flags to every ConfigNode's JVM ({@link
+ * ChildJvm#FLAGS_PROPERTY}); the summary names both.
  */
 public final class RestartBenchmark {
   static final int NODES = 5;
@@ -89,22 +92,25 @@ public final class RestartBenchmark {
             c.timeline());
       }
       List<Long> running = new ArrayList<>();
+      List<Long> logged = new ArrayList<>();
       List<Long> fromMajority = new ArrayList<>();
       Map<Long, Integer> changes = new TreeMap<>();
       List<Long> nodeCpu = new ArrayList<>();
       for (int i = 0; i < wholeRestarts; i++) {
         RestartProbes.WholeRestart w = RestartProbes.restartAll(cluster, QUIET, entries);
         running.add(w.leaderRunningMillis());
+        logged.add(w.loggedRunningMillis());
         fromMajority.add(w.fromMajorityMillis());
         changes.merge(w.leaderChanges(), 1, Integer::sum);
         nodeCpu.addAll(w.cpuMillis().values());
         System.out.printf(
             Locale.ROOT,
-            "whole restart %d: leader running %d ms after the processes started, %d ms after a"
-                + " majority's Raft servers started; leaders seen %d; CPU ms of each process"
-                + " then %s%n%s",
+            "whole restart %d: leader running %d ms after the processes started (%d by its log),"
+                + " %d ms after a majority's Raft servers started; leaders seen %d; CPU ms of each"
+                + " process then %s%n%s",
             i + 1,
             w.leaderRunningMillis(),
+            w.loggedRunningMillis(),
             w.fromMajorityMillis(),
             w.leaderChanges(),
             w.cpuMillis(),
@@ -115,9 +121,11 @@ public final class RestartBenchmark {
           "restart benchmark (%d ConfigNodes): restarted member holds the log ms from its Raft"
               + " start p50 %d max %d, applied it p50 %d max %d (process start -> Raft start p50 %d"
               + " max %d; %d samples, down %d s);"
-              + " whole restart -> leader running ms p50 %d max %d from the processes' start, p50"
+              + " whole restart -> leader running ms p50 %d max %d from the processes' start (by the"
+              + " leader's log p50 %d max %d), p50"
               + " %d max %d from a majority's Raft start; leader changes per restart %s over %d"
-              + " restarts; CPU ms of a node's process when the leader ran p50 %d max %d%n",
+              + " restarts; CPU ms of a node's process when the leader ran p50 %d max %d; node"
+              + " flags [%s], JVM flags [%s]%n",
           NODES,
           at(matched, P50),
           max(matched),
@@ -129,12 +137,16 @@ public final class RestartBenchmark {
           MEMBER_DOWN.toSeconds(),
           at(running, P50),
           max(running),
+          at(logged, P50),
+          max(logged),
           at(fromMajority, P50),
           max(fromMajority),
           changes,
           running.size(),
           at(nodeCpu, P50),
-          max(nodeCpu));
+          max(nodeCpu),
+          flags,
+          System.getProperty(ChildJvm.FLAGS_PROPERTY, "").strip());
     }
   }
 

@@ -46,14 +46,17 @@ final class RestartProbes {
 
   /**
    * A whole cluster restarted: milliseconds from its processes' start until a leader ran its
-   * executor, from the start of a majority's Raft servers (the first moment a leader can be
-   * elected) until then, and the most leaders any member learned of from its start to a quiet while
-   * later; the CPU time each member's process had used when the leader ran (its start's cost, in
-   * ms, far less sensitive to the machine's load than the wall times); and each member's steps of
-   * its start ({@link RestartTimeline}), one a line, in ms after the processes' start.
+   * executor (as this process saw it through the admin API, and as the leader's log says: the
+   * difference is the polls' delay), from the start of a majority's Raft servers (the first moment
+   * a leader can be elected) until then, and the most leaders any member learned of from its start
+   * to a quiet while later; the CPU time each member's process had used when the leader ran (its
+   * start's cost, in ms, far less sensitive to the machine's load than the wall times); and each
+   * member's steps of its start ({@link RestartTimeline}), one a line, in ms after the processes'
+   * start.
    */
   record WholeRestart(
       long leaderRunningMillis,
+      long loggedRunningMillis,
       long fromMajorityMillis,
       long leaderChanges,
       Map<String, Long> cpuMillis,
@@ -183,8 +186,14 @@ final class RestartProbes {
     }
     Collections.sort(raftStarts);
     long majorityUp = raftStarts.get(raftStarts.size() / 2);
+    long logged =
+        RestartTimeline.read(cluster.log(leader))
+            .at(RestartTimeline.Step.EXECUTOR_RUNNING)
+            .map(t -> t - start)
+            .orElse(-1L);
     return new WholeRestart(
         running - start,
+        logged,
         running - majorityUp,
         changes,
         cpu,

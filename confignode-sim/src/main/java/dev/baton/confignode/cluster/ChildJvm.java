@@ -22,6 +22,13 @@ public final class ChildJvm {
   /** Heap of each child; small processes, many of them on one machine. */
   static final String HEAP = "-Xmx256m";
 
+  /**
+   * JVM flags added to every child's command line, separated by white space: for instance {@code
+   * -XX:TieredStopAtLevel=1}, which makes a whole local cluster restart faster and its steady state
+   * slower (the README's restart section has the figures).
+   */
+  public static final String FLAGS_PROPERTY = "baton.childJvm.flags";
+
   private final String name;
   private final Path log;
   private final Process process;
@@ -85,7 +92,9 @@ public final class ChildJvm {
   public static ChildJvm start(String name, Path logDir, List<String> launcher, List<String> args)
       throws IOException {
     List<String> cmd = new ArrayList<>(launcher);
-    cmd.addAll(command(NodeClassArchive.jvmFlags(), args));
+    List<String> flags = new ArrayList<>(extraFlags(System.getProperty(FLAGS_PROPERTY, "")));
+    flags.addAll(NodeClassArchive.jvmFlags());
+    cmd.addAll(command(flags, args));
     Path log = logDir.resolve(name + ".log");
     Process p =
         new ProcessBuilder(cmd)
@@ -109,6 +118,31 @@ public final class ChildJvm {
     cmd.add(MAIN_CLASS);
     cmd.addAll(args);
     return cmd;
+  }
+
+  /**
+   * The JVM flags in {@code value} (as {@link #FLAGS_PROPERTY} holds them), split at white space;
+   * none if it is blank.
+   *
+   * @throws IllegalArgumentException if a word is not a flag (does not start with {@code -}): the
+   *     child would take it for its main class and fail to start
+   */
+  static List<String> extraFlags(String value) {
+    String trimmed = value.strip();
+    if (trimmed.isEmpty()) {
+      return List.of();
+    }
+    List<String> flags = List.of(trimmed.split("\\s+"));
+    for (String f : flags) {
+      if (!f.startsWith("-")) {
+        throw new IllegalArgumentException(
+            FLAGS_PROPERTY
+                + " holds JVM flags separated by white space, each starting with '-'; '"
+                + f
+                + "' is not one");
+      }
+    }
+    return flags;
   }
 
   public String name() {
