@@ -78,7 +78,10 @@ public final class ChildJvm {
 
   /**
    * Starts {@code confignode-sim <args>} in a child JVM, which maps the classes a ConfigNode loads
-   * from a shared archive ({@link NodeClassArchive}; the first start builds it).
+   * from a shared archive ({@link NodeClassArchive}; the first start builds it) and runs with the
+   * JVM flags of {@link #FLAGS_PROPERTY}, if any.
+   *
+   * @throws IllegalArgumentException if {@link #FLAGS_PROPERTY} holds a word that is not a flag
    */
   public static ChildJvm start(String name, Path logDir, List<String> args) throws IOException {
     return start(name, logDir, List.of(), args);
