@@ -94,14 +94,15 @@ final class RestartProbes {
             "node " + node + " applied the log up to index " + target)
         .untilTrue(() -> cluster.cluster(node).path("appliedIndex").asLong() >= target);
     long caughtUp = System.currentTimeMillis();
-    long raftStart = raftStartMillis(cluster, node);
+    RestartTimeline steps = RestartTimeline.read(cluster.log(node));
+    long raftStart = raftStartMillis(node, steps);
     return new CatchUp(
         raftStart - start,
         matched - raftStart,
         caughtUp - raftStart,
         target,
         cluster.term(node) - term,
-        timelines(cluster, List.of(node), start));
+        describe(Map.of(node, steps), start));
   }
 
   /** The match index of {@code node} in the view of the leader {@code leaderApi} calls. */
@@ -115,24 +116,23 @@ final class RestartProbes {
     return -1;
   }
 
-  /** When the current process of {@code node} logged that its Raft server started (epoch ms). */
-  static long raftStartMillis(ProcessCluster cluster, String node) throws IOException {
-    return RestartTimeline.read(cluster.log(node))
+  /**
+   * When {@code node}'s {@code steps} (its current process' log) say its Raft server started, epoch
+   * ms.
+   */
+  private static long raftStartMillis(String node, RestartTimeline steps) throws IOException {
+    return steps
         .at(RestartTimeline.Step.RAFT_STARTED)
         .orElseThrow(() -> new IOException(node + " logged no Raft server start"));
   }
 
-  /** Each node's start steps, in ms after {@code originMillis}, one node a line. */
-  static String timelines(ProcessCluster cluster, List<String> nodes, long originMillis)
-      throws IOException {
+  /** The nodes' start {@code steps}, in ms after {@code originMillis}, one node a line. */
+  private static String describe(Map<String, RestartTimeline> steps, long originMillis) {
     StringBuilder b = new StringBuilder();
-    for (String id : nodes) {
+    for (Map.Entry<String, RestartTimeline> e : steps.entrySet()) {
       b.append(
           String.format(
-              Locale.ROOT,
-              "  %s: %s%n",
-              id,
-              RestartTimeline.read(cluster.log(id)).describe(originMillis)));
+              Locale.ROOT, "  %s: %s%n", e.getKey(), e.getValue().describe(originMillis)));
     }
     return b.toString();
   }
@@ -180,24 +180,20 @@ final class RestartProbes {
               + cluster.term(leader)
               + " but no node counted it");
     }
-    List<Long> raftStarts = new ArrayList<>();
+    Map<String, RestartTimeline> steps = new TreeMap<>();
     for (String id : cluster.nodeIds()) {
-      raftStarts.add(raftStartMillis(cluster, id));
+      steps.put(id, RestartTimeline.read(cluster.log(id)));
+    }
+    List<Long> raftStarts = new ArrayList<>();
+    for (Map.Entry<String, RestartTimeline> e : steps.entrySet()) {
+      raftStarts.add(raftStartMillis(e.getKey(), e.getValue()));
     }
     Collections.sort(raftStarts);
     long majorityUp = raftStarts.get(raftStarts.size() / 2);
     long logged =
-        RestartTimeline.read(cluster.log(leader))
-            .at(RestartTimeline.Step.EXECUTOR_RUNNING)
-            .map(t -> t - start)
-            .orElse(-1L);
+        steps.get(leader).at(RestartTimeline.Step.EXECUTOR_RUNNING).map(t -> t - start).orElse(-1L);
     return new WholeRestart(
-        running - start,
-        logged,
-        running - majorityUp,
-        changes,
-        cpu,
-        timelines(cluster, cluster.nodeIds(), start));
+        running - start, logged, running - majorityUp, changes, cpu, describe(steps, start));
   }
 
   /** The CPU time (user and system) each ConfigNode's current process used so far, in ms. */
