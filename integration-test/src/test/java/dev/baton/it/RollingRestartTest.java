@@ -80,6 +80,8 @@ class RollingRestartTest {
             "baton-rolling", Boolean.getBoolean(SharedClusterTest.KEEP_DIR), List.of(), false)) {
       cluster.startDataNodes(1);
       cluster.startConfigNodes(NODES);
+      // the command needs every member's admin API; a running leader says nothing of the others'
+      cluster.awaitEveryNodeHoldsTheLog();
       String leader = cluster.leader();
       Supervisor supervisor = new Supervisor(cluster);
 
