@@ -49,6 +49,8 @@ public final class RestartBenchmark {
 
   static final double P50 = 0.50;
 
+  static final long PERCENT = 100;
+
   /** Set to true to keep the cluster's directory (the ConfigNodes' logs) after the run. */
   static final String KEEP_DIR_PROPERTY = "restartBenchmark.keepDir";
 
@@ -96,6 +98,9 @@ public final class RestartBenchmark {
       List<Long> fromMajority = new ArrayList<>();
       Map<Long, Integer> changes = new TreeMap<>();
       List<Long> nodeCpu = new ArrayList<>();
+      List<Long> cpuOverCores = new ArrayList<>();
+      List<Long> busyPercent = new ArrayList<>();
+      int cores = Runtime.getRuntime().availableProcessors();
       for (int i = 0; i < wholeRestarts; i++) {
         RestartProbes.WholeRestart w = RestartProbes.restartAll(cluster, QUIET, entries);
         running.add(w.leaderRunningMillis());
@@ -103,17 +108,23 @@ public final class RestartBenchmark {
         fromMajority.add(w.fromMajorityMillis());
         changes.merge(w.leaderChanges(), 1, Integer::sum);
         nodeCpu.addAll(w.cpuMillis().values());
+        long floor = w.cpuOverCoresMillis(cores);
+        cpuOverCores.add(floor);
+        busyPercent.add(floor < 0 ? -1 : PERCENT * floor / w.leaderRunningMillis());
         System.out.printf(
             Locale.ROOT,
             "whole restart %d: leader running %d ms after the processes started (%d by its log),"
                 + " %d ms after a majority's Raft servers started; leaders seen %d; CPU ms of each"
-                + " process then %s%n%s",
+                + " process then %s, their sum over the %d cores %d ms (%d%% of the wall time)%n%s",
             i + 1,
             w.leaderRunningMillis(),
             w.loggedRunningMillis(),
             w.fromMajorityMillis(),
             w.leaderChanges(),
             w.cpuMillis(),
+            cores,
+            floor,
+            busyPercent.get(i),
             w.timeline());
       }
       System.out.printf(
@@ -124,7 +135,8 @@ public final class RestartBenchmark {
               + " whole restart -> leader running ms p50 %d max %d from the processes' start (by the"
               + " leader's log p50 %d max %d), p50"
               + " %d max %d from a majority's Raft start; leader changes per restart %s over %d"
-              + " restarts; CPU ms of a node's process when the leader ran p50 %d max %d; node"
+              + " restarts; CPU ms of a node's process when the leader ran p50 %d max %d, all"
+              + " nodes' over the %d cores p50 %d ms (p50 %d%% of the wall time); node"
               + " flags [%s], JVM flags [%s]%n",
           NODES,
           at(matched, P50),
@@ -145,6 +157,9 @@ public final class RestartBenchmark {
           running.size(),
           at(nodeCpu, P50),
           max(nodeCpu),
+          cores,
+          at(cpuOverCores, P50),
+          at(busyPercent, P50),
           flags,
           System.getProperty(ChildJvm.FLAGS_PROPERTY, "").strip());
     }

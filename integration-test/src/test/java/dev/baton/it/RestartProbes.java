@@ -60,7 +60,24 @@ final class RestartProbes {
       long fromMajorityMillis,
       long leaderChanges,
       Map<String, Long> cpuMillis,
-      String timeline) {}
+      String timeline) {
+
+    /**
+     * The members' CPU time when the leader ran, spread over {@code cores}: the least wall time
+     * their starts needed on this machine, in ms; -1 if a member's CPU time is unknown. Near {@link
+     * #leaderRunningMillis} the restart was bound by CPU, all cores busy until the leader ran.
+     */
+    long cpuOverCoresMillis(int cores) {
+      long sum = 0;
+      for (long ms : cpuMillis.values()) {
+        if (ms < 0) {
+          return -1;
+        }
+        sum += ms;
+      }
+      return sum / cores;
+    }
+  }
 
   private RestartProbes() {}
 
