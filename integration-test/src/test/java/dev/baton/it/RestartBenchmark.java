@@ -49,8 +49,6 @@ public final class RestartBenchmark {
 
   static final double P50 = 0.50;
 
-  static final long PERCENT = 100;
-
   /** Set to true to keep the cluster's directory (the ConfigNodes' logs) after the run. */
   static final String KEEP_DIR_PROPERTY = "restartBenchmark.keepDir";
 
@@ -108,9 +106,8 @@ public final class RestartBenchmark {
         fromMajority.add(w.fromMajorityMillis());
         changes.merge(w.leaderChanges(), 1, Integer::sum);
         nodeCpu.addAll(w.cpuMillis().values());
-        long floor = w.cpuOverCoresMillis(cores);
-        cpuOverCores.add(floor);
-        busyPercent.add(floor < 0 ? -1 : PERCENT * floor / w.leaderRunningMillis());
+        cpuOverCores.add(w.cpuOverCoresMillis(cores));
+        busyPercent.add(w.cpuBusyPercent(cores));
         System.out.printf(
             Locale.ROOT,
             "whole restart %d: leader running %d ms after the processes started (%d by its log),"
@@ -123,7 +120,7 @@ public final class RestartBenchmark {
             w.leaderChanges(),
             w.cpuMillis(),
             cores,
-            floor,
+            cpuOverCores.get(i),
             busyPercent.get(i),
             w.timeline());
       }

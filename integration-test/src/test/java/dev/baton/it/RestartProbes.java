@@ -27,6 +27,8 @@ final class RestartProbes {
   /** How often a restarted member's applied index is read while it catches up. */
   static final Duration CATCH_UP_POLL = ConfigNodeWaits.LEADER_POLL;
 
+  static final long PERCENT = 100;
+
   /**
    * A member restarted: milliseconds from its process' start until its Raft server started (the
    * JVM's and the node's own start-up); from its Raft server's start until the leader saw it hold
@@ -76,6 +78,15 @@ final class RestartProbes {
         sum += ms;
       }
       return sum / cores;
+    }
+
+    /**
+     * {@link #cpuOverCoresMillis} as a share of {@link #leaderRunningMillis}, in percent: how busy
+     * the cores were until the leader ran; -1 if a member's CPU time is unknown.
+     */
+    long cpuBusyPercent(int cores) {
+      long floor = cpuOverCoresMillis(cores);
+      return floor < 0 ? -1 : PERCENT * floor / leaderRunningMillis;
     }
   }
 
@@ -198,12 +209,11 @@ final class RestartProbes {
               + " but no node counted it");
     }
     Map<String, RestartTimeline> steps = new TreeMap<>();
-    for (String id : cluster.nodeIds()) {
-      steps.put(id, RestartTimeline.read(cluster.log(id)));
-    }
     List<Long> raftStarts = new ArrayList<>();
-    for (Map.Entry<String, RestartTimeline> e : steps.entrySet()) {
-      raftStarts.add(raftStartMillis(e.getKey(), e.getValue()));
+    for (String id : cluster.nodeIds()) {
+      RestartTimeline t = RestartTimeline.read(cluster.log(id));
+      steps.put(id, t);
+      raftStarts.add(raftStartMillis(id, t));
     }
     Collections.sort(raftStarts);
     long majorityUp = raftStarts.get(raftStarts.size() / 2);
